@@ -1,0 +1,116 @@
+"""One validated `Config`: defaults < `$MORAINE_HOME/config.toml` < `MORAINE_*` env < flags.
+
+Unknown keys are errors everywhere, so a typo in the file fails fast with its name.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from moraine.errors import ConfigError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceConfig(_Strict):
+    """A harness log root; the adapter knows the file pattern below it."""
+
+    name: str
+    harness: Literal["codex", "claude-code"]
+    root: Path
+    enabled: bool = True
+
+
+class Bm25Config(_Strict):
+    k1: float = Field(1.2, gt=0, le=10)
+    b: float = Field(0.75, ge=0, le=1)
+    max_query_terms: int = Field(32, ge=1, le=256)
+
+
+class IngestConfig(_Strict):
+    exclude: list[str] = Field(default_factory=list, description="glob patterns of log paths to skip")
+    debounce_ms: int = Field(100, ge=0, le=60_000)
+    reconcile_interval_s: float = Field(30.0, ge=1, le=86_400)
+    batch_events: int = Field(5000, ge=1, le=1_000_000)
+
+
+class StoreConfig(_Strict):
+    fsync: Literal["always", "batch", "never"] = "batch"
+    seal_events: int = Field(50_000, ge=100, le=10_000_000)
+
+
+class Config(_Strict):
+    home: Path
+    sources: list[SourceConfig]
+    bm25: Bm25Config = Bm25Config()
+    ingest: IngestConfig = IngestConfig()
+    store: StoreConfig = StoreConfig()
+
+    @property
+    def state_dir(self) -> Path:
+        return self.home
+
+
+def default_home(env: dict[str, str]) -> Path:
+    return Path(env.get("MORAINE_HOME") or Path.home() / ".moraine").expanduser()
+
+
+def default_sources(env: dict[str, str]) -> list[dict[str, Any]]:
+    codex_home = Path(env.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+    claude_home = Path(env.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+    return [
+        {"name": "codex", "harness": "codex", "root": str(codex_home / "sessions")},
+        {"name": "claude-code", "harness": "claude-code", "root": str(claude_home / "projects")},
+    ]
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _env_overrides(env: dict[str, str]) -> dict[str, Any]:
+    """`MORAINE_BM25_K1=1.5` → `{"bm25": {"k1": "1.5"}}` (pydantic converts the type)."""
+    sections = {"bm25", "ingest", "store"}
+    result: dict[str, Any] = {}
+    for key, value in env.items():
+        if not key.startswith("MORAINE_") or key in ("MORAINE_HOME", "MORAINE_CONFIG"):
+            continue
+        section, _, field = key[len("MORAINE_"):].lower().partition("_")
+        if section in sections and field:
+            result.setdefault(section, {})[field] = value.split(",") if field == "exclude" else value
+    return result
+
+
+def load_config(overrides: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Config:
+    """Build the configuration from every layer; a bad layer is a `ConfigError` naming it."""
+    env = dict(os.environ if env is None else env)
+    home = Path(overrides["home"]) if overrides and overrides.get("home") else default_home(env)
+    data: dict[str, Any] = {"home": str(home), "sources": default_sources(env)}
+    path = Path(env["MORAINE_CONFIG"]) if env.get("MORAINE_CONFIG") else home / "config.toml"
+    if path.is_file():
+        try:
+            data = _merge(data, tomllib.loads(path.read_text(encoding="utf-8")))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    data = _merge(data, _env_overrides(env))
+    data = _merge(data, {k: v for k, v in (overrides or {}).items() if v is not None})
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid configuration ({path if path.is_file() else 'defaults'}): {problems}") from exc

@@ -1,0 +1,1 @@
+"""Inverted index: tokenizer, BM25 scoring, memtable + immutable numpy segments."""

@@ -1,0 +1,130 @@
+"""BM25 over the memtable and the immutable segments, with array-mask filters.
+
+Global N, df and avgdl are summed over live documents of every segment and the memtable
+at query time, so results never depend on how documents happen to be split in segments.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from moraine.index.bm25 import idf, max_attainable, term_scores
+from moraine.index.growable import Column
+from moraine.index.memtable import MemTable
+from moraine.index.segment import Segment
+
+
+class DeadlineExceeded(Exception):
+    """The query ran past its deadline; the caller answers `deadline_exceeded`."""
+
+
+@dataclass(frozen=True)
+class Hits:
+    docs: np.ndarray  # ranked doc ids
+    raw: np.ndarray  # raw BM25 scores
+    scores: np.ndarray  # normalized to [0, 1]
+    total: int  # matching documents before the limit
+
+
+class InvertedIndex:
+    """Doc ids are global and increasing; a document is indexed once, tombstoned at most once."""
+
+    def __init__(self) -> None:
+        self.segments: list[Segment] = []
+        self.mem = MemTable()
+        self.doc_len = Column(np.uint32)  # 0 for events that are not indexed
+        self.live = Column(np.bool_)
+        self.n_docs = 0  # live documents with at least one token
+        self.total_len = 0
+
+    def reserve_doc(self) -> int:
+        """Every event gets a doc id (so ids equal catalog rows); only some get postings."""
+        self.doc_len.append(0)
+        self.live.append(False)
+        return self.doc_len.size - 1
+
+    def add(self, doc_id: int, tokens: list[str]) -> None:
+        if not tokens:
+            return
+        self.mem.add(doc_id, tokens)
+        self.doc_len[doc_id] = len(tokens)
+        self.live[doc_id] = True
+        self.n_docs += 1
+        self.total_len += len(tokens)
+
+    def delete(self, doc_id: int) -> None:
+        if self.live.view[doc_id]:
+            self.live[doc_id] = False
+            self.n_docs -= 1
+            self.total_len -= int(self.doc_len.view[doc_id])
+
+    def seal(self) -> Segment | None:
+        """Freeze the memtable into an immutable segment (no-op when empty)."""
+        if not len(self.mem):
+            return None
+        segment = Segment.from_memtable(self.mem)
+        self.segments.append(segment)
+        self.mem = MemTable()
+        return segment
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """Live postings of a term across every segment and the memtable."""
+        parts = [seg.postings(term) for seg in self.segments]
+        parts.append(self.mem.postings(term))
+        parts = [p for p in parts if len(p[0])]
+        if not parts:
+            return np.zeros(0, np.uint32), np.zeros(0, np.uint32)
+        docs = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else np.asarray(parts[0][0])
+        tfs = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else np.asarray(parts[0][1])
+        keep = self.live.view[docs]
+        return docs[keep], tfs[keep]
+
+    def search(
+        self,
+        terms: list[str],
+        k: int,
+        *,
+        k1: float,
+        b: float,
+        type_codes: np.ndarray,
+        allowed_types: np.ndarray,
+        tiebreak_ts: np.ndarray,
+        tiebreak_uid: np.ndarray,
+        scope: np.ndarray | None = None,
+        deadline: float | None = None,
+    ) -> Hits:
+        """Top-k documents by BM25, then timestamp desc, then uid asc; filters as masks."""
+        n = self.n_docs
+        empty = Hits(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), 0)
+        if n == 0 or not terms:
+            return empty
+        avgdl = max(self.total_len / n, 1e-9)
+        scores = np.zeros(self.doc_len.size, dtype=np.float64)
+        idfs: list[float] = []
+        doc_len = self.doc_len.view
+        for term in terms:
+            if deadline is not None and time.monotonic() > deadline:
+                raise DeadlineExceeded
+            docs, tfs = self.postings(term)
+            term_idf = idf(n, len(docs))
+            idfs.append(term_idf)
+            if len(docs):
+                scores[docs] += term_scores(tfs, doc_len[docs], term_idf, avgdl, k1, b)
+        cand = scope[scores[scope] > 0] if scope is not None else np.flatnonzero(scores)
+        cand = cand[allowed_types[type_codes[cand]]]
+        if not len(cand):
+            return empty
+        total = len(cand)
+        raw = scores[cand]
+        if total > k:
+            threshold = np.partition(raw, total - k)[total - k]
+            keep = raw >= threshold
+            cand, raw = cand[keep], raw[keep]
+        order = np.lexsort((tiebreak_uid[cand], -tiebreak_ts[cand], -raw))[:k]
+        best = max_attainable(idfs, k1)
+        ranked_raw = raw[order]
+        normalized = np.clip(ranked_raw / best, 0.0, 1.0) if best > 0 else np.zeros(len(order))
+        return Hits(cand[order], ranked_raw, normalized, total)

@@ -1,0 +1,84 @@
+"""One tokenizer for documents and queries: Unicode-aware and code-aware.
+
+`snake_case`, `camelCase`, `dotted.names` and `paths/like/this` are kept whole *and*
+split into their parts, so either spelling finds them. CJK runs (which have no spaces)
+become unigrams and bigrams, so Japanese and Chinese text is searchable. Tokens shorter
+than two characters are dropped except CJK; tokens longer than 64 bytes are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+MAX_TOKEN_BYTES = 64
+MAX_TEXT_CHARS = 1_000_000
+_COMPOUND = re.compile(r"[^\W_]\w*(?:[./:@+#-]+\w+)*")
+_SEPARATORS = re.compile(r"[./:@+#_-]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u31f0-\u31ff]+")
+
+
+def _fits(token: str) -> bool:
+    return 2 <= len(token) and len(token.encode("utf-8")) <= MAX_TOKEN_BYTES
+
+
+def _cjk_grams(run: str) -> list[str]:
+    grams = list(run)
+    grams.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return grams
+
+
+def _split_piece(piece: str, out: list[str]) -> None:
+    """A piece between separators: CJK runs as n-grams, the rest by camelCase parts."""
+    if _CJK.search(piece):
+        last = 0
+        for match in _CJK.finditer(piece):
+            if match.start() > last:
+                _split_piece(piece[last : match.start()], out)
+            out.extend(_cjk_grams(match.group()))
+            last = match.end()
+        if last < len(piece):
+            _split_piece(piece[last:], out)
+        return
+    parts = _CAMEL.findall(piece)
+    lowered = piece.lower()
+    if len(parts) > 1 and _fits(lowered):
+        out.append(lowered)
+    for part in parts:
+        part = part.lower()
+        if _fits(part):
+            out.append(part)
+
+
+@lru_cache(maxsize=400_000)
+def _compound_tokens(compound: str) -> tuple[str, ...]:
+    if compound.isascii() and compound.isalnum() and (compound.islower() or compound.isdigit()):
+        return (compound,) if _fits(compound) else ()
+    out: list[str] = []
+    pieces = [p for p in _SEPARATORS.split(compound) if p]
+    whole = compound.lower()
+    if len(pieces) > 1 and _fits(whole) and not _CJK.search(whole):
+        out.append(whole)
+    for piece in pieces:
+        _split_piece(piece, out)
+    return tuple(out)
+
+
+def tokenize(text: str) -> list[str]:
+    """All tokens of a document, in order, with repeats (they are term frequencies)."""
+    tokens: list[str] = []
+    extend = tokens.extend
+    for compound in _COMPOUND.findall(text[:MAX_TEXT_CHARS]):
+        extend(_compound_tokens(compound))
+    return tokens
+
+
+def query_terms(text: str, max_terms: int) -> list[str]:
+    """Distinct query tokens in first-seen order, at most `max_terms`."""
+    seen: dict[str, None] = {}
+    for token in tokenize(text):
+        seen.setdefault(token, None)
+        if len(seen) >= max_terms:
+            break
+    return list(seen)

@@ -1,0 +1,1 @@
+"""Finding log files, tailing complete lines, and feeding batches to the Store."""

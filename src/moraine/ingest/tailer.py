@@ -1,0 +1,53 @@
+"""Reads the complete new lines of one log file from its checkpoint.
+
+A last line without its newline is not consumed: it waits for the next pass, so a line
+the harness is still writing is never parsed half-written and never lost. A new inode or
+a shrink means the file was replaced or truncated: a new generation reads from offset 0.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from moraine.ingest.checkpoint import Checkpoint
+
+CHUNK = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    raw: bytes
+    number: int  # one-based line number in this generation
+    offset: int  # byte offset of the line's start
+    end: int  # byte offset just past its newline
+
+
+def needs_reset(checkpoint: Checkpoint, stat: os.stat_result) -> bool:
+    return (checkpoint.inode not in (0, stat.st_ino)) or stat.st_size < checkpoint.offset
+
+
+def complete_lines(path: str, offset: int, line: int, limit: int | None = None) -> Iterator[Line]:
+    """Complete lines after `offset`; stops at the first unterminated tail."""
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        pending = b""
+        position = offset
+        while True:
+            chunk = fh.read(CHUNK)
+            if not chunk:
+                return
+            data = pending + chunk
+            start = 0
+            while True:
+                newline = data.find(b"\n", start)
+                if newline < 0:
+                    break
+                line += 1
+                yield Line(data[start:newline], line, position, position + newline - start + 1)
+                position += newline - start + 1
+                start = newline + 1
+            pending = data[start:]
+            if limit is not None and position - offset >= limit:
+                return

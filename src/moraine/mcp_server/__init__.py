@@ -1,0 +1,1 @@
+"""The MCP surface: contract helpers, one module per tool, and the SDK wiring."""

@@ -1,0 +1,82 @@
+"""The MCP server: the SDK's low-level `Server` with the three tools, over any streams.
+
+Tool calls run in a worker thread behind one lock: the Store has a single writer and the
+catch-up ingest that precedes each answer must not interleave with a query.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from moraine import __version__
+from moraine.mcp_server.contract import Timer, ToolResult
+from moraine.mcp_server.schemas import output_schema
+from moraine.mcp_server.tools import list_sessions, open as open_tool, search_sessions
+from moraine.store.engine import Store
+
+TOOLS = {module.NAME: module for module in (search_sessions, open_tool, list_sessions)}
+INSTRUCTIONS = (
+    "Moraine searches your past AI coding-agent sessions. Start with search_sessions (content) or "
+    "list_sessions (time window), then open the returned event, turn or session IDs to walk the history."
+)
+
+
+def tool_definitions() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=module.NAME,
+            title=module.NAME.replace("_", " "),
+            description=module.DESCRIPTION,
+            input_schema=module.INPUT_SCHEMA,
+            output_schema=output_schema(module.NAME),
+            annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                              idempotent_hint=True, open_world_hint=False),
+        )
+        for module in TOOLS.values()
+    ]
+
+
+class ToolRunner:
+    """Runs tools against one Store, catching up on new log lines first."""
+
+    def __init__(self, store: Store, catch_up: Callable[[Store], object] | None = None) -> None:
+        self.store = store
+        self.catch_up = catch_up
+        self.lock = threading.Lock()
+
+    def call(self, name: str, arguments: dict[str, Any] | None) -> ToolResult:
+        timer = Timer()
+        with self.lock:
+            if self.catch_up is not None:
+                self.catch_up(self.store)
+            return TOOLS[name].run(self.store, arguments if arguments is not None else {}, timer)
+
+
+def build_server(runner: ToolRunner) -> Server[Any]:
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tool_definitions())
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name not in TOOLS:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"unknown tool: {params.name}")], is_error=True)
+        result = await anyio.to_thread.run_sync(runner.call, params.name, params.arguments)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)],
+                                    structured_content=result.structured, is_error=False)
+
+    return Server("moraine", version=__version__, instructions=INSTRUCTIONS,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def serve_stdio(runner: ToolRunner) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(runner)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -1,0 +1,154 @@
+"""Envelopes, error codes, IDs, cursors and time parsing of the v1 interface contract.
+
+Exactly one function (`error_envelope`) maps errors to contract codes; tools raise
+`ContractError` and never build error JSON themselves.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from moraine.errors import ContractError
+
+ERROR_CODES = ("invalid_request", "invalid_id", "not_found", "unsupported_event_type",
+               "deadline_exceeded", "internal_error")
+ID_RE = re.compile(r"^(session):ses_([a-z2-7]{26})$|^(turn):trn_([a-z2-7]{26})_([1-9][0-9]{0,8})$"
+                   r"|^(event):evt_([a-z2-7]{26})$")
+OFFSET_RE = re.compile(r"(?:[zZ]|[+-]\d{2}:\d{2})$")
+SUMMARY_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedId:
+    kind: str  # session | turn | event
+    key: str  # the session or event hash
+    ordinal: int = 0  # turns only
+
+
+@dataclass
+class ToolResult:
+    structured: dict[str, Any]
+    text: str
+    is_error: bool = False
+
+
+class Timer:
+    """Measures tool handling from receipt; `deadline` is absolute monotonic seconds."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    def elapsed_ms(self) -> int:
+        return int(round((time.perf_counter() - self.start) * 1000))
+
+    def deadline(self, seconds: float) -> float:
+        return time.monotonic() + seconds
+
+
+def parse_id(value: Any, field: str = "id") -> ParsedId:
+    if not isinstance(value, str) or not (match := ID_RE.match(value)):
+        raise ContractError("invalid_id", f"{field} is not a valid Moraine MCP ID", {"field": field})
+    if match.group(1):
+        return ParsedId("session", match.group(2))
+    if match.group(3):
+        return ParsedId("turn", match.group(4), int(match.group(5)))
+    return ParsedId("event", match.group(7))
+
+
+def performance(timer: Timer, sla_ms: int) -> dict[str, Any]:
+    elapsed = timer.elapsed_ms()
+    return {"elapsed_ms": elapsed, "sla_target_ms": sla_ms, "met_sla": elapsed <= sla_ms}
+
+
+def success_envelope(tool: str, request: dict[str, Any], data: dict[str, Any], warnings: list[str],
+                     timer: Timer, sla_ms: int) -> dict[str, Any]:
+    return {
+        "schema_version": f"moraine.mcp.{tool}.v1",
+        "tool": tool,
+        "request": request,
+        "data": data,
+        "warnings": warnings,
+        "performance": performance(timer, sla_ms),
+    }
+
+
+def error_envelope(tool: str, request: Any, error: Exception, timer: Timer, sla_ms: int) -> dict[str, Any]:
+    """The one place an exception becomes a contract error object."""
+    if isinstance(error, ContractError):
+        code, message, details = error.code, error.message, error.details
+    else:
+        code, message, details = "internal_error", f"{type(error).__name__}: {error}"[:300], {}
+    return {
+        "schema_version": "moraine.mcp.error.v1",
+        "tool": tool,
+        "request": request if isinstance(request, dict) else {},
+        "error": {"code": code, "message": message, "details": details},
+        "warnings": [],
+        "performance": performance(timer, sla_ms),
+    }
+
+
+def require_object(args: Any, allowed: tuple[str, ...]) -> dict[str, Any]:
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise ContractError("invalid_request", "arguments must be an object")
+    unknown = sorted(set(args) - set(allowed))
+    if unknown:
+        raise ContractError("invalid_request", f"unknown field: {unknown[0]}",
+                            {"field": unknown[0], "allowed": list(allowed)})
+    return args
+
+
+def parse_datetime(value: Any, field: str) -> tuple[str, int]:
+    """RFC 3339 with an explicit offset or Z → (trimmed text, epoch ms)."""
+    example = {"field": field, "example": "2026-04-30T09:00:00-04:00"}
+    if value is None:
+        raise ContractError("invalid_request", f"{field} is required", example)
+    if not isinstance(value, str) or not value.strip():
+        raise ContractError("invalid_request", f"{field} must be an RFC 3339 datetime string", example)
+    text = value.strip()
+    if not OFFSET_RE.search(text) or "T" not in text.upper():
+        raise ContractError("invalid_request", f"{field} must include an explicit timezone offset or Z", example)
+    try:
+        parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1] in "zZ" else text)
+    except ValueError:
+        raise ContractError("invalid_request", f"{field} is not a valid RFC 3339 datetime", example) from None
+    return text, int(parsed.timestamp() * 1000)
+
+
+def compact(text: str, limit: int = SUMMARY_CHARS) -> tuple[str, bool]:
+    """Whitespace collapsed, cut to `limit` characters with `…`; (text, truncated)."""
+    head = " ".join(text[: limit * 8].split())
+    if len(head) <= limit and len(text) <= limit * 8:
+        return head, False
+    return head[: limit - 1].rstrip() + "…", True
+
+
+def encode_cursor(payload: dict[str, Any]) -> str:
+    raw = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> dict[str, Any]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        payload = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        raise ContractError("invalid_request", "cursor is not a valid list_sessions cursor",
+                            {"field": "cursor"}) from None
+    if not isinstance(payload, dict) or {"u", "i", "f"} - set(payload):
+        raise ContractError("invalid_request", "cursor is not a valid list_sessions cursor", {"field": "cursor"})
+    return payload
+
+
+def signature(*parts: Any) -> str:
+    return hashlib.blake2b(json.dumps(parts).encode(), digest_size=8).hexdigest()

@@ -1,0 +1,1 @@
+"""One module per MCP tool; each exposes NAME, DESCRIPTION, INPUT_SCHEMA and `run`."""

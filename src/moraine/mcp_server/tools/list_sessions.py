@@ -1,0 +1,154 @@
+"""`list_sessions`: sessions overlapping a datetime window, metadata only, cursor-paged."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from moraine.errors import ContractError
+from moraine.mcp_server.contract import (
+    Timer,
+    ToolResult,
+    decode_cursor,
+    encode_cursor,
+    error_envelope,
+    parse_datetime,
+    signature,
+    success_envelope,
+)
+from moraine.mcp_server.tools.search_sessions import render_error
+from moraine.mcp_server.views import session_full
+from moraine.model import MODES
+from moraine.store.catalog import Session
+from moraine.store.engine import Store
+
+NAME = "list_sessions"
+DESCRIPTION = (
+    "List past agent sessions whose activity overlaps a datetime window [start, end), newest "
+    "first by default, with compact metadata (title, source, mode, turn/event counts). Page with "
+    "next_cursor. Use search_sessions for content and open for details."
+)
+FIELDS = ("start_datetime", "end_datetime", "limit", "cursor", "mode", "sort")
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "start_datetime": {"type": "string", "description": "Inclusive, RFC 3339 with offset or Z."},
+        "end_datetime": {"type": "string", "description": "Exclusive, RFC 3339 with offset or Z."},
+        "limit": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 20},
+        "cursor": {"type": ["string", "null"], "description": "next_cursor of the previous page."},
+        "mode": {"type": ["string", "null"], "enum": [*MODES, None]},
+        "sort": {"type": ["string", "null"], "enum": ["desc", "asc", None], "default": "desc"},
+    },
+    "required": ["start_datetime", "end_datetime"],
+    "additionalProperties": False,
+}
+SLA_TYPICAL, SLA_BROAD, SLA_BROAD_MODE = 300, 1000, 1200
+DEADLINE_TYPICAL_S, DEADLINE_BROAD_S = 2.0, 3.0
+BROAD_WINDOW_MS = 30 * 24 * 3600 * 1000
+
+
+def _canonical(args: Any) -> tuple[dict[str, Any], int, int]:
+    if not isinstance(args, dict):
+        raise ContractError("invalid_request", "arguments must be an object")
+    unknown = sorted(set(args) - set(FIELDS))
+    if unknown:
+        raise ContractError("invalid_request", f"unknown field: {unknown[0]}",
+                            {"field": unknown[0], "allowed": list(FIELDS)})
+    start_text, start_ms = parse_datetime(args.get("start_datetime"), "start_datetime")
+    end_text, end_ms = parse_datetime(args.get("end_datetime"), "end_datetime")
+    if end_ms <= start_ms:
+        raise ContractError("invalid_request", "end_datetime must be later than start_datetime",
+                            {"field": "end_datetime"})
+    limit = args.get("limit")
+    if limit is None:
+        limit = 20
+    elif isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 50:
+        raise ContractError("invalid_request", "limit must be an integer between 1 and 50", {"field": "limit"})
+    mode = args.get("mode")
+    if mode is not None and mode not in MODES:
+        raise ContractError("invalid_request", f"mode must be one of {', '.join(MODES)}",
+                            {"field": "mode", "allowed": list(MODES)})
+    sort = args.get("sort")
+    sort = "desc" if sort is None else sort
+    if sort not in ("desc", "asc"):
+        raise ContractError("invalid_request", "sort must be desc or asc", {"field": "sort"})
+    cursor = args.get("cursor")
+    if cursor is not None and (not isinstance(cursor, str) or not cursor.strip()):
+        raise ContractError("invalid_request", "cursor must be a non-empty string or null", {"field": "cursor"})
+    request = {"start_datetime": start_text, "end_datetime": end_text, "limit": limit,
+               "cursor": cursor.strip() if cursor else None, "mode": mode, "sort": sort}
+    return request, start_ms, end_ms
+
+
+def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, deadline: float
+          ) -> tuple[list[Session], bool]:
+    """Sessions with updated_at >= start and started_at < end, keyset-paged after the cursor."""
+    sig = signature(start_ms, end_ms, request["mode"], request["sort"])
+    by_updated = store.catalog.by_updated
+    desc = request["sort"] == "desc"
+    after: tuple[int, str] | None = None
+    if request["cursor"]:
+        cursor = decode_cursor(request["cursor"])
+        if cursor["f"] != sig:
+            raise ContractError("invalid_request", "cursor does not match the current list_sessions filter "
+                                "and sort", {"field": "cursor"})
+        after = (int(cursor["u"]), str(cursor["i"]))
+    if desc:
+        keys = by_updated.irange_key(min_key=(start_ms, ""), max_key=after, inclusive=(True, False),
+                                     reverse=True)
+    elif after is not None:
+        keys = by_updated.irange_key(min_key=after, inclusive=(False, True))
+    else:
+        keys = by_updated.irange_key(min_key=(start_ms, ""))
+    found: list[Session] = []
+    for i, session in enumerate(keys):
+        if i % 512 == 0 and time.monotonic() > deadline:
+            raise ContractError("deadline_exceeded", "list_sessions exceeded its response deadline",
+                                {"deadline_ms": int((deadline - time.monotonic()) * 1000)})
+        if session.started_ms >= end_ms or (request["mode"] and session.mode != request["mode"]):
+            continue
+        found.append(session)
+        if len(found) > request["limit"]:
+            break
+    more = len(found) > request["limit"]
+    return found[: request["limit"]], more
+
+
+def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
+    timer = timer or Timer()
+    sla = SLA_TYPICAL
+    try:
+        request, start_ms, end_ms = _canonical(args)
+        broad = end_ms - start_ms >= BROAD_WINDOW_MS
+        deadline = timer.deadline(DEADLINE_BROAD_S if broad else DEADLINE_TYPICAL_S)
+        sessions, more = _page(store, request, start_ms, end_ms, deadline)
+        if broad or more:
+            sla = SLA_BROAD_MODE if request["mode"] else SLA_BROAD
+        next_cursor = None
+        if more:
+            last = sessions[-1]
+            next_cursor = encode_cursor({"u": last.updated_ms, "i": last.id,
+                                         "f": signature(start_ms, end_ms, request["mode"], request["sort"])})
+        items = [{"rank": i, "id": s.id, "session": {**session_full(store, s), "session_slug": None,
+                                                      "session_summary": None},
+                  "open": {"session_id": s.id}} for i, s in enumerate(sessions, start=1)]
+        data = {"result_count": len(items), "limit": request["limit"], "truncated": more,
+                "sessions": items, "next_cursor": next_cursor}
+        envelope = success_envelope(NAME, request, data, store.freshness_warnings(), timer, sla)
+        return ToolResult(envelope, render(envelope))
+    except Exception as exc:
+        envelope = error_envelope(NAME, args, exc, timer, sla)
+        return ToolResult(envelope, render_error(envelope))
+
+
+def render(envelope: dict[str, Any]) -> str:
+    data = envelope["data"]
+    lines = [f'{data["result_count"]} session(s)' + (" (more: pass next_cursor)." if data["truncated"] else ".")]
+    for item in data["sessions"]:
+        s = item["session"]
+        lines.append(f'{item["rank"]}. {s["updated_at"]} [{s["source"]}, {s["mode"]}, {s["turn_count"]} turns] '
+                     f'{s["title"] or "untitled"}  ({s["id"]})')
+    if data["next_cursor"]:
+        lines.append(f'next_cursor: {data["next_cursor"]}')
+    lines.extend(f"warning: {w}" for w in envelope["warnings"])
+    return "\n".join(lines)

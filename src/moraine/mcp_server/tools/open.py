@@ -1,0 +1,243 @@
+"""`open`: expand a session, turn or event ID into structured context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from moraine.errors import ContractError
+from moraine.mcp_server.contract import (
+    ParsedId,
+    Timer,
+    ToolResult,
+    compact,
+    error_envelope,
+    parse_id,
+    success_envelope,
+)
+from moraine.mcp_server.tools.search_sessions import render_error
+from moraine.mcp_server.views import (
+    event_id,
+    event_summary_text,
+    first_seen_types,
+    originating_model,
+    session_brief,
+    session_full,
+    text_ref,
+    tools_called,
+    turn_docs,
+    turn_summary,
+)
+from moraine.model import Event
+from moraine.sources._common import format_ts
+from moraine.store.catalog import Session, Turn
+from moraine.store.engine import Store
+
+NAME = "open"
+DESCRIPTION = (
+    "Open a Moraine ID returned by search_sessions, list_sessions or open. A session gives its "
+    "metadata and every turn summarized; a turn gives its events summarized with traversal IDs; "
+    "an event gives its full content (tool name, arguments, exit code, output)."
+)
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"id": {"type": "string", "minLength": 1,
+                          "description": "A session:, turn: or event: ID returned by Moraine."}},
+    "required": ["id"],
+    "additionalProperties": False,
+}
+SLA = {"event": 200, "turn": 300, "session": 500}
+SLA_BIG_SESSION = 1500
+
+
+def _canonical(args: Any) -> tuple[dict[str, Any], ParsedId]:
+    if not isinstance(args, dict):
+        raise ContractError("invalid_request", "arguments must be an object")
+    unknown = sorted(set(args) - {"id"})
+    if unknown:
+        raise ContractError("invalid_request", f"unknown field: {unknown[0]}", {"field": unknown[0]})
+    if "id" not in args or args["id"] is None:
+        raise ContractError("invalid_request", "id is required", {"field": "id"})
+    value = args["id"]
+    if not isinstance(value, str) or not value.strip():
+        raise ContractError("invalid_request", "id must be a non-empty string", {"field": "id"})
+    return {"id": value}, parse_id(value)
+
+
+def _locate(store: Store, parsed: ParsedId, raw: str) -> tuple[Session, Turn | None, int | None]:
+    missing = ContractError("not_found", f"{parsed.kind} not found", {"id": raw})
+    if parsed.kind == "event":
+        doc = store.doc_by_uid(parsed.key)
+        if doc is None:
+            raise missing
+        session, turn, _ = store.catalog.turn_of(doc)
+        return session, turn, doc
+    session = store.session_by_sid(parsed.key)
+    if session is None:
+        raise missing
+    if parsed.kind == "session":
+        return session, None, None
+    turns = store.catalog.turns(session)
+    if parsed.ordinal > len(turns):
+        raise missing
+    return session, turns[parsed.ordinal - 1], None
+
+
+def _open_session(store: Store, session: Session) -> dict[str, Any]:
+    catalog = store.catalog
+    previous, following = catalog.neighbours(session)
+    children = [catalog.sessions[catalog.by_key[k]].id for k in session.children if k in catalog.by_key]
+    turns = catalog.turns(session)
+    return {
+        "kind": "session",
+        "session": session_full(store, session),
+        "turns": [turn_summary(store, session, turn) for turn in turns],
+        "subagent_session_ids": children,
+        "traversal": {"previous_session_id": previous, "next_session_id": following},
+    }
+
+
+def _adjacent_turns(store: Store, session: Session, turn: Turn) -> tuple[str | None, str | None]:
+    catalog = store.catalog
+    count = len(catalog.turns(session))
+    previous = catalog.turn_id(session, turn.ordinal - 1) if turn.ordinal > 1 else None
+    following = catalog.turn_id(session, turn.ordinal + 1) if turn.ordinal < count else None
+    return previous, following
+
+
+def _event_row(store: Store, turn: Turn, doc: int, ordinal: int) -> dict[str, Any]:
+    event = store.catalog.event(doc)
+    summary, truncated = compact(event_summary_text(event))
+    return {
+        "id": store.catalog.event_id(doc), "ordinal": ordinal, "type": event.type,
+        "timestamp": format_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
+        "tool_name": event.tool_name if event.type in ("tool_call", "tool_response") else None,
+        "model": event.model, "summary": summary, "truncated": truncated,
+    }
+
+
+def _open_turn(store: Store, session: Session, turn: Turn) -> dict[str, Any]:
+    catalog = store.catalog
+    docs = turn_docs(session, turn)
+    previous, following = _adjacent_turns(store, session, turn)
+    return {
+        "kind": "turn",
+        "turn": {
+            "id": catalog.turn_id(session, turn.ordinal), "session_id": session.id, "ordinal": turn.ordinal,
+            "completed": turn.completed, "terminal_event_id": event_id(catalog, turn.terminal_doc),
+            "event_count": len(docs), "started_at": format_ts(turn.started_ms),
+            "updated_at": format_ts(turn.updated_ms),
+        },
+        "session": session_brief(store, session),
+        "summary": {
+            "user_input": text_ref(catalog, turn.user_doc),
+            "final_response": text_ref(catalog, turn.final_doc),
+            "tools_called": tools_called(catalog, docs),
+            "event_types": first_seen_types(catalog, docs),
+        },
+        "events": [_event_row(store, turn, doc, i) for i, doc in enumerate(docs, start=1)],
+        "traversal": {
+            "session_id": session.id, "previous_turn_id": previous, "next_turn_id": following,
+            "first_event_id": event_id(catalog, docs[0]) if docs else None,
+            "last_event_id": event_id(catalog, docs[-1]) if docs else None,
+        },
+    }
+
+
+def _content(event: Event) -> dict[str, Any]:
+    if event.type == "tool_call":
+        return {"format": "tool_call", "tool_name": event.tool_name, "arguments": event.arguments,
+                "text": event.text, "truncated": False}
+    if event.type == "tool_response":
+        content = {"format": "tool_response", "tool_name": event.tool_name, "exit_code": event.exit_code,
+                   "text": event.text, "truncated": False}
+        if event.meta.get("is_error"):
+            content["is_error"] = True
+        return content
+    if event.type == "reasoning":
+        content = {"format": "reasoning", "text": event.text, "truncated": False}
+        if event.meta.get("encrypted"):
+            content["encrypted"] = True
+        return content
+    return {"format": "text", "text": event.text, "truncated": False}
+
+
+def _open_event(store: Store, session: Session, turn: Turn, doc: int) -> dict[str, Any]:
+    catalog = store.catalog
+    event = catalog.event(doc)
+    position = int(catalog.pos.view[doc])
+    ordinal = position - turn.start + 1
+    previous, following = _adjacent_turns(store, session, turn)
+    tid = catalog.turn_id(session, turn.ordinal)
+    return {
+        "kind": "event",
+        "event": {
+            "id": catalog.event_id(doc), "session_id": session.id, "turn_id": tid, "ordinal": ordinal,
+            "type": event.type, "timestamp": format_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
+            "model": event.model, "originating_model": originating_model(catalog, session, position),
+            "tool_name": event.tool_name,
+        },
+        "content": _content(event),
+        "session": session_brief(store, session),
+        "turn": {"id": tid, "ordinal": turn.ordinal, "completed": turn.completed},
+        "traversal": {
+            "session_id": session.id, "turn_id": tid,
+            "previous_event_id": event_id(catalog, session.docs[position - 1]) if position > turn.start else None,
+            "next_event_id": event_id(catalog, session.docs[position + 1]) if position + 1 < turn.end else None,
+            "previous_turn_id": previous, "next_turn_id": following,
+        },
+        "source": {"file": event.file, "line": event.line, "offset": event.offset},
+    }
+
+
+def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
+    timer = timer or Timer()
+    sla = SLA["event"]
+    try:
+        request, parsed = _canonical(args)
+        sla = SLA[parsed.kind]
+        session, turn, doc = _locate(store, parsed, request["id"])
+        if parsed.kind == "session":
+            if len(store.catalog.turns(session)) > 100:
+                sla = SLA_BIG_SESSION
+            data = _open_session(store, session)
+        elif parsed.kind == "turn":
+            assert turn is not None
+            data = _open_turn(store, session, turn)
+        else:
+            assert turn is not None and doc is not None
+            data = _open_event(store, session, turn, doc)
+        envelope = success_envelope(NAME, request, data, [], timer, sla)
+        return ToolResult(envelope, render(envelope))
+    except Exception as exc:
+        envelope = error_envelope(NAME, args, exc, timer, sla)
+        return ToolResult(envelope, render_error(envelope))
+
+
+def render(envelope: dict[str, Any]) -> str:
+    data = envelope["data"]
+    if data["kind"] == "session":
+        s = data["session"]
+        lines = [f'Session {s["id"]} — {s["title"] or "untitled"} ({s["source"]}, {s["mode"]}, '
+                 f'{s["turn_count"]} turns, {s["event_count"]} events, '
+                 f'{"completed" if s["completed"] else "not completed"})',
+                 f'{s["started_at"]} → {s["updated_at"]}  cwd: {s["cwd"]}']
+        for t in data["turns"]:
+            prompt = (t["user_input"] or {}).get("text") or "(no user input)"
+            lines.append(f'  turn {t["ordinal"]} {t["id"]}{"" if t["completed"] else " [incomplete]"}: '
+                         f'{prompt[:120]}')
+        return "\n".join(lines)
+    if data["kind"] == "turn":
+        t = data["turn"]
+        lines = [f'Turn {t["ordinal"]} of {data["session"]["id"]} — {t["event_count"]} events, '
+                 f'{"completed" if t["completed"] else "not completed"}']
+        for e in data["events"]:
+            tool = f' {e["tool_name"]}' if e["tool_name"] else ""
+            lines.append(f'  {e["ordinal"]}. [{e["type"]}{tool}] {e["summary"][:140]}  ({e["id"]})')
+        return "\n".join(lines)
+    e, c = data["event"], data["content"]
+    head = f'Event {e["id"]} [{e["type"]}] {e["timestamp"]} in {e["turn_id"]}'
+    if c.get("tool_name"):
+        head += f' tool={c["tool_name"]}'
+    if c.get("exit_code") is not None:
+        head += f' exit_code={c["exit_code"]}'
+    return head + "\n" + c["text"]

@@ -1,0 +1,188 @@
+"""`search_sessions`: where should I look? Ranked handles into the session graph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from moraine.errors import ContractError
+from moraine.index.searcher import DeadlineExceeded
+from moraine.index.snippet import snippet
+from moraine.index.tokenize import query_terms
+from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, parse_id, success_envelope
+from moraine.mcp_server.views import session_times
+from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES
+from moraine.sources._common import format_ts
+from moraine.store.engine import Store
+
+NAME = "search_sessions"
+DESCRIPTION = (
+    "Search Moraine's index of past AI coding-agent sessions (Codex, Claude Code) with BM25. "
+    "Returns ranked compact hits with event/turn/session IDs to pass to `open`. Scope with "
+    "within_id (a session or turn ID); event_types defaults to user_input, assistant_response, "
+    "tool_response."
+)
+FIELDS = ("query", "within_id", "event_types", "n_hits")
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "minLength": 1, "maxLength": 4096,
+                  "description": "What to look for; words, identifiers, paths, error text."},
+        "within_id": {"type": ["string", "null"],
+                      "description": "Restrict to one session or turn ID returned by Moraine."},
+        "event_types": {"type": ["array", "null"], "items": {"type": "string", "enum": list(SEARCHABLE_TYPES)},
+                        "minItems": 1, "description": "Event types to search (default: user_input, "
+                        "assistant_response, tool_response)."},
+        "n_hits": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 10},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+SLA_GLOBAL, SLA_TURN, SLA_SESSION = 750, 300, 500
+DEADLINE_S = 5.0
+
+
+def _canonical(args: Any) -> dict[str, Any]:
+    if not isinstance(args, dict):
+        raise ContractError("invalid_request", "arguments must be an object")
+    unknown = sorted(set(args) - set(FIELDS))
+    if unknown:
+        raise ContractError("invalid_request", f"unknown field: {unknown[0]}", {"field": unknown[0]})
+    query = args.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise ContractError("invalid_request", "query must be a non-empty string", {"field": "query"})
+    query = query.strip()
+    if len(query) > 4096:
+        raise ContractError("invalid_request", "query must be at most 4096 characters", {"field": "query"})
+    within = args.get("within_id")
+    if within is not None:
+        if not isinstance(within, str) or not within.strip():
+            raise ContractError("invalid_request", "within_id must be a session or turn ID string or null",
+                                {"field": "within_id"})
+        if parse_id(within, "within_id").kind == "event":
+            raise ContractError("invalid_request", "within_id accepts session and turn IDs, not event IDs",
+                                {"field": "within_id"})
+    return {"query": query, "within_id": within, "event_types": _event_types(args.get("event_types")),
+            "n_hits": _n_hits(args.get("n_hits"))}
+
+
+def _event_types(value: Any) -> list[str]:
+    if value is None:
+        return list(DEFAULT_SEARCH_TYPES)
+    if not isinstance(value, list):
+        raise ContractError("invalid_request", "event_types must be an array of event types or null",
+                            {"field": "event_types"})
+    if not value:
+        raise ContractError("invalid_request", "event_types must contain at least one event type",
+                            {"field": "event_types"})
+    for item in value:
+        if item not in SEARCHABLE_TYPES:
+            raise ContractError("unsupported_event_type", f"unsupported event type: {item}",
+                                {"field": "event_types", "supported": list(SEARCHABLE_TYPES)})
+    return [t for t in SEARCHABLE_TYPES if t in value]
+
+
+def _n_hits(value: Any) -> int:
+    if value is None:
+        return 10
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ContractError("invalid_request", "n_hits must be an integer between 1 and 50", {"field": "n_hits"})
+    if not 1 <= value <= 50:
+        raise ContractError("invalid_request", "n_hits must be between 1 and 50", {"field": "n_hits"})
+    return value
+
+
+def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
+    if within is None:
+        return None, SLA_GLOBAL
+    parsed = parse_id(within, "within_id")
+    session = store.session_by_sid(parsed.key)
+    if session is None:
+        raise ContractError("not_found", "session not found" if parsed.kind == "session" else "turn not found",
+                            {"kind": parsed.kind, "id": within})
+    if parsed.kind == "session":
+        return np.asarray(session.docs, dtype=np.int64), SLA_SESSION
+    turns = store.catalog.turns(session)
+    if parsed.ordinal > len(turns):
+        raise ContractError("not_found", "turn not found", {"kind": "turn", "id": within})
+    turn = turns[parsed.ordinal - 1]
+    return np.asarray(session.docs[turn.start : turn.end], dtype=np.int64), SLA_TURN
+
+
+def _hit(store: Store, rank: int, doc: int, score: float, terms: list[str]) -> dict[str, Any]:
+    catalog = store.catalog
+    session, turn, ordinal = catalog.turn_of(doc)
+    event = catalog.event(doc)
+    eid = catalog.event_id(doc)
+    tid = catalog.turn_id(session, turn.ordinal)
+    text, truncated = snippet(event.text, terms)
+    return {
+        "rank": rank,
+        "score": round(float(score), 6),
+        "id": eid,
+        "event": {"id": eid, "type": event.type, "timestamp": format_ts(event.ts_ms), "ordinal": ordinal,
+                  "terminal": turn.terminal_doc == doc},
+        "turn": {"id": tid, "ordinal": turn.ordinal, "completed": turn.completed,
+                 "event_count": turn.end - turn.start},
+        "session": session_times(store, session),
+        "snippet": {"text": text, "truncated": truncated},
+        "open": {"event_id": eid, "turn_id": tid, "session_id": session.id},
+    }
+
+
+def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
+    timer = timer or Timer()
+    sla = SLA_GLOBAL
+    try:
+        request = _canonical(args)
+        scope, sla = _scope(store, request["within_id"])
+        terms = query_terms(request["query"], store.config.bm25.max_query_terms)
+        if not terms:
+            raise ContractError("invalid_request", "query has no searchable terms (tokens shorter than 2 "
+                                "characters are excluded, except CJK)", {"field": "query"})
+        warnings = _warnings(store, request["query"], terms)
+        hits = store.search(request["query"], request["n_hits"], request["event_types"], scope,
+                            timer.deadline(DEADLINE_S))
+        results = [_hit(store, i + 1, int(d), float(s), terms)
+                   for i, (d, s) in enumerate(zip(hits.docs, hits.scores, strict=True))]
+        data = {"result_count": len(results), "limit": request["n_hits"],
+                "truncated": hits.total > len(results), "results": results}
+        envelope = success_envelope(NAME, request, data, warnings, timer, sla)
+        return ToolResult(envelope, render(envelope))
+    except DeadlineExceeded:
+        error = ContractError("deadline_exceeded", "search_sessions exceeded its 5 s response deadline",
+                              {"deadline_ms": int(DEADLINE_S * 1000)})
+        envelope = error_envelope(NAME, args, error, timer, sla)
+    except Exception as exc:  # every failure is an in-band error envelope
+        envelope = error_envelope(NAME, args, exc, timer, sla)
+    return ToolResult(envelope, render_error(envelope))
+
+
+def _warnings(store: Store, query: str, terms: list[str]) -> list[str]:
+    warnings = []
+    limit = store.config.bm25.max_query_terms
+    if len(terms) >= limit and len(query_terms(query, limit + 1)) > limit:
+        warnings.append(f"query has more than {limit} distinct terms; only the first {limit} were used")
+    warnings.extend(store.freshness_warnings())
+    return warnings
+
+
+def render(envelope: dict[str, Any]) -> str:
+    data = envelope["data"]
+    query = envelope["request"]["query"]
+    lines = [f'Found {data["result_count"]} hit(s) for "{query}"'
+             + (" (more exist; raise n_hits or narrow the query)." if data["truncated"] else ".")]
+    for hit in data["results"]:
+        title = hit["session"]["title"] or "untitled session"
+        lines.append(f'{hit["rank"]}. [{hit["event"]["type"]}] score={hit["score"]:.2f} {title} — '
+                     f'{hit["snippet"]["text"][:160]}')
+        lines.append(f'   open: {hit["open"]["event_id"]} (turn {hit["open"]["turn_id"]}, '
+                     f'session {hit["open"]["session_id"]})')
+    lines.extend(f"warning: {w}" for w in envelope["warnings"])
+    return "\n".join(lines)
+
+
+def render_error(envelope: dict[str, Any]) -> str:
+    error = envelope["error"]
+    return f'{envelope["tool"]} error [{error["code"]}]: {error["message"]}'

@@ -1,0 +1,176 @@
+"""Helpers shared by the source adapters: stable IDs, timestamps, text extraction.
+
+Everything here is pure and deterministic: the same bytes always give the same events and
+the same IDs, whatever the wall clock, so a replay or a reindex is idempotent.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+UID_RE = re.compile(r"^[a-z2-7]{26}$")
+UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
+
+# Moraine's own tools: their calls and results are not searched (an agent would mostly
+# find its own earlier searches otherwise).
+MORAINE_TOOL_NAMES = frozenset({"search_sessions", "open", "list_sessions", "search", "file_attention"})
+WEB_TOOL_NAMES = frozenset({"websearch", "webfetch", "web_search", "web_fetch", "web_search_call"})
+
+
+@dataclass(frozen=True, slots=True)
+class LineRef:
+    """Where a record came from: enough to quarantine it or to derive its identity."""
+
+    file: str
+    generation: int
+    line: int
+    offset: int
+
+
+def make_uid(*parts: object) -> str:
+    """A 128-bit hash of the parts as 26 lowercase base32 characters (opaque, stable)."""
+    digest = hashlib.blake2b("\x1f".join(str(p) for p in parts).encode("utf-8"), digest_size=16).digest()
+    return base64.b32encode(digest).decode("ascii").rstrip("=").lower()
+
+
+def parse_ts_ms(value: Any) -> int | None:
+    """RFC 3339 (or naive ISO read as UTC, or unix seconds) → epoch milliseconds."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        seconds = float(value)
+        return int(seconds * 1000) if seconds < 1e11 else int(seconds)
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return int(parsed.timestamp() * 1000)
+
+
+def format_ts(ms: int) -> str:
+    """Epoch milliseconds → `2026-04-29T18:42:31.125Z`, the contract's only time format."""
+    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def session_id_from_path(path: str) -> str | None:
+    """The UUID that ends a log's file name, the native session id when records lack one."""
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    match = UUID_TAIL_RE.search(stem)
+    return match.group(1).lower() if match else None
+
+
+def content_text(value: Any) -> str:
+    """Readable text of a message `content`: strings and text blocks, never image bytes."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [content_text(item) for item in value]
+        return "\n".join(p for p in parts if p)
+    if isinstance(value, dict):
+        kind = value.get("type")
+        if kind in ("image", "input_image", "image_url", "document"):
+            return "[image]" if kind != "document" else "[document]"
+        for key in ("text", "output_text", "input_text", "thinking", "content"):
+            inner = value.get(key)
+            if isinstance(inner, str) and inner:
+                return inner
+            if isinstance(inner, list):
+                return content_text(inner)
+        return ""
+    return str(value)
+
+
+def compact_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def arguments_text(name: str | None, arguments: Any) -> str:
+    """The searchable text of a tool call: the command line, the path, the query.
+
+    Structured arguments are flattened to their string values so `cargo test --locked` or
+    `src/db/migrate.py` is findable, without JSON punctuation in the way.
+    """
+    values: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, str):
+            if node:
+                values.append(node)
+        elif isinstance(node, list):
+            if node and all(isinstance(x, str) for x in node):
+                values.append(" ".join(node))
+            else:
+                for item in node:
+                    walk(item)
+        elif isinstance(node, dict):
+            for item in node.values():
+                walk(item)
+        elif node is not None and not isinstance(node, bool):
+            values.append(str(node))
+
+    walk(arguments)
+    head = name or ""
+    return (head + "\n" + "\n".join(values)).strip() if values else head
+
+
+def maybe_json(text: Any) -> Any:
+    """Codex sends tool arguments as a JSON string; decode it when it is one."""
+    if isinstance(text, str) and text[:1] in "{[":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+def is_moraine_tool(name: str | None) -> bool:
+    """`search_sessions`, `mcp__moraine__open`, `moraine__list_sessions`, … (case-insensitive)."""
+    if not name:
+        return False
+    lowered = name.strip().lower()
+    if lowered.startswith("mcp__"):
+        parts = lowered.split("__")
+        return len(parts) == 3 and parts[1] == "moraine" and parts[2] in MORAINE_TOOL_NAMES
+    if lowered.startswith("moraine__") or lowered.startswith("moraine."):
+        return lowered.split("__", 1)[-1].split(".", 1)[-1] in MORAINE_TOOL_NAMES
+    return lowered in {"search_sessions", "list_sessions"}
+
+
+def is_web_tool(name: str | None) -> bool:
+    return bool(name) and name.strip().lower() in WEB_TOOL_NAMES  # type: ignore[union-attr]
+
+
+EXIT_CODE_RE = re.compile(r"^(?:Exit code|Process exited with code):?\s*(-?\d+)", re.IGNORECASE)
+
+
+def exit_code_from_output(output: Any) -> int | None:
+    """Codex outputs begin `Exit code: N` or carry `metadata.exit_code` in a JSON string."""
+    if isinstance(output, dict):
+        meta = output.get("metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
+            return int(meta["exit_code"])
+        for key in ("exit_code", "exitCode"):
+            if isinstance(output.get(key), int) and not isinstance(output.get(key), bool):
+                return int(output[key])
+        return None
+    if isinstance(output, str):
+        match = EXIT_CODE_RE.match(output.lstrip())
+        if match:
+            return int(match.group(1))
+    return None

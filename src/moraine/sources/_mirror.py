@@ -1,0 +1,41 @@
+"""Mirror detection: one prompt or reply written twice by the harness is one event.
+
+Codex writes each prompt and reply as a `response_item` message and again as an
+`event_msg` (`user_message`, `agent_message`, `agent_reasoning`), in either order. The
+window lives in the per-file parser state, so a mirror split across two tail passes is
+still recognised after a restart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+WINDOW = 12
+
+
+def text_key(text: str) -> str:
+    collapsed = " ".join(text.split())
+    return hashlib.blake2b(collapsed.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def claim_mirror(state: dict[str, Any], kind: str, keys: list[str], origin: str) -> bool:
+    """True when a record of the other `origin` already produced this text: skip it.
+
+    Otherwise remember these keys so the mirror, when it comes, is recognised.
+    """
+    window: list[list[str]] = state.setdefault("mirror", [])
+    for entry in window:
+        if entry[0] == kind and entry[1] in keys and entry[2] != origin:
+            window.remove(entry)
+            return True
+    for key in keys:
+        window.append([kind, key, origin])
+    del window[:-WINDOW]
+    return False
+
+
+def reset_mirrors(state: dict[str, Any], kinds: tuple[str, ...]) -> None:
+    """Forget pending mirrors of these kinds (a new prompt starts a new exchange)."""
+    window: list[list[str]] = state.get("mirror", [])
+    state["mirror"] = [entry for entry in window if entry[0] not in kinds]

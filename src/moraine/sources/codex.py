@@ -1,0 +1,227 @@
+"""Codex CLI rollouts (`$CODEX_HOME/sessions/**/rollout-*.jsonl`) → normalized events.
+
+Handles the current format (`{timestamp, type, payload}`) and old rollouts whose records
+have no `payload` wrapper. Injected context sent with the user role is `system`; a prompt
+or reply written twice (response_item + event_msg mirror) is one event.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.sources._common import (
+    LineRef,
+    arguments_text,
+    content_text,
+    exit_code_from_output,
+    is_moraine_tool,
+    is_web_tool,
+    make_uid,
+    maybe_json,
+    parse_ts_ms,
+    session_id_from_path,
+)
+from moraine.sources._mirror import claim_mirror, text_key
+
+NAME = "codex"
+INJECTED_PREFIXES = (
+    "<environment_context>",
+    "# agents.md instructions",
+    "<user_instructions>",
+    "# context from my ide",
+    "<turn_aborted>",
+    "<user_shell_command>",
+    "<permissions instructions>",
+    "<recommended_plugins>",
+    "<system-reminder>",
+)
+LEGACY_ITEM_TYPES = frozenset(
+    {"message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
+     "custom_tool_call_output", "local_shell_call", "web_search_call"}
+)
+ROLLOUT_TS_RE = re.compile(r"rollout-(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})")
+MAX_CALLS = 512
+
+
+def initial_state(path: str) -> dict[str, Any]:
+    """Per-file parser state; persisted with the checkpoint so tailing can resume."""
+    state: dict[str, Any] = {"sid": session_id_from_path(path), "ts": 0, "calls": {}, "model": None}
+    match = ROLLOUT_TS_RE.search(path)
+    if match:
+        y, mo, d, h, mi, s = match.groups()
+        state["ts"] = parse_ts_ms(f"{y}-{mo}-{d}T{h}:{mi}:{s}Z") or 0
+    return state
+
+
+def is_injected(text: str) -> bool:
+    return text.lstrip()[:40].lower().startswith(INJECTED_PREFIXES)
+
+
+class _Emitter:
+    """Builds the events of one record with stable IDs and the inherited context."""
+
+    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int) -> None:
+        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
+        sid = state.get("sid") or make_uid("codex-file", ref.file.rsplit("/", 1)[-1])
+        self.session_key = f"{NAME}:{sid}"
+
+    def add(self, type_: str, text: str = "", **fields: Any) -> Event:
+        sub = len(self.events)
+        basename = self.ref.file.rsplit("/", 1)[-1]
+        event = Event(
+            uid=make_uid(NAME, self.session_key, basename, self.ref.line, sub),
+            session_key=self.session_key, source=NAME, type=type_, ts_ms=self.ts_ms, text=text,
+            file=self.ref.file, line=self.ref.line, offset=self.ref.offset, sub=sub, **fields,
+        )
+        if event.model is None and type_ == "assistant_response":
+            event.model = self.state.get("model")
+        self.events.append(event)
+        return event
+
+
+def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
+    """One rollout record → zero or more events (pure apart from the parser state)."""
+    ts = parse_ts_ms(record.get("timestamp"))
+    if ts is not None:
+        state["ts"] = ts
+    kind = record.get("type")
+    payload = record.get("payload")
+    if not isinstance(payload, dict):
+        payload = {}
+    if kind is None and "id" in record and "record_type" not in record:
+        state["sid"] = str(record["id"]).lower()  # old-format header line
+        emit = _Emitter(ref, state, state["ts"])
+        emit.add("system", content_text(record.get("instructions")), meta={"header": True})
+        return emit.events
+    if kind == "session_meta" and payload.get("id"):
+        state["sid"] = str(payload["id"]).lower()
+    emit = _Emitter(ref, state, state["ts"])
+    if kind == "response_item":
+        _response_item(payload, emit)
+    elif kind in LEGACY_ITEM_TYPES:
+        _response_item(record, emit)
+    elif kind == "event_msg":
+        _event_msg(payload, emit)
+    elif kind == "session_meta":
+        meta = {"cwd": payload.get("cwd"), "originator": payload.get("originator")}
+        if payload.get("model"):
+            state["model"] = payload["model"]
+        emit.add("system", "", meta={k: v for k, v in meta.items() if v})
+    elif kind == "turn_context":
+        if payload.get("model"):
+            state["model"] = payload["model"]
+        meta = {"cwd": payload.get("cwd")} if payload.get("cwd") else {}
+        emit.add("system", "", model=payload.get("model"), meta=meta)
+    elif kind == "compacted":
+        summary = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        emit.add("compaction", summary or "")
+    elif record.get("record_type") == "state":
+        emit.add("system", "")
+    else:
+        emit.add("unknown", "", meta={"record_type": str(kind)})
+    return emit.events
+
+
+def _message(item: dict[str, Any], emit: _Emitter) -> None:
+    role = item.get("role") or "assistant"
+    text = content_text(item.get("content"))
+    if role == "user":
+        if is_injected(text):
+            emit.add("system", text)
+        elif not claim_mirror(emit.state, "user", [text_key(text)], "item"):
+            emit.add("user_input", text, starts_turn=True)
+    elif role == "assistant":
+        if not claim_mirror(emit.state, "assistant", [text_key(text)], "item"):
+            emit.add("assistant_response", text, phase=item.get("phase"))
+    else:
+        emit.add("system", text)
+
+
+def _remember_call(emit: _Emitter, call_id: Any, name: str | None, excluded: bool) -> None:
+    if not call_id:
+        return
+    calls: dict[str, list[Any]] = emit.state.setdefault("calls", {})
+    calls[str(call_id)] = [name, excluded]
+    while len(calls) > MAX_CALLS:
+        calls.pop(next(iter(calls)))
+
+
+def _tool_call(emit: _Emitter, name: str | None, call_id: Any, arguments: Any) -> None:
+    excluded = is_moraine_tool(name)
+    meta: dict[str, Any] = {}
+    if is_web_tool(name):
+        meta["web"] = True
+    if excluded:
+        meta["moraine"] = True
+    emit.add("tool_call", arguments_text(name, arguments), tool_name=name, tool_call_id=call_id,
+             arguments=arguments, excluded=excluded, meta=meta)
+    _remember_call(emit, call_id, name, excluded)
+
+
+def _tool_output(emit: _Emitter, call_id: Any, output: Any) -> None:
+    name, excluded = emit.state.get("calls", {}).get(str(call_id), [None, False])
+    decoded = maybe_json(output)
+    text = output if isinstance(output, str) else content_text(output)
+    if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
+        text = decoded["output"]
+    emit.add("tool_response", text, tool_name=name, tool_call_id=call_id,
+             exit_code=exit_code_from_output(decoded), excluded=bool(excluded))
+
+
+def _response_item(item: dict[str, Any], emit: _Emitter) -> None:
+    kind = item.get("type")
+    if kind == "message":
+        _message(item, emit)
+    elif kind in ("function_call", "custom_tool_call"):
+        raw = item.get("arguments") if kind == "function_call" else item.get("input")
+        _tool_call(emit, item.get("name"), item.get("call_id") or item.get("id"), maybe_json(raw))
+    elif kind in ("function_call_output", "custom_tool_call_output"):
+        _tool_output(emit, item.get("call_id"), item.get("output"))
+    elif kind == "local_shell_call":
+        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        _tool_call(emit, "local_shell", item.get("call_id") or item.get("id"), action)
+    elif kind == "web_search_call":
+        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        query = action.get("query") or " ".join(action.get("queries") or [])
+        emit.add("tool_call", str(query or ""), tool_name="web_search", arguments=action or None,
+                 meta={"web": True})
+    elif kind == "reasoning":
+        parts = [content_text(s) for s in item.get("summary") or [] if isinstance(s, dict | str)]
+        parts = [p for p in parts if p]
+        text = "\n".join(parts)
+        keys = [text_key(p) for p in parts] + ([text_key(text)] if text else [])
+        if not text or not claim_mirror(emit.state, "reasoning", keys, "item"):
+            emit.add("reasoning", text, meta={"encrypted": True} if item.get("encrypted_content") else {})
+    elif kind in ("ghost_snapshot", "compaction_summary", "image_generation_call"):
+        emit.add("system", "", meta={"item_type": kind})
+    else:
+        emit.add("unknown", content_text(item.get("content")), meta={"item_type": str(kind)})
+
+
+def _event_msg(payload: dict[str, Any], emit: _Emitter) -> None:
+    kind = payload.get("type")
+    if kind == "user_message":
+        text = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        if not claim_mirror(emit.state, "user", [text_key(text)], "event"):
+            emit.add("user_input", text, starts_turn=True)
+    elif kind == "agent_message":
+        text = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        if not claim_mirror(emit.state, "assistant", [text_key(text)], "event"):
+            emit.add("assistant_response", text, phase=payload.get("phase"))
+    elif kind == "agent_reasoning":
+        text = payload.get("text") if isinstance(payload.get("text"), str) else ""
+        if not claim_mirror(emit.state, "reasoning", [text_key(text)], "event"):
+            emit.add("reasoning", text)
+    elif kind == "task_complete":
+        emit.add("runtime", "", terminal=TERMINAL_FINISH, meta={"status": "task_complete"})
+    elif kind == "turn_aborted":
+        reason = payload.get("reason")
+        emit.add("runtime", f"turn aborted: {reason}" if reason else "turn aborted",
+                 terminal=TERMINAL_ABORT, meta={"status": "turn_aborted"})
+    elif kind in ("task_started", "context_compacted", "error", "stream_error", "shutdown_complete"):
+        message = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        emit.add("runtime", message, meta={"status": kind})
+    else:
+        emit.add("system", "", meta={"event_type": str(kind)})

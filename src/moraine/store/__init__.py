@@ -1,0 +1,1 @@
+"""State directory: write-ahead log, catalog of sessions/turns/events, the Store facade."""
