@@ -138,7 +138,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return _mcp(config)
     if args.command == "status":
         return _status(config, args.json)
-    from moraine.mcp_server.tools import list_sessions, open as open_tool, search_sessions
+    from moraine.mcp_server.tools import list_sessions, search_sessions
+    from moraine.mcp_server.tools import open as open_tool
 
     store = _caught_up_store(config)
     if args.command == "search":
@@ -160,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = exc.exit_code
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:  # `moraine search … | head`: the reader left, nothing to report
+        code = 0
     sys.exit(code)
 
 

@@ -20,7 +20,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 
 
 def _fits(token: str) -> bool:
-    return 2 <= len(token) and len(token.encode("utf-8")) <= MAX_TOKEN_BYTES
+    return len(token) >= 2 and len(token.encode("utf-8")) <= MAX_TOKEN_BYTES
 
 
 def _cjk_grams(run: str) -> list[str]:

@@ -17,7 +17,8 @@ from mcp.server.lowlevel import Server
 from moraine import __version__
 from moraine.mcp_server.contract import Timer, ToolResult
 from moraine.mcp_server.schemas import output_schema
-from moraine.mcp_server.tools import list_sessions, open as open_tool, search_sessions
+from moraine.mcp_server.tools import list_sessions, search_sessions
+from moraine.mcp_server.tools import open as open_tool
 from moraine.store.engine import Store
 
 TOOLS = {module.NAME: module for module in (search_sessions, open_tool, list_sessions)}

@@ -47,7 +47,7 @@ class Timer:
         self.start = time.perf_counter()
 
     def elapsed_ms(self) -> int:
-        return int(round((time.perf_counter() - self.start) * 1000))
+        return round((time.perf_counter() - self.start) * 1000)
 
     def deadline(self, seconds: float) -> float:
         return time.monotonic() + seconds

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from moraine.model import EVENT_TYPES, Event
 from moraine.mcp_server.contract import compact
+from moraine.model import EVENT_TYPES, Event
 from moraine.sources._common import format_ts
 from moraine.store.catalog import Catalog, Session, Turn
 from moraine.store.engine import Store

@@ -12,7 +12,8 @@ import re
 from collections import Counter
 
 _RULES: list[tuple[str, str]] = [
-    ("pem-private-key", r"-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=\s]|\\n|\\r){16,}?-----END[A-Z ]{0,40}PRIVATE KEY-----"),
+    ("pem-private-key",
+     r"-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=\s]|\\n|\\r){16,}?-----END[A-Z ]{0,40}PRIVATE KEY-----"),
     ("aws-access-token", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b"),
     ("github-fine-grained-token", r"\bgithub_pat_[A-Za-z0-9_]{82,}"),
     ("github-token", r"\bgh[pousr]_[A-Za-z0-9_]{36,}"),
