@@ -473,8 +473,8 @@ class ClaudeSession:
                     exit_code=None, **ann) -> int:
         assistant_uuid = self.parent
         block = {"tool_use_id": tid, "type": "tool_result", "content": content}
-        if is_error:
-            block["is_error"] = True
+        if is_error or self.tools[tid] == "Bash":
+            block["is_error"] = is_error
         d = self.base("user", dt)
         d["message"] = {"role": "user", "content": [block]}
         d["toolUseResult"] = result
@@ -525,7 +525,7 @@ def _openai_key() -> str:
 
 
 def _pem() -> str:
-    body = b64blob("pem-1", 8 * 48)
+    body = "MIIEpAIBAAKCAQEA" + b64blob("pem-1", 8 * 48)[16:]
     rows = [body[i:i + 64] for i in range(0, len(body), 64)]
     return "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(rows) + "\n-----END RSA PRIVATE KEY-----"
 
@@ -664,7 +664,7 @@ def build_codex_interrupted() -> SampleFile:
     s.begin_turn()
     s.prompt("Run the e2e suite and tell me which specs are flaky")
     s.reasoning("**Running e2e with repeats**\n\nRepeating each spec three times will surface flaky ones.")
-    n, cid = s.function_call("exec_command", {"cmd": "npm run test:e2e -- --repeat-each=3", "workdir": s.cwd,
+    _n, cid = s.function_call("exec_command", {"cmd": "npm run test:e2e -- --repeat-each=3", "workdir": s.cwd,
                                               "yield_time_ms": 10000})
     s.function_output(cid, "aborted", None, 41.7,
                       note="the interrupted call's output is the literal 'aborted' (no exit code)")
@@ -678,7 +678,8 @@ def build_codex_interrupted() -> SampleFile:
     s.prompt("Skip e2e, it takes forever. Just run the unit tests for src/cart and stop there.")
     s.exec_text("npm test -- src/cart", 0, 6.2,
                 "> webapp@2.4.0 test\n> vitest run src/cart\n\n ✓ src/cart/cart.test.ts (14 tests) 212ms\n"
-                " ✓ src/cart/pricing.test.ts (9 tests) 98ms\n\n Test Files  2 passed (2)\n      Tests  23 passed (23)\n")
+                " ✓ src/cart/pricing.test.ts (9 tests) 98ms\n\n Test Files  2 passed (2)\n"
+                "      Tests  23 passed (23)\n")
     final = "Unit tests for `src/cart` pass: 2 files, 23 tests. I did not run the e2e suite."
     s.say(final)
     s.token_count(11020, 96)
@@ -701,7 +702,7 @@ def build_codex_compaction() -> SampleFile:
     s.developer()
     s.injected(env_context(s.cwd), "environment_context")
     s.begin_turn()
-    p1 = "Refactor the session cache in app/cache/session.py to an LRU with a per-entry TTL"
+    p1 = "Refactor app/cache/session.py into an LRU cache with a per-entry TTL"
     s.prompt(p1)
     s.reasoning("**Reading the current cache**\n\nNeed to see how SessionCache is used before changing it.")
     s.exec_text("sed -n '1,80p' app/cache/session.py", 0, 0.1,
@@ -711,7 +712,8 @@ def build_codex_compaction() -> SampleFile:
     s.apply_patch("*** Begin Patch\n*** Update File: app/cache/session.py\n@@\n-import time\n+import time\n"
                   "+from collections import OrderedDict\n@@\n class SessionCache:\n-    def __init__(self):\n"
                   "-        self._data = {}\n+    def __init__(self, max_entries=1024, ttl_seconds=900.0):\n"
-                  "+        self._data = OrderedDict()\n+        self._max = max_entries\n+        self._ttl = ttl_seconds\n"
+                  "+        self._data = OrderedDict()\n+        self._max = max_entries\n"
+                  "+        self._ttl = ttl_seconds\n"
                   "*** End Patch\n",
                   "Success. Updated the following files:\nM app/cache/session.py\n")
     final1 = ("`SessionCache` is now an `OrderedDict`-backed LRU (default 1024 entries) with a per-entry TTL "
@@ -746,7 +748,8 @@ def build_codex_compaction() -> SampleFile:
     s.begin_turn()
     s.prompt("Add unit tests for the TTL expiry path")
     s.apply_patch("*** Begin Patch\n*** Add File: tests/cache/test_session_ttl.py\n"
-                  "+from app.cache.session import SessionCache\n+\n+\n+def test_expired_entry_is_dropped(monkeypatch):\n"
+                  "+from app.cache.session import SessionCache\n+\n+\n"
+                  "+def test_expired_entry_is_dropped(monkeypatch):\n"
                   "+    now = [1000.0]\n+    monkeypatch.setattr(\"time.monotonic\", lambda: now[0])\n"
                   "+    cache = SessionCache(ttl_seconds=10)\n+    cache.put(\"a\", 1)\n+    now[0] += 11\n"
                   "+    assert cache.get(\"a\") is None\n*** End Patch\n",
@@ -882,7 +885,7 @@ def build_codex_mcp() -> SampleFile:
     s.prompt("Use moraine to find how we fixed the DuplicateColumn migration error last week, then check that "
              "the current migration file still has the guard.")
     args = {"query": "DuplicateColumn email_normalized migration fix", "n_hits": 5}
-    n, cid = s.function_call("mcp__moraine__search_sessions", args, self_traffic=True,
+    _n, cid = s.function_call("mcp__moraine__search_sessions", args, self_traffic=True,
                              note="call to Moraine's own search tool: excluded from default search")
     inv = {"server": "moraine", "tool": "search_sessions", "arguments": args}
     s.rec("event_msg", {"type": "mcp_tool_call_begin", "call_id": cid, "invocation": inv}, 0.01,
@@ -901,7 +904,7 @@ def build_codex_mcp() -> SampleFile:
     s.function_output(cid, hits_text, None, 0.01, self_traffic=True,
                       note="result of Moraine's own search: excluded from default search")
     args2 = {"id": "event:evt_9pW3xL0cJ4"}
-    n2, cid2 = s.function_call("moraine__open", args2, self_traffic=True,
+    _n2, cid2 = s.function_call("moraine__open", args2, self_traffic=True,
                                note="Codex-style qualified MCP name server__tool: Moraine's own open tool")
     inv2 = {"server": "moraine", "tool": "open", "arguments": args2}
     s.rec("event_msg", {"type": "mcp_tool_call_begin", "call_id": cid2, "invocation": inv2}, 0.01,
@@ -1028,7 +1031,7 @@ def build_codex_large() -> SampleFile:
     s.reasoning("**Reading the nightly log**\n\nDumping the whole log; it is large but I need the timings.")
     log = big_log()
     f.extra["large_output_chars"] = None  # filled below
-    n, m = s.exec_text("cat logs/ingest-2026-03-18.log", 0, 0.3, log, dt_out=0.4)
+    _n, m = s.exec_text("cat logs/ingest-2026-03-18.log", 0, 0.3, log, dt_out=0.4)
     out_text = json.loads(f.lines[m - 1].text)["payload"]["output"]
     f.extra["large_line"] = m
     f.extra["large_output_chars"] = len(out_text)
@@ -1072,7 +1075,8 @@ def build_codex_malformed() -> SampleFile:
     s.clock.tick(50)
     s.begin_turn()
     s.prompt("Show me the --onto form for moving feature-b off feature-a onto main")
-    r2 = "`git rebase --onto main feature-a feature-b`: replays the commits of feature-b that are not in feature-a onto main."
+    r2 = ("`git rebase --onto main feature-a feature-b`: replays the commits of feature-b that are not in "
+          "feature-a onto main.")
     s.say(r2, dt=2.5)
     s.token_count(5400, 54)
     s.task_complete(r2)
@@ -1142,7 +1146,8 @@ def build_codex_unknown() -> SampleFile:
                   "-from utils.dates import parseDate, formatDate\n+from utils.dates import format_date, parse_date\n"
                   "*** End Patch\n",
                   "Success. Updated the following files:\nM utils/dates.py\nM app/views/report.py\n")
-    final = "Renamed `parseDate` → `parse_date` and `formatDate` → `format_date`, and updated the one import in app/views/report.py."
+    final = ("Renamed `parseDate` → `parse_date` and `formatDate` → `format_date`, and updated the one import "
+             "in app/views/report.py.")
     s.say(final)
     s.token_count(9100, 140)
     s.task_complete(final)
@@ -1172,7 +1177,7 @@ def build_codex_secrets() -> SampleFile:
                 f"OPENAI_API_KEY={OPENAI_KEY}\nAWS_ACCESS_KEY_ID={AWS_KEY}\nAWS_REGION=eu-west-1\n",
                 secrets=["openai", "aws"])
     s.exec_text("cat deploy/id_rsa", 0, 0.1, PEM + "\n", secrets=["pem"])
-    n, cid = s.function_call("exec_command", {
+    _n, cid = s.function_call("exec_command", {
         "cmd": f"curl -s -H \"Authorization: token {GH_TOKEN}\" https://api.github.com/user", "workdir": s.cwd},
         secrets=["github"], note="secret inside the call arguments (searchable command line): must be redacted")
     s.function_output(cid, "Exit code: 0\nWall time: 0.4 seconds\nOutput:\n{\n  \"message\": \"Bad credentials\",\n"
@@ -1268,7 +1273,8 @@ def build_claude_normal() -> SampleFile:
                       "     9→  if (!isValidEmail(email)) return res.status(400).json({ error: \"invalid_email\" });",
                   {"filePath": path, "oldString": old, "newString": new, "originalFile": "\n".join(SIGNUP_TS),
                    "structuredPatch": [{"oldStart": 8, "oldLines": 3, "newStart": 8, "newLines": 2,
-                                        "lines": ["-" + x for x in old.split("\n")] + ["+" + x for x in new.split("\n")]}],
+                                        "lines": ["-" + x for x in old.split("\n")]
+                                        + ["+" + x for x in new.split("\n")]}],
                    "userModified": False, "replaceAll": False})
     m = s.new_msg_id()
     _, t4 = s.tool_use(m, "Bash", {"command": "npm test -- src/api/signup", "description": "Run signup tests"})
@@ -1278,7 +1284,7 @@ def build_claude_normal() -> SampleFile:
     fail = ("Exit code 1\n FAIL  src/api/signup.test.ts\n  ✕ rejects malformed email with 500 (14 ms)\n\n"
             "  Expected: 500\n  Received: 400\n\nTests: 1 failed, 5 passed, 6 total")
     s.tool_result(t4, fail, "Error: " + fail, is_error=True, exit_code=1, dt=4.0,
-                  note="is_error:true; content states 'Exit code 1'")
+                  note="content states 'Exit code 1'")
     m = s.new_msg_id()
     s.text(m, "One test pinned the old 500; it should expect 400 now.")
     tpath = f"{WEBAPP}/src/api/signup.test.ts"
@@ -1291,7 +1297,8 @@ def build_claude_normal() -> SampleFile:
                   {"filePath": tpath, "userModified": False, "replaceAll": False})
     m = s.new_msg_id()
     _, t6 = s.tool_use(m, "Bash", {"command": "npm test -- src/api/signup", "description": "Re-run signup tests"})
-    ok = " PASS  src/api/signup.test.ts\n  ✓ creates a user (21 ms)\n  ✓ rejects malformed email with 400 (6 ms)\n\nTests: 6 passed, 6 total"
+    ok = (" PASS  src/api/signup.test.ts\n  ✓ creates a user (21 ms)\n  ✓ rejects malformed email with 400 (6 ms)\n\n"
+          "Tests: 6 passed, 6 total")
     s.tool_result(t6, ok, {"stdout": ok, "stderr": "", "interrupted": False, "isImage": False}, dt=4.2)
     m = s.new_msg_id()
     s.text(m, "Fixed: the handler parsed the JSON body with `URLSearchParams`, which decodes `+` as a space, so "
@@ -1567,7 +1574,8 @@ def build_claude_multimodal() -> SampleFile:
     s = ClaudeSession(f, "2026-03-18T06:12:00.900", WEBAPP, "claude-multimodal")
     f.relpath = f"{CLAUDE_PROJECT}/{s.sid}.jsonl"
     s.file_history_snapshot("p1")
-    p1 = "このスクリーンショットのエラーを見てください。\nデータベースの移行が失敗しました。前にも同じことがあった気がします。"
+    p1 = ("このスクリーンショットのエラーを見てください。\n"
+          "データベースの移行が失敗しました。前にも同じことがあった気がします。")
     s.prompt(p1, dt=0.1, blocks=[
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}},
         {"type": "text", "text": p1}],
@@ -1685,7 +1693,9 @@ def derive(f: SampleFile) -> dict:
             entry["turn"] = None
             lines.append(entry)
             continue
-        if a.get("prompt"):
+        if a.get("prompt") and turns and turns[-1]["prompt_line"] is None:
+            turns[-1]["prompt_line"] = i  # first prompt: the lines before it belong to turn 1 too
+        elif a.get("prompt"):
             turn += 1
             turns.append({"ordinal": turn, "first_line": i, "prompt_line": i, "terminal_lines": []})
         elif not turns:
@@ -1695,8 +1705,6 @@ def derive(f: SampleFile) -> dict:
         cur["last_line"] = i
         if a.get("terminal"):
             cur["terminal_lines"].append({"line": i, "reason": a["terminal"]})
-        if cur["prompt_line"] is None and a.get("prompt"):
-            cur["prompt_line"] = i
         entry.update({"record": a.get("record"), "type": a.get("type"), "turn": turn,
                       "event": a.get("type") is not None and a.get("mirror_of") is None})
         for k in ("mirror_of", "tool_name", "exit_code", "is_error", "self_traffic", "terminal", "prompt",
@@ -1714,7 +1722,8 @@ def derive(f: SampleFile) -> dict:
         # final response: last assistant_response event in the turn that is not commentary-phase
         finals = [e for e in lines if e.get("turn") == t["ordinal"] and e.get("type") == "assistant_response"
                   and e.get("event") and "phase commentary" not in (e.get("note") or "")]
-        t["final_response_line"] = finals[-1]["line"] if finals else None
+        # an open turn has no final response yet (never invent one)
+        t["final_response_line"] = finals[-1]["line"] if finals and t["completed"] else None
     stamps = [e["ts"] for e in lines if e.get("ts")]
     sess = dict(f.session)
     sess["harness"] = f.harness
@@ -1766,13 +1775,83 @@ SECRETS = {
 }
 
 
+DEFAULT_TYPES = ("user_input", "assistant_response", "tool_response")
+
+# (query, event_types or None for the default, why). Expected hits are computed below from the annotations:
+# every event (mirrors collapsed) whose line contains the query string, of an allowed type, not unknown, and
+# not Moraine self-traffic. The queries are chosen so that this substring rule is exact.
+PROBES = [
+    (LARGE_NEEDLE, None, "a token ~270,000 chars into a 300 KB tool output is indexed"),
+    ("forever", None, "a Codex prompt and its event_msg mirror give ONE hit"),
+    ("holographic", None, "unknown record types are never searched"),
+    ("tachyon", None, "unknown event_msg types are never searched"),
+    ("zeppelin", None, "unknown response_item types are never searched"),
+    ("evt_9pW3xL0cJ4", None, "Moraine's own tool calls/results are excluded by default"),
+    ("evt_5mQ2rT8vK1", None, "Moraine's own tool results are excluded by default (Codex and Claude)"),
+    ("スクリーンショット", None, "Japanese text is searchable"),
+    ("修复数据库迁移", None, "Chinese text is searchable"),
+    ("naïves", None, "accented Latin text is searchable"),
+    ("idempotent", ["tool_call"], "web search queries are searchable tool_call text"),
+    ("localhost", ["tool_call"], "shell command lines (Bash input.command) are searchable tool_call text"),
+    ("0042_add_email_normalized", ["tool_call"], "file paths in tool arguments are searchable tool_call text"),
+    ("OrderedDict", ["compaction"], "the Codex compaction summary is searchable; replacement_history adds nothing"),
+    ("fake timers", ["compaction"], "the Claude isCompactSummary text is searchable as compaction"),
+]
+
+
+def _parts(q: str) -> list[str]:
+    """Conservative stand-ins for what a code-aware / CJK tokenizer may split a query into."""
+    import re
+
+    words = [w for w in re.split(r"[^0-9A-Za-z\u00c0-\u024f]+", q) if w]
+    parts = set()
+    for w in words:
+        parts.add(w.lower())
+        parts.update(x.lower() for x in re.findall(r"[A-Z]?[a-z\u00c0-\u024f]+|[A-Z]+(?![a-z])|[0-9]+", w))
+    parts.update(ch for ch in q if ord(ch) > 0x2E80)  # CJK: single characters
+    return sorted(p for p in parts if len(p) >= 2 or ord(p[0]) > 0x2E80)
+
+
+def _probe_hits(q: str, allowed: set, derived, files, fold: bool) -> list[dict]:
+    hits = []
+    for d, f in zip(derived, files, strict=True):
+        for e, ln in zip(d["lines"], f.lines, strict=True):
+            text = ln.text.lower() if fold else ln.text
+            if e["status"] != "ok" or q not in text:
+                continue
+            ev = e if e.get("event") else next((x for x in d["lines"] if x["line"] == e.get("mirror_of")), None)
+            if ev is None or ev.get("type") not in allowed or ev.get("type") == "unknown":
+                continue
+            if ev.get("self_traffic"):
+                continue
+            hit = {"file": d["key"], "line": ev["line"], "type": ev["type"]}
+            if hit not in hits:
+                hits.append(hit)
+    return hits
+
+
+def probes(derived: list[dict], files: list[SampleFile]) -> list[dict]:
+    out = []
+    for q, types, why in PROBES:
+        allowed = set(types or DEFAULT_TYPES)
+        hits = _probe_hits(q, allowed, derived, files, fold=False)
+        wider = []
+        for part in _parts(q):
+            for h in _probe_hits(part, allowed, derived, files, fold=True):
+                if h not in hits and h not in wider:
+                    wider.append(h)
+        out.append({"query": q, "event_types": types, "match": "includes" if wider else "exact",
+                    "expect": hits, "why": why})
+    return out
+
+
 def oracle(files: list[SampleFile]) -> dict:
     derived = [derive(f) for f in files]
     secret_hits = {}
-    for d, f in zip(derived, files, strict=True):
+    for d, _f in zip(derived, files, strict=True):
         for e in d["lines"]:
             for k in e.get("secrets", []):
-                secret_hits.setdefault(k, []).append({"file": d["path"], "line": e["line"]})
+                secret_hits.setdefault(k, []).append({"file": d["key"], "line": e["line"]})
     return {
         "format": "moraine-data-samples-oracle/1",
         "generated_by": "data_samples/build_samples.py",
@@ -1780,12 +1859,20 @@ def oracle(files: list[SampleFile]) -> dict:
         "secrets": [{"key": k, "rule": SECRETS[k][0], "value": SECRETS[k][1],
                      "must_never_appear": ([SECRETS[k][1]] if k != "pem" else PEM_BODY_LINES),
                      "occurrences": secret_hits.get(k, [])} for k in SECRETS],
-        "image_base64_must_never_appear": [PNG_B64, PNG_B64[40:80]],
+        "image_base64_must_never_appear": [PNG_B64, PNG_B64[200:224]],
         "large_output_needle": LARGE_NEEDLE,
+        "search_probes": probes(derived, files),
     }
 
 
 # =========================================================================== README rendering
+
+
+def code(s: str) -> str:
+    """Inline code span that survives backticks inside s."""
+    if "`" not in s:
+        return f"`{s}`"
+    return f"`` {s} ``"
 
 
 def md_escape(s: str) -> str:
@@ -1820,10 +1907,10 @@ def render_readme(o: dict, prose: str) -> str:
         out.append(f"- **Sessions in file**: 1. **cwd**: `{s['cwd']}`" + (f" ({s['cwd_note']})" if s.get("cwd_note")
                                                                           else ""))
         if s["title"] is not None:
-            out.append(f"- **Title** ({s['title_source']}): `{s['title']}`")
+            out.append(f"- **Title** ({s['title_source']}): {code(s['title'])}")
         else:
             out.append(f"- **Title** ({s['title_source']}): the first line is {len(s['title_first_line'])} chars, "
-                       f"so it is cut to ~80: a prefix of `{s['title_first_line']}`")
+                       f"so it is cut to ~80: a prefix of {code(s['title_first_line'])}")
         out.append(f"- **Mode**: `{s['mode']}`. **Model**: {('`'+s['model']+'`') if s.get('model') else 'unknown'}. "
                    f"**started_at** {s['started_at']}, **updated_at** {s['updated_at']}")
         out.append(f"- **Turns**: {s['turn_count']}; **session completed**: {str(s['completed']).lower()}; "
@@ -1888,12 +1975,23 @@ def render_readme(o: dict, prose: str) -> str:
             out.append(f"| {e['line']} | {e['offset']} | {md_escape(e['record'])} | {typ} | {e['turn']} | "
                        f"{md_escape('; '.join(notes))} |")
         out.append("")
+    out.append("## Search probes\n")
+    out.append("Each query runs over ALL the sample files indexed together. `match: exact`: the hits are exactly "
+               "these events (mirrors collapsed, order not asserted); `match: includes`: these events must be "
+               "among the hits (a unigram CJK or code-splitting tokenizer may legitimately match more with OR "
+               "semantics). `default` = user_input, assistant_response, tool_response.\n")
+    out.append("| query | event_types | match | expected hits (file key L#, type) | checks |")
+    out.append("|---|---|---|---|---|")
+    for p in o["search_probes"]:
+        hits = "; ".join(f"{h['file']} L{h['line']} {h['type']}" for h in p["expect"]) or "**none**"
+        out.append(f"| `{p['query']}` | {p['event_types'] or 'default'} | {p['match']} | {hits} | {p['why']} |")
+    out.append("")
     out.append("## Secrets that must never appear in the index\n")
     out.append("None of these strings may appear in any stored event text, payload, raw line copy, snippet, "
                "open() output or search result, in decoded form or JSON-escaped form. Searching for any of "
                "them must return no hit.\n")
     for s in o["secrets"]:
-        where = ", ".join(f"`{x['file'].rsplit('/', 1)[-1][:40]}…` L{x['line']}" for x in s["occurrences"])
+        where = ", ".join(f"{x['file']} L{x['line']}" for x in s["occurrences"])
         if s["key"] == "pem":
             out.append(f"- **{s['key']}** (`{s['rule']}`): the whole block from `-----BEGIN RSA PRIVATE KEY-----` "
                        f"to `-----END RSA PRIVATE KEY-----`; in particular none of its {len(s['must_never_appear'])} "
@@ -1904,8 +2002,144 @@ def render_readme(o: dict, prose: str) -> str:
             out.append(f"- **{s['key']}** (`{s['rule']}`): `{s['value']}`. Occurs on: {where}")
     out.append("")
     out.append("Image bytes: no substring of the base64 PNG in `claude-image-unicode-web-mcp` (it starts "
-               f"`{PNG_B64[:24]}`) may be indexed; e.g. searching `{PNG_B64[40:60]}` must return no hit.\n")
+               f"`{PNG_B64[:24]}`) may be indexed; e.g. searching `{PNG_B64[200:224]}` must return no hit.\n")
     return "\n".join(out) + "\n"
+
+
+def verify_disk() -> list[str]:
+    """Independent checks of the files on disk against expected.json (uses none of the builders above)."""
+    import re
+
+    o = json.loads((ROOT / "expected.json").read_text(encoding="utf-8"))
+    ts_re = re.compile(r"^2026-03-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+    errs: list[str] = []
+
+    def err(*a):
+        errs.append(" ".join(map(str, a)))
+
+    def text_of(v: dict):
+        p = v.get("payload", {})
+        if p.get("type") == "message":
+            return "".join(c.get("text", "") for c in p["content"])
+        if p.get("type") in ("user_message", "agent_message"):
+            return p["message"]
+        if p.get("type") == "reasoning":
+            return "".join(x["text"] for x in p["summary"])
+        if p.get("type") == "agent_reasoning":
+            return p["text"]
+        return None
+
+    all_bytes: dict[str, bytes] = {}
+    for d in o["files"]:
+        key, s = d["key"], d["session"]
+        data = (ROOT / d["path"]).read_bytes()
+        all_bytes[key] = data
+        if len(data) != d["bytes"]:
+            err(key, "size")
+        raw = data.split(b"\n")
+        if data.endswith(b"\n"):
+            raw = raw[:-1]
+        if len(raw) != d["line_count"] or d["ends_with_newline"] != data.endswith(b"\n"):
+            err(key, "line count / newline flag")
+        off, objs = 0, {}
+        for i, (b, e) in enumerate(zip(raw, d["lines"], strict=False), 1):
+            if e["line"] != i or e["offset"] != off or e["bytes"] != len(b):
+                err(key, i, "offset/length")
+            try:
+                v, parsed = json.loads(b.decode("utf-8")), True
+            except ValueError:
+                v, parsed = None, False
+            st = e["status"]
+            if st == "ok":
+                if not (parsed and isinstance(v, dict)):
+                    err(key, i, "ok line is not a JSON object")
+                    continue
+                objs[i] = v
+                if "timestamp" in v and not ts_re.match(v["timestamp"]):
+                    err(key, i, "timestamp format")
+            elif st == "malformed" and parsed and isinstance(v, dict):
+                err(key, i, "malformed line parses as an object")
+            elif st == "blank" and b.strip():
+                err(key, i, "blank line is not blank")
+            elif st == "partial":
+                if i != len(raw) or data.endswith(b"\n") or parsed:
+                    err(key, i, "partial line")
+                if not isinstance(json.loads(b.decode() + d["extra"]["partial_remainder"]), dict):
+                    err(key, i, "partial remainder")
+            off += len(b) + 1
+        stamps = [objs[i]["timestamp"] for i in sorted(objs) if "timestamp" in objs[i]]
+        if stamps != sorted(stamps) or (min(stamps), max(stamps)) != (s["started_at"], s["updated_at"]):
+            err(key, "timestamps: order or started_at/updated_at")
+        for e in d["lines"]:
+            if e.get("mirror_of"):
+                a, b2 = objs[e["line"]], objs[e["mirror_of"]]
+                if text_of(a) != text_of(b2) or a["timestamp"] != b2["timestamp"]:
+                    err(key, e["line"], "mirror differs")
+        calls, results = {}, {}
+        for i, v in objs.items():
+            if d["harness"] == "codex":
+                p = v.get("payload", v)
+                if p.get("type") in ("function_call", "custom_tool_call"):
+                    calls[p["call_id"]] = p["name"]
+                if p.get("type") in ("function_call_output", "custom_tool_call_output"):
+                    results[p["call_id"]] = i
+            else:
+                c = v.get("message", {}).get("content")
+                for blk in c if isinstance(c, list) else []:
+                    if blk.get("type") == "tool_use":
+                        calls[blk["id"]] = blk["name"]
+                    if blk.get("type") == "tool_result":
+                        results[blk["tool_use_id"]] = i
+        for cid, i in results.items():
+            if calls.get(cid) is None or d["lines"][i - 1].get("tool_name") != calls[cid]:
+                err(key, i, "tool result without its call / wrong tool_name")
+        if d["harness"] == "codex":
+            sid = s["native_session_id"]
+            first = objs[1].get("payload", objs[1])
+            if not d["path"].endswith(sid + ".jsonl") or first.get("id") != sid:
+                err(key, "codex session id")
+        else:
+            sids = {v["sessionId"] for v in objs.values() if "sessionId" in v}
+            owner = s.get("parent_session_id") or s["native_session_id"]
+            if sids != {owner}:
+                err(key, "sessionId values", sids)
+            if s.get("parent_session_id"):
+                if f"/{owner}/subagents/agent-{s['agent_id']}.jsonl" not in d["path"] or not all(
+                        v.get("isSidechain") is True and v.get("agentId") == s["agent_id"] for v in objs.values()):
+                    err(key, "subagent path / flags")
+            elif not d["path"].endswith(owner + ".jsonl"):
+                err(key, "claude file name")
+            seen: set = set()
+            for i, v in objs.items():
+                if "uuid" in v:
+                    if v.get("parentUuid") is not None and v["parentUuid"] not in seen:
+                        err(key, i, "dangling parentUuid")
+                    seen.add(v["uuid"])
+                    if any(k not in v for k in ("cwd", "gitBranch", "version", "sessionId", "timestamp")):
+                        err(key, i, "chained record lacks a common field")
+        for t in s["turns"]:
+            if t["completed"] != bool(t["terminal_lines"]):
+                err(key, "turn completion")
+        if s["completed"] != s["turns"][-1]["completed"]:
+            err(key, "session completion")
+    for sec in o["secrets"]:
+        occ = {(x["file"], x["line"]) for x in sec["occurrences"]}
+        for needle in sec["must_never_appear"]:
+            found = {(k, i) for k, b in all_bytes.items() for i, ln in enumerate(b.split(b"\n"), 1)
+                     if needle.encode() in ln}
+            if not found or not found <= occ:
+                err("secret", sec["key"], "found on", sorted(found))
+    png = o["image_base64_must_never_appear"][0].encode()
+    if [(k, i) for k, b in all_bytes.items() for i, ln in enumerate(b.split(b"\n"), 1) if png in ln] != [
+            ("claude-image-unicode-web-mcp", 2)]:
+        err("image base64 location")
+    big = next(d for d in o["files"] if d["key"] == "codex-large-output")
+    out = json.loads(all_bytes[big["key"]].split(b"\n")[big["extra"]["large_line"] - 1])["payload"]["output"]
+    if not (len(out) == big["extra"]["large_output_chars"] and 290_000 < len(out) < 310_000
+            and out.count(o["large_output_needle"]) == 1
+            and out.index(o["large_output_needle"]) == big["extra"]["needle_char_offset_in_output"]):
+        err("large output")
+    return errs
 
 
 PROSE = ROOT / "README.intro.md"
@@ -1931,7 +2165,11 @@ def main() -> int:
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
     if check:
-        print("ok" if not bad else f"{bad} file(s) differ")
+        errs = verify_disk()
+        for e in errs:
+            print("VERIFY:", e)
+        bad += len(errs)
+        print("ok" if not bad else f"{bad} problem(s)")
     return 1 if bad else 0
 
 

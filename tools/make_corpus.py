@@ -944,7 +944,7 @@ class _Sim:
         if target > 20_000:
             f = max((rng.choice(p.files) for _ in range(6)), key=lambda x: x.lines)
         want = max(8, target // 38)
-        if want >= f.lines or rng.random() < 0.3:
+        if want >= f.lines:
             first, last = 0, f.lines
         else:
             first = rng.randrange(f.lines - want)

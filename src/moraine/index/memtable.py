@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 _EMPTY = (np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint32))
@@ -21,11 +19,11 @@ class MemTable:
     def __len__(self) -> int:
         return len(self.doc_ids)
 
-    def add(self, doc_id: int, tokens: list[str]) -> None:
+    def add(self, doc_id: int, term_tfs: dict[str, int], length: int) -> None:
         self.doc_ids.append(doc_id)
-        self.doc_lens.append(len(tokens))
+        self.doc_lens.append(length)
         docs, tfs = self.docs, self.tfs
-        for term, tf in Counter(tokens).items():
+        for term, tf in term_tfs.items():
             plist = docs.get(term)
             if plist is None:
                 docs[term] = [doc_id]

@@ -46,14 +46,14 @@ class InvertedIndex:
         self.live.append(False)
         return self.doc_len.size - 1
 
-    def add(self, doc_id: int, tokens: list[str]) -> None:
-        if not tokens:
+    def add(self, doc_id: int, term_tfs: dict[str, int], length: int) -> None:
+        if not length:
             return
-        self.mem.add(doc_id, tokens)
-        self.doc_len[doc_id] = len(tokens)
+        self.mem.add(doc_id, term_tfs, length)
+        self.doc_len[doc_id] = length
         self.live[doc_id] = True
         self.n_docs += 1
-        self.total_len += len(tokens)
+        self.total_len += length
 
     def delete(self, doc_id: int) -> None:
         if self.live.view[doc_id]:

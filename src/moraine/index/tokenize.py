@@ -9,7 +9,7 @@ than two characters are dropped except CJK; tokens longer than 64 bytes are drop
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections import Counter
 
 MAX_TOKEN_BYTES = 64
 MAX_TEXT_CHARS = 1_000_000
@@ -51,7 +51,6 @@ def _split_piece(piece: str, out: list[str]) -> None:
             out.append(part)
 
 
-@lru_cache(maxsize=400_000)
 def _compound_tokens(compound: str) -> tuple[str, ...]:
     if compound.isascii() and compound.isalnum() and (compound.islower() or compound.isdigit()):
         return (compound,) if _fits(compound) else ()
@@ -65,13 +64,48 @@ def _compound_tokens(compound: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_CACHE: dict[str, tuple[str, ...]] = {}
+_CACHE_LIMIT = 500_000
+
+
 def tokenize(text: str) -> list[str]:
-    """All tokens of a document, in order, with repeats (they are term frequencies)."""
+    """All tokens of a document, in order, with repeats (they are term frequencies).
+
+    Identifiers repeat heavily (Zipf), so each distinct compound is split once and cached.
+    """
     tokens: list[str] = []
     extend = tokens.extend
+    cache = _CACHE
+    get = cache.get
     for compound in _COMPOUND.findall(text[:MAX_TEXT_CHARS]):
-        extend(_compound_tokens(compound))
+        parts = get(compound)
+        if parts is None:
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            parts = cache[compound] = _compound_tokens(compound)
+        extend(parts)
     return tokens
+
+
+def term_frequencies(text: str) -> tuple[dict[str, int], int]:
+    """Term → tf and the document length, as `Counter(tokenize(text))` would give.
+
+    Counting the compounds first (in C) means each distinct identifier is expanded once
+    per document, not once per occurrence: large tool outputs repeat a lot.
+    """
+    cache = _CACHE
+    tfs: dict[str, int] = {}
+    length = 0
+    for compound, count in Counter(_COMPOUND.findall(text[:MAX_TEXT_CHARS])).items():
+        parts = cache.get(compound)
+        if parts is None:
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            parts = cache[compound] = _compound_tokens(compound)
+        length += count * len(parts)
+        for part in parts:
+            tfs[part] = tfs.get(part, 0) + count
+    return tfs, length
 
 
 def query_terms(text: str, max_terms: int) -> list[str]:

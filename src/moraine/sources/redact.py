@@ -35,12 +35,34 @@ _RULES: list[tuple[str, str]] = [
     ("dockerhub-token", r"\bdckr_pat_[A-Za-z0-9_-]{20,}"),
     ("linear-api-key", r"\blin_api_[A-Za-z0-9]{30,}"),
 ]
-_COMBINED = re.compile("|".join(f"(?P<r{i}>{pattern})" for i, (_, pattern) in enumerate(_RULES)))
-_PREFILTER = re.compile(
-    r"PRIVATE KEY|AKIA|ASIA|ABIA|ACCA|A3T|github_pat_|gh[pousr]_|gl(?:pat|ft|cbt|soat|dt)-|xox|hooks\.slack|AIza"
-    r"|ya29\.|eyJ|_test_|_live_|whsec_|sk-|hf_|SG\.|npm_|pypi-|dop_v1_|dckr_pat_|lin_api_"
-    r"|(?i:api[_-]?key|access[_-]?token|auth|bearer|secret|passw|credential|private[_-]?key|token)"
-)
+# Literal markers that must occur for a rule to possibly match: a plain substring test per
+# rule keeps redaction cheap on the vast majority of lines, which hold no credential at all.
+_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "pem-private-key": ("-----BEGIN",),
+    "aws-access-token": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+    "github-fine-grained-token": ("github_pat_",),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "gitlab-token": ("glpat-", "glft-", "glcbt-", "glsoat-", "gldt-"),
+    "slack-token": ("xox",),
+    "slack-webhook": ("hooks.slack.com",),
+    "google-api-key": ("AIza",),
+    "google-oauth-token": ("ya29.",),
+    "jwt": ("eyJ",),
+    "stripe-token": ("_test_", "_live_"),
+    "stripe-webhook-secret": ("whsec_",),
+    "anthropic-api-key": ("sk-ant-",),
+    "openai-api-key": ("sk-",),
+    "huggingface-token": ("hf_",),
+    "sendgrid-api-key": ("SG.",),
+    "npm-token": ("npm_",),
+    "pypi-token": ("pypi-",),
+    "digitalocean-token": ("dop_v1_",),
+    "dockerhub-token": ("dckr_pat_",),
+    "linear-api-key": ("lin_api_",),
+}
+_COMPILED = [(name, _KEYWORDS[name], re.compile(pattern)) for name, pattern in _RULES]
+_GENERIC_WORDS = ("key", "token", "secret", "passw", "auth", "bearer", "credential")
+_SEPARATOR_AHEAD = re.compile(r"(?:ord|d|orization)?(?:[\"']?\s*[:=]\s*[\"']?|\s+)[0-9a-z_./+=-]{20}")
 _GENERIC = re.compile(
     r"(?i)(?P<key>api[_-]?key|access[_-]?token|auth[_-]?token|authorization|bearer|client[_-]?secret|credential"
     r"|passwd|password|private[_-]?key|secret|token)(?P<sep>[\"']?\s*[:=]\s*[\"']?|\s+)"
@@ -77,14 +99,51 @@ def _generic(match: re.Match[str]) -> str:
     return f"{match.group('key')}{match.group('sep')}[REDACTED:generic-api-key]"
 
 
+_BACKSTEP = {"stripe-token": 2}  # the marker `_test_` sits two characters into the match
+
+
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    """Where credentials are: each rule is tried only where its marker literally occurs."""
+    spans: list[tuple[int, int, str]] = []
+    for name, keywords, pattern in _COMPILED:
+        for keyword in keywords:
+            pos = text.find(keyword)
+            while pos >= 0:
+                match = pattern.match(text, max(0, pos - _BACKSTEP.get(name, 0)))
+                if match:
+                    spans.append((match.start(), match.end(), name))
+                    pos = text.find(keyword, max(match.end(), pos + 1))
+                else:
+                    pos = text.find(keyword, pos + 1)
+    return spans
+
+
 def redact(text: str) -> str:
     """Replace every credential in `text` by `[REDACTED:<rule>]`."""
-    if not _PREFILTER.search(text):
-        return text
+    spans = _spans(text)
+    if spans:
+        spans.sort(key=lambda s: (s[0], -s[1]))
+        out, last = [], 0
+        for start, end, name in spans:
+            if start < last:
+                continue  # overlapped by an earlier, longer match
+            out.append(text[last:start])
+            out.append(f"[REDACTED:{name}]")
+            last = end
+        out.append(text[last:])
+        text = "".join(out)
+    if _may_hold_assignment(text):
+        text = _GENERIC.sub(_generic, text)
+    return text
 
-    def named(match: re.Match[str]) -> str:
-        index = int(match.lastgroup[1:])  # type: ignore[index]
-        return f"[REDACTED:{_RULES[index][0]}]"
 
-    text = _COMBINED.sub(named, text)
-    return _GENERIC.sub(_generic, text)
+def _may_hold_assignment(text: str) -> bool:
+    """Cheap test for `password=…` / `token: …` shapes before the costly generic regex."""
+    lowered = text.lower()
+    for word in _GENERIC_WORDS:
+        pos = lowered.find(word)
+        while pos >= 0:
+            if _SEPARATOR_AHEAD.match(lowered, pos + len(word)):
+                return True
+            pos = lowered.find(word, pos + len(word))
+    return False

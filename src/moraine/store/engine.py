@@ -21,7 +21,7 @@ import numpy as np
 from moraine.config import Config
 from moraine.errors import StateError
 from moraine.index.searcher import Hits, InvertedIndex
-from moraine.index.tokenize import query_terms, tokenize
+from moraine.index.tokenize import query_terms, term_frequencies
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
 from moraine.store.catalog import Catalog, Session
@@ -113,7 +113,7 @@ class Store:
             doc = index.reserve_doc()
             catalog.append(doc, event)
             if event.type not in UNINDEXED and not event.excluded:
-                index.add(doc, tokenize(event.text))
+                index.add(doc, *term_frequencies(event.text))
         for ix, before in touched.items():
             catalog.touch(catalog.sessions[ix], before)
         for row in payload.get("issues", ()):

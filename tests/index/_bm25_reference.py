@@ -1,0 +1,116 @@
+"""A naive, independent Okapi BM25 reference: plain Python loops over every document.
+
+It shares only the tokenizer with Moraine (documents and queries must be split the same
+way); corpus statistics, scores, normalization, filters, ranking and `total` are computed
+here from the definitions, never through `moraine.index.bm25` or the searcher.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from moraine.index.tokenize import query_terms, tokenize
+
+
+@dataclass
+class RefDoc:
+    doc_id: int
+    tf: dict[str, int]
+    length: int
+    type_code: int
+    ts: int
+    uid: bytes
+
+
+@dataclass
+class RefResult:
+    docs: list[int]
+    raw: list[float]
+    normalized: list[float]
+    total: int
+
+
+def ref_doc(doc_id: int, text: str, type_code: int, ts: int, uid: bytes) -> RefDoc | None:
+    """A live document, or None when the text has no token (not a document at all)."""
+    tokens = tokenize(text)
+    if not tokens:
+        return None
+    return RefDoc(doc_id, dict(Counter(tokens)), len(tokens), type_code, ts, uid)
+
+
+def reference_search(
+    docs: list[RefDoc],
+    terms: list[str],
+    k: int,
+    *,
+    k1: float,
+    b: float,
+    allowed_codes: set[int],
+    scope: set[int] | None,
+) -> RefResult:
+    """BM25 over `docs` (the live documents of every type) for distinct query `terms`."""
+    assert len(set(terms)) == len(terms), "the reference expects distinct query terms"
+    n = len(docs)
+    if n == 0 or not terms:
+        return RefResult([], [], [], 0)
+    total_len = 0
+    for doc in docs:
+        total_len += doc.length
+    avgdl = total_len / n
+    idf: dict[str, float] = {}
+    for term in terms:
+        df = 0
+        for doc in docs:
+            if term in doc.tf:
+                df += 1
+        idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    scored: list[tuple[float, RefDoc]] = []
+    for doc in docs:
+        score = 0.0
+        for term in terms:
+            tf = doc.tf.get(term, 0)
+            if tf:
+                score += idf[term] * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * doc.length / avgdl))
+        if score > 0 and doc.type_code in allowed_codes and (scope is None or doc.doc_id in scope):
+            scored.append((score, doc))
+    # raw score desc, then timestamp desc, then uid asc
+    scored.sort(key=lambda pair: (pair[1].uid))
+    scored.sort(key=lambda pair: (-pair[0], -pair[1].ts))
+    best = 0.0
+    for term in terms:
+        best += idf[term] * (k1 + 1.0)
+    top = scored[:k]
+    return RefResult(
+        docs=[d.doc_id for _, d in top],
+        raw=[s for s, _ in top],
+        normalized=[min(1.0, max(0.0, s / best)) for s, _ in top],
+        total=len(scored),
+    )
+
+
+def assert_hits_match(hits, ref: RefResult, context: str = "") -> None:
+    """Same documents in the same order, raw and normalized scores within 1e-9, same total."""
+    got = [int(d) for d in hits.docs]
+    assert hits.total == ref.total, f"total {hits.total} != reference {ref.total} {context}"
+    if got != ref.docs:
+        first = next((i for i, (a, c) in enumerate(zip(got, ref.docs)) if a != c), min(len(got), len(ref.docs)))
+        raise AssertionError(
+            f"ranking differs at position {first} {context}: got {got[first:first + 5]} "
+            f"raw {list(np.asarray(hits.raw)[first:first + 5])}, reference {ref.docs[first:first + 5]} "
+            f"raw {ref.raw[first:first + 5]} (lengths {len(got)} vs {len(ref.docs)})"
+        )
+    raw = np.asarray(hits.raw, dtype=np.float64)
+    norm = np.asarray(hits.scores, dtype=np.float64)
+    assert raw.shape == (len(ref.raw),) and norm.shape == (len(ref.raw),)
+    if len(ref.raw):
+        assert np.max(np.abs(raw - np.array(ref.raw))) <= 1e-9, f"raw scores differ {context}"
+        assert np.max(np.abs(norm - np.array(ref.normalized))) <= 1e-9, f"normalized scores differ {context}"
+        assert np.all((norm >= 0) & (norm <= 1))
+
+
+def distinct_terms(query: str, max_terms: int = 32) -> list[str]:
+    return query_terms(query, max_terms)

@@ -1,0 +1,345 @@
+"""InvertedIndex.search against a naive BM25 reference, on a seeded random corpus.
+
+The corpus is fed straight into `InvertedIndex` the way the Store does it (every event
+reserves a doc id, only indexable ones get postings), sealed at random points so several
+segments and a memtable coexist, with tombstones in both. Every query is checked for the
+exact ranking, raw and normalized scores, and `total`.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _agentlogs import SEARCHABLE, TextMaker, make_vocabulary
+from _bm25_reference import RefDoc, assert_hits_match, distinct_terms, ref_doc, reference_search
+
+from moraine.index.searcher import InvertedIndex
+from moraine.index.segment import ARRAYS, Segment
+from moraine.index.tokenize import tokenize
+from moraine.model import EVENT_TYPES, TYPE_CODE
+
+UNKNOWN = TYPE_CODE["unknown"]
+K1, B = 1.2, 0.75
+_B32 = string.ascii_lowercase + "234567"
+
+
+class Corpus:
+    """An InvertedIndex plus the per-doc metadata columns and the reference's live docs."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.texts = TextMaker(self.rng, make_vocabulary(self.rng, 900))
+        self.index = InvertedIndex()
+        self.type_codes: list[int] = []
+        self.ts: list[int] = []
+        self.uids: list[bytes] = []
+        self.live: dict[int, RefDoc] = {}
+
+    def add_docs(self, n: int, seals: int, deletes: int) -> None:
+        rng = self.rng
+        start = len(self.type_codes)
+        seal_at = set(rng.sample(range(start + 1, start + n), seals))
+        delete_at = set(rng.sample(range(start + 1, start + n), deletes))
+        for _ in range(n):
+            doc = self.index.reserve_doc()
+            assert doc == len(self.type_codes)
+            type_code = UNKNOWN if rng.random() < 0.08 else TYPE_CODE[rng.choice(SEARCHABLE)]
+            text = self.texts.text()
+            ts = 1_760_000_000_000 + rng.randint(0, 400) * 1000  # many timestamp ties
+            uid = "".join(rng.choice(_B32) for _ in range(26)).encode("ascii")
+            self.type_codes.append(type_code)
+            self.ts.append(ts)
+            self.uids.append(uid)
+            if type_code != UNKNOWN:  # the Store never indexes `unknown` events
+                self.index.add(doc, tokenize(text))
+                ref = ref_doc(doc, text, type_code, ts, uid)
+                if ref is not None:
+                    self.live[doc] = ref
+            if doc in seal_at:
+                self.index.seal()
+            if doc in delete_at:
+                self.delete_random(rng.randint(1, 12))
+
+    def delete_random(self, n: int) -> None:
+        """Tombstone some live docs (in segments and memtable) and poke at dead ones."""
+        rng = self.rng
+        for doc in rng.sample(sorted(self.live), min(n, len(self.live))):
+            self.index.delete(doc)
+            del self.live[doc]
+            self.index.delete(doc)  # a second delete is a no-op
+        dead = [d for d in range(len(self.type_codes)) if d not in self.live]
+        for doc in rng.sample(dead, min(3, len(dead))):
+            self.index.delete(doc)  # never-indexed or already deleted: no-op
+
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return (np.array(self.type_codes, dtype=np.uint8), np.array(self.ts, dtype=np.int64),
+                np.array(self.uids, dtype="S26"))
+
+    def random_request(self) -> tuple[list[str], int, set[int], np.ndarray | None]:
+        rng = self.rng
+        query = self.texts.query()
+        if rng.random() < 0.1:
+            query += " " + "".join(rng.choice("qwxyz") for _ in range(60))  # longer than any stored term
+        terms = distinct_terms(query)
+        k = rng.choice((1, 3, 10, 25, 50, rng.randint(1, 200), 10**6))
+        roll = rng.random()
+        if roll < 0.3:
+            allowed = set(range(len(SEARCHABLE)))
+        elif roll < 0.4:
+            allowed = set(range(len(EVENT_TYPES)))  # `unknown` allowed: still never indexed
+        else:
+            allowed = {TYPE_CODE[t] for t in rng.sample(SEARCHABLE, rng.randint(1, 4))}
+        scope = None
+        n_docs = len(self.type_codes)
+        if rng.random() < 0.45:
+            size = rng.choice((1, 5, rng.randint(1, n_docs)))
+            scope = np.array(sorted(rng.sample(range(n_docs), size)), dtype=np.int64)
+        return terms, k, allowed, scope
+
+    def search(self, terms, k, allowed, scope, *, k1: float = K1, b: float = B):
+        type_codes, ts, uids = self.columns()
+        mask = np.zeros(len(EVENT_TYPES), dtype=bool)
+        mask[sorted(allowed)] = True
+        return self.index.search(terms, k, k1=k1, b=b, type_codes=type_codes, allowed_types=mask,
+                                 tiebreak_ts=ts, tiebreak_uid=uids, scope=scope)
+
+    def reference(self, terms, k, allowed, scope, *, k1: float = K1, b: float = B):
+        return reference_search(list(self.live.values()), terms, k, k1=k1, b=b, allowed_codes=allowed,
+                                scope=None if scope is None else {int(s) for s in scope})
+
+    def check(self, n_queries: int, *, k1: float = K1, b: float = B) -> int:
+        """Compare `n_queries` random requests; returns how many had at least one hit."""
+        assert self.index.n_docs == len(self.live)
+        assert self.index.total_len == sum(d.length for d in self.live.values())
+        with_hits = 0
+        for i in range(n_queries):
+            terms, k, allowed, scope = self.random_request()
+            hits = self.search(terms, k, allowed, scope, k1=k1, b=b)
+            ref = self.reference(terms, k, allowed, scope, k1=k1, b=b)
+            ctx = f"(query {i}: terms={terms} k={k} types={sorted(allowed)} scope={None if scope is None else len(scope)})"
+            assert_hits_match(hits, ref, ctx)
+            with_hits += bool(ref.docs)
+        return with_hits
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    c = Corpus(seed=20260101)
+    c.add_docs(3200, seals=4, deletes=25)
+    return c
+
+
+def test_corpus_has_segments_memtable_and_tombstones(corpus: Corpus) -> None:
+    idx = corpus.index
+    assert len(idx.segments) >= 4
+    assert len(idx.mem) > 0
+    indexed = int(np.count_nonzero(idx.doc_len.view))
+    assert indexed > len(corpus.live) > 2000  # some indexed docs are tombstones
+    assert UNKNOWN in corpus.type_codes
+    assert any(len(v) > 6 and any("\u3040" <= ch <= "\u9fff" for ch in v) for v in corpus.texts.vocab)
+
+
+def test_search_matches_reference(corpus: Corpus) -> None:
+    assert corpus.check(200) > 150
+
+
+def test_search_matches_reference_other_parameters(corpus: Corpus) -> None:
+    assert corpus.check(40, k1=2.0, b=0.3) > 25
+    assert corpus.check(20, k1=0.5, b=1.0) > 10
+    assert corpus.check(20, k1=1.2, b=0.0) > 10
+
+
+@pytest.mark.parametrize("seal_after", [False, True])
+def test_search_matches_reference_after_appending(seal_after: bool) -> None:
+    c = Corpus(seed=4242 + seal_after)
+    c.add_docs(1500, seals=2, deletes=10)
+    c.check(40)
+    c.add_docs(900, seals=1, deletes=6)
+    if seal_after:
+        c.index.seal()
+        assert len(c.index.mem) == 0
+    else:
+        assert len(c.index.mem) > 0
+    c.check(60)
+    c.delete_random(200)
+    c.add_docs(300, seals=0 if seal_after else 1, deletes=2)
+    c.check(60)
+
+
+def test_cjk_and_code_terms_are_found(corpus: Corpus) -> None:
+    """Queries for CJK bigrams and code parts hit, and the ranking matches the reference."""
+    probes = ["検索", "データ", "搜索", "snake_case_name", "snake", "camelCaseName", "case", "os.path.join",
+              "path", "src/db/migrate.py", "migrate", "searcher", "httpserver", "http"]
+    for probe in probes:
+        terms = distinct_terms(probe)
+        allowed = set(range(len(SEARCHABLE)))
+        hits = corpus.search(terms, 20, allowed, None)
+        ref = corpus.reference(terms, 20, allowed, None)
+        assert_hits_match(hits, ref, f"(probe {probe!r})")
+        assert ref.total > 0, probe
+
+
+def test_total_and_ties_with_duplicate_documents() -> None:
+    """Identical texts score identically: timestamp desc, then uid asc decide."""
+    idx = InvertedIndex()
+    texts = ["alpha beta", "alpha beta", "alpha beta", "alpha gamma", "beta", "alpha beta", "zeta"]
+    ts = [5, 9, 9, 1, 3, 9, 2]
+    uids = [b"d" * 26, b"c" * 26, b"b" * 26, b"e" * 26, b"f" * 26, b"a" * 26, b"g" * 26]
+    codes = [0, 1, 0, 0, 0, 8, 0]
+    for i, text in enumerate(texts):
+        doc = idx.reserve_doc()
+        if codes[i] != UNKNOWN:
+            idx.add(doc, tokenize(text))
+    mask = np.zeros(len(EVENT_TYPES), dtype=bool)
+    mask[:8] = True
+    hits = idx.search(["alpha", "beta"], 10, k1=K1, b=B, type_codes=np.array(codes, np.uint8),
+                      allowed_types=mask, tiebreak_ts=np.array(ts, np.int64), tiebreak_uid=np.array(uids, "S26"))
+    # docs 1 and 2 share the timestamp 9: uid b"b…" < b"c…"; doc 0 (ts 5) next; doc 5 is unknown
+    assert hits.docs.tolist()[:3] == [2, 1, 0]
+    assert hits.raw[0] == hits.raw[1] == hits.raw[2]
+    assert hits.total == 5
+    live = [ref_doc(i, t, codes[i], ts[i], uids[i]) for i, t in enumerate(texts) if codes[i] != UNKNOWN]
+    ref = reference_search([d for d in live if d], ["alpha", "beta"], 10, k1=K1, b=B,
+                           allowed_codes=set(range(8)), scope=None)
+    assert_hits_match(hits, ref)
+    top2 = idx.search(["alpha", "beta"], 2, k1=K1, b=B, type_codes=np.array(codes, np.uint8),
+                      allowed_types=mask, tiebreak_ts=np.array(ts, np.int64), tiebreak_uid=np.array(uids, "S26"))
+    assert top2.docs.tolist() == [2, 1] and top2.total == 5
+
+
+def test_empty_index_and_empty_query() -> None:
+    idx = InvertedIndex()
+    kwargs = dict(k1=K1, b=B, type_codes=np.zeros(0, np.uint8), allowed_types=np.ones(9, bool),
+                  tiebreak_ts=np.zeros(0, np.int64), tiebreak_uid=np.zeros(0, "S26"))
+    assert idx.search(["x1"], 5, **kwargs).total == 0
+    doc = idx.reserve_doc()
+    idx.add(doc, ["hello"])
+    kwargs.update(type_codes=np.zeros(1, np.uint8), tiebreak_ts=np.zeros(1, np.int64),
+                  tiebreak_uid=np.array([b"a" * 26], "S26"))
+    assert idx.search([], 5, **kwargs).total == 0
+    assert idx.search(["hello"], 5, **kwargs).docs.tolist() == [0]
+    idx.seal()
+    idx.delete(doc)
+    assert idx.n_docs == 0 and idx.total_len == 0
+    assert idx.search(["hello"], 5, **kwargs).total == 0
+
+
+# -- segments -------------------------------------------------------------------------------
+
+
+def _snapshot(c: Corpus, requests) -> list[tuple]:
+    out = []
+    for terms, k, allowed, scope in requests:
+        h = c.search(terms, k, allowed, scope)
+        out.append((h.docs.tolist(), h.raw.tolist(), h.scores.tolist(), h.total))
+    return out
+
+
+def _assert_same_segment(a: Segment, b: Segment) -> None:
+    for name in ARRAYS:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype, name
+        assert np.array_equal(np.asarray(x), np.asarray(y)), name
+
+
+def test_segment_merge_changes_no_result() -> None:
+    c = Corpus(seed=777)
+    c.add_docs(2000, seals=5, deletes=15)
+    c.index.seal()
+    assert len(c.index.segments) >= 5
+    requests = [c.random_request() for _ in range(60)]
+    before = _snapshot(c, requests)
+    segments = list(c.index.segments)
+
+    # merging a run of segments, then all of them, changes no result at all
+    c.index.segments = [Segment.merge(segments[:3]), *segments[3:]]
+    assert _snapshot(c, requests) == before
+    merged = Segment.merge(segments)
+    c.index.segments = [merged]
+    assert _snapshot(c, requests) == before
+    for terms, k, allowed, scope in requests[:30]:
+        assert_hits_match(c.search(terms, k, allowed, scope), c.reference(terms, k, allowed, scope))
+
+    # the merge equals the segment of one memtable holding every document
+    _assert_merge_is_single_segment(merged)
+    assert np.array_equal(merged.doc_ids, np.concatenate([s.doc_ids for s in segments]))
+    assert np.all(np.diff(merged.doc_ids.astype(np.int64)) > 0)
+
+
+def _assert_merge_is_single_segment(merged: Segment) -> None:
+    """Rebuild the corpus's postings in one memtable (same docs, same order) and compare."""
+    from moraine.index.memtable import MemTable
+
+    mem = MemTable()
+    rng_docs = [int(d) for d in merged.doc_ids]
+    # recover each doc's tokens from the merged postings and re-add in doc order
+    tokens_of: dict[int, list[str]] = {d: [] for d in rng_docs}
+    for i, raw in enumerate(merged.terms):
+        term = raw.decode("utf-8")
+        lo, hi = int(merged.offsets[i]), int(merged.offsets[i + 1])
+        for d, tf in zip(merged.docs[lo:hi].tolist(), merged.tfs[lo:hi].tolist(), strict=True):
+            tokens_of[d].extend([term] * tf)
+    for d, length in zip(rng_docs, merged.doc_lens.tolist(), strict=True):
+        assert len(tokens_of[d]) == length
+        mem.add(d, tokens_of[d])
+    _assert_same_segment(Segment.from_memtable(mem), merged)
+    # every term is sorted by UTF-8 bytes and every posting list increases
+    terms = [t.decode("utf-8") for t in merged.terms]
+    assert terms == sorted(terms, key=lambda t: t.encode("utf-8"))
+    for i in range(len(terms)):
+        lo, hi = int(merged.offsets[i]), int(merged.offsets[i + 1])
+        assert hi > lo
+        assert np.all(np.diff(merged.docs[lo:hi].astype(np.int64)) > 0)
+
+
+def test_segment_save_load_mmap_round_trip(tmp_path: Path) -> None:
+    c = Corpus(seed=99)
+    c.add_docs(1500, seals=3, deletes=10)
+    c.index.seal()
+    requests = [c.random_request() for _ in range(50)]
+    before = _snapshot(c, requests)
+    loaded = []
+    for i, seg in enumerate(c.index.segments):
+        seg.save(tmp_path / f"seg{i}")
+        assert sorted(p.name for p in (tmp_path / f"seg{i}").iterdir()) == sorted(f"{n}.npy" for n in ARRAYS)
+        back = Segment.load(tmp_path / f"seg{i}")
+        for name in ARRAYS:
+            assert isinstance(getattr(back, name), np.memmap), name
+        _assert_same_segment(seg, back)
+        for raw in seg.terms[:: max(1, len(seg.terms) // 50)]:
+            term = raw.decode("utf-8")
+            d1, f1 = seg.postings(term)
+            d2, f2 = back.postings(term)
+            assert np.array_equal(d1, d2) and np.array_equal(f1, f2) and len(d1) > 0
+        assert len(back.postings("zz-not-a-term-at-all-and-longer-than-most-terms")[0]) == 0
+        loaded.append(back)
+    c.index.segments = loaded
+    assert _snapshot(c, requests) == before
+    # mmap'ed segments merge, and the merge saves and loads again
+    merged = Segment.merge(loaded)
+    merged.save(tmp_path / "merged")
+    c.index.segments = [Segment.load(tmp_path / "merged")]
+    assert _snapshot(c, requests) == before
+    # an index with new documents on top of loaded segments still matches the reference
+    c.add_docs(400, seals=1, deletes=3)
+    c.check(40)
+
+
+def test_multibyte_terms_in_segments_round_trip(tmp_path: Path) -> None:
+    idx = InvertedIndex()
+    texts = ["検索エンジン 日本語", "中文搜索 引擎", "ascii_only words", "Привет мир", "検索 ascii"]
+    for text in texts:
+        idx.add(idx.reserve_doc(), tokenize(text))
+    seg = idx.seal()
+    assert seg is not None
+    seg.save(tmp_path / "s")
+    back = Segment.load(tmp_path / "s")
+    for text in texts:
+        for term in set(tokenize(text)):
+            assert len(back.postings(term)[0]) >= 1, term
+    assert back.postings("検索")[0].tolist() == [0, 4]
+    assert back.postings("搜索")[0].tolist() == [1]

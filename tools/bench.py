@@ -1,0 +1,200 @@
+"""Benchmark Moraine's tools on a generated corpus, beside reference engines in the same run.
+
+    python tools/bench.py --events 100000 [--queries 300] [--json]
+
+Generates (or reuses) a corpus with tools/make_corpus.py, indexes it into a fresh state
+directory, then times the tool functions exactly as MCP calls them (validation, search,
+envelope, text). Reference engines (bm25s, SQLite FTS5) index the same searchable texts
+and answer the same queries, so ratios are comparable even on a noisy machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_corpus import generate  # noqa: E402
+
+from moraine.config import load_config  # noqa: E402
+from moraine.index.tokenize import tokenize  # noqa: E402
+from moraine.ingest.pipeline import ingest_once  # noqa: E402
+from moraine.mcp_server.tools import list_sessions, open as open_tool, search_sessions  # noqa: E402
+from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE  # noqa: E402
+from moraine.sources._common import format_ts  # noqa: E402
+from moraine.store.engine import Store  # noqa: E402
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    arr = np.array(samples) * 1000
+    return {"p50": float(np.percentile(arr, 50)), "p95": float(np.percentile(arr, 95)),
+            "p99": float(np.percentile(arr, 99)), "n": len(samples)}
+
+
+def timed(fn: Callable[[Any], Any], inputs: list[Any], check: Callable[[Any], None] | None = None) -> dict[str, float]:
+    samples = []
+    for item in inputs:
+        start = time.perf_counter()
+        out = fn(item)
+        samples.append(time.perf_counter() - start)
+        if check:
+            check(out)
+    return percentiles(samples)
+
+
+def ok(result: Any) -> None:
+    if "error" in result.structured:
+        raise SystemExit(f"benchmark call failed: {result.structured['error']}")
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def make_queries(store: Store, count: int, rng: random.Random) -> list[str]:
+    """Queries drawn from real indexed text: 1–4 terms from one searchable event."""
+    catalog = store.catalog
+    default = np.array([TYPE_CODE[t] for t in DEFAULT_SEARCH_TYPES])
+    docs = np.flatnonzero(np.isin(catalog.type_code.view, default) & store.index.live.view)
+    queries = []
+    while len(queries) < count:
+        tokens = [t for t in tokenize(catalog.event(int(rng.choice(docs))).text[:2000]) if t.isascii()]
+        if len(tokens) >= 2:
+            start = rng.randrange(len(tokens))
+            queries.append(" ".join(tokens[start : start + rng.randint(1, 4)]))
+    return queries
+
+
+def reference_engines(store: Store, queries: list[str]) -> dict[str, dict[str, float]]:
+    catalog = store.catalog
+    default = np.array([TYPE_CODE[t] for t in DEFAULT_SEARCH_TYPES])
+    docs = np.flatnonzero(np.isin(catalog.type_code.view, default) & store.index.live.view)
+    texts = [catalog.event(int(d)).text for d in docs]
+    results: dict[str, dict[str, float]] = {}
+    try:
+        import bm25s
+
+        retriever = bm25s.BM25()
+        retriever.index(bm25s.tokenize(texts, stopwords=None, show_progress=False), show_progress=False)
+
+        def bm25s_query(q: str) -> Any:
+            tokens = bm25s.tokenize([q], stopwords=None, show_progress=False)
+            return retriever.retrieve(tokens, k=10, show_progress=False) if tokens.vocab else None
+
+        results["bm25s"] = timed(bm25s_query, queries)
+    except ImportError:
+        pass
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
+    db.executemany("INSERT INTO docs(body) VALUES (?)", ((t,) for t in texts))
+
+    def fts(q: str) -> Any:
+        match = " OR ".join('"' + w.replace('"', "") + '"' for w in q.split())
+        return db.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10", (match,)).fetchall()
+
+    results["sqlite_fts5"] = timed(fts, queries)
+    return results
+
+
+def run(events: int, n_queries: int, seed: int, keep: Path | None) -> dict[str, Any]:
+    rng = random.Random(seed)
+    work = Path(tempfile.mkdtemp(prefix="moraine-bench-"))
+    corpus = keep or work / "corpus"
+    if not (corpus / ".done").exists():
+        started = time.perf_counter()
+        generated = generate(corpus, events, seed=seed)
+        (corpus / ".done").write_text(json.dumps(generated.get("searchable_events", events)))
+        print(f"corpus: {events} searchable events in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    env = {"CODEX_HOME": str(corpus / "codex"), "CLAUDE_CONFIG_DIR": str(corpus / "claude")}
+    config = load_config({"home": str(work / "state")}, env=env)
+    started = time.perf_counter()
+    store = Store(config)
+    summary = ingest_once(store)
+    build_s = time.perf_counter() - started
+    report: dict[str, Any] = {
+        "events_total": store.stats.events, "searchable_default": 0, "sessions": len(store.catalog.sessions),
+        "index_build_s": build_s, "index_events_per_s": store.stats.events / build_s,
+        "bytes_read": summary.bytes_read, "peak_rss_mb_after_index": rss_mb(),
+    }
+    catalog = store.catalog
+    default = np.array([TYPE_CODE[t] for t in DEFAULT_SEARCH_TYPES])
+    report["searchable_default"] = int(np.count_nonzero(np.isin(catalog.type_code.view, default)))
+    queries = make_queries(store, n_queries, rng)
+    sessions = [s for s in catalog.sessions if len(s.docs) > 5]
+    picked = [rng.choice(sessions) for _ in range(n_queries)]
+    turns = [(s, rng.choice(catalog.turns(s))) for s in picked]
+    live = np.flatnonzero(catalog.alive.view)
+    event_ids = [catalog.event_id(int(rng.choice(live))) for _ in range(n_queries)]
+    lo = min(s.started_ms for s in catalog.sessions)
+    hi = max(s.updated_ms for s in catalog.sessions)
+    windows = []
+    for _ in range(n_queries):
+        start = rng.randint(lo, hi)
+        windows.append((start, start + rng.choice([1, 3, 7]) * 86_400_000))
+
+    search = search_sessions.run
+    report["search_global"] = timed(lambda q: search(store, {"query": q}), queries, ok)
+    report["search_session"] = timed(
+        lambda a: search(store, {"query": a[0], "within_id": a[1].id}), list(zip(queries, picked, strict=True)), ok)
+    report["search_turn"] = timed(
+        lambda a: search(store, {"query": a[0], "within_id": catalog.turn_id(a[1][0], a[1][1].ordinal)}),
+        list(zip(queries, turns, strict=True)), ok)
+    report["open_event"] = timed(lambda i: open_tool.run(store, {"id": i}), event_ids, ok)
+    report["open_turn"] = timed(lambda st: open_tool.run(store, {"id": catalog.turn_id(st[0], st[1].ordinal)}),
+                                turns, ok)
+    report["open_session"] = timed(lambda s: open_tool.run(store, {"id": s.id}), picked, ok)
+    report["list_sessions"] = timed(
+        lambda w: list_sessions.run(store, {"start_datetime": format_ts(w[0]), "end_datetime": format_ts(w[1])}),
+        windows, ok)
+    report["list_sessions_broad"] = timed(
+        lambda w: list_sessions.run(store, {"start_datetime": format_ts(lo), "end_datetime": format_ts(hi + 1),
+                                            "limit": 50}), windows[:100], ok)
+    report["reference"] = reference_engines(store, queries)
+    report["peak_rss_mb"] = rss_mb()
+    if keep is None:
+        shutil.rmtree(work, ignore_errors=True)
+    return report
+
+
+def table(report: dict[str, Any]) -> str:
+    rows = ["| operation | P50 ms | P95 ms | P99 ms |", "|---|---:|---:|---:|"]
+    for key in ("search_global", "search_session", "search_turn", "open_event", "open_turn", "open_session",
+                "list_sessions", "list_sessions_broad"):
+        r = report[key]
+        rows.append(f"| {key} | {r['p50']:.2f} | {r['p95']:.2f} | {r['p99']:.2f} |")
+    for name, r in report["reference"].items():
+        rows.append(f"| reference {name} (global top-10) | {r['p50']:.2f} | {r['p95']:.2f} | {r['p99']:.2f} |")
+    rows.append("")
+    rows.append(f"events {report['events_total']:,} (default-searchable {report['searchable_default']:,}), "
+                f"sessions {report['sessions']:,}; index build {report['index_build_s']:.1f}s = "
+                f"{report['index_events_per_s']:,.0f} events/s; peak RSS {report['peak_rss_mb']:.0f} MB")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=100_000, help="searchable events to generate")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--corpus", type=Path, help="keep/reuse the corpus here")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    report = run(args.events, args.queries, args.seed, args.corpus)
+    print(json.dumps(report, indent=2) if args.json else table(report))
+
+
+if __name__ == "__main__":
+    main()
