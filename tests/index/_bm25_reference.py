@@ -7,6 +7,7 @@ here from the definitions, never through `moraine.index.bm25` or the searcher.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -61,19 +62,25 @@ def reference_search(
     for doc in docs:
         total_len += doc.length
     avgdl = total_len / n
+    # one pass over every live document: which query terms it contains (gives df)
+    wanted = set(terms)
+    df = dict.fromkeys(terms, 0)
+    matching: list[tuple[RefDoc, set[str]]] = []
+    for doc in docs:
+        present = doc.tf.keys() & wanted
+        if present:
+            matching.append((doc, present))
+            for term in present:
+                df[term] += 1
     idf: dict[str, float] = {}
     for term in terms:
-        df = 0
-        for doc in docs:
-            if term in doc.tf:
-                df += 1
-        idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        idf[term] = math.log(1.0 + (n - df[term] + 0.5) / (df[term] + 0.5))
     scored: list[tuple[float, RefDoc]] = []
-    for doc in docs:
+    for doc, present in matching:
         score = 0.0
-        for term in terms:
-            tf = doc.tf.get(term, 0)
-            if tf:
+        for term in terms:  # summed in query-term order
+            if term in present:
+                tf = doc.tf[term]
                 score += idf[term] * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * doc.length / avgdl))
         if score > 0 and doc.type_code in allowed_codes and (scope is None or doc.doc_id in scope):
             scored.append((score, doc))
@@ -114,3 +121,15 @@ def assert_hits_match(hits, ref: RefResult, context: str = "") -> None:
 
 def distinct_terms(query: str, max_terms: int = 32) -> list[str]:
     return query_terms(query, max_terms)
+
+
+def index_add(index, doc_id: int, text: str) -> None:
+    """Feed one document's text to `InvertedIndex.add`, whichever of its two signatures
+    (`add(doc, tokens)` or `add(doc, term_tfs, length)`) this version of the index has."""
+    params = inspect.signature(index.add).parameters
+    if "length" in params:
+        from moraine.index.tokenize import term_frequencies
+
+        index.add(doc_id, *term_frequencies(text))
+    else:
+        index.add(doc_id, tokenize(text))

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _agentlogs import SEARCHABLE, TextMaker, make_vocabulary
-from _bm25_reference import RefDoc, assert_hits_match, distinct_terms, ref_doc, reference_search
+from _bm25_reference import RefDoc, assert_hits_match, distinct_terms, index_add, ref_doc, reference_search
 
 from moraine.index.searcher import InvertedIndex
 from moraine.index.segment import ARRAYS, Segment
@@ -38,6 +38,7 @@ class Corpus:
         self.ts: list[int] = []
         self.uids: list[bytes] = []
         self.live: dict[int, RefDoc] = {}
+        self.indexed_text: dict[int, str] = {}
 
     def add_docs(self, n: int, seals: int, deletes: int) -> None:
         rng = self.rng
@@ -55,7 +56,8 @@ class Corpus:
             self.ts.append(ts)
             self.uids.append(uid)
             if type_code != UNKNOWN:  # the Store never indexes `unknown` events
-                self.index.add(doc, tokenize(text))
+                index_add(self.index, doc, text)
+                self.indexed_text[doc] = text
                 ref = ref_doc(doc, text, type_code, ts, uid)
                 if ref is not None:
                     self.live[doc] = ref
@@ -193,7 +195,7 @@ def test_total_and_ties_with_duplicate_documents() -> None:
     for i, text in enumerate(texts):
         doc = idx.reserve_doc()
         if codes[i] != UNKNOWN:
-            idx.add(doc, tokenize(text))
+            index_add(idx, doc, text)
     mask = np.zeros(len(EVENT_TYPES), dtype=bool)
     mask[:8] = True
     hits = idx.search(["alpha", "beta"], 10, k1=K1, b=B, type_codes=np.array(codes, np.uint8),
@@ -217,7 +219,7 @@ def test_empty_index_and_empty_query() -> None:
                   tiebreak_ts=np.zeros(0, np.int64), tiebreak_uid=np.zeros(0, "S26"))
     assert idx.search(["x1"], 5, **kwargs).total == 0
     doc = idx.reserve_doc()
-    idx.add(doc, ["hello"])
+    index_add(idx, doc, "hello")
     kwargs.update(type_codes=np.zeros(1, np.uint8), tiebreak_ts=np.zeros(1, np.int64),
                   tiebreak_uid=np.array([b"a" * 26], "S26"))
     assert idx.search([], 5, **kwargs).total == 0
@@ -265,35 +267,30 @@ def test_segment_merge_changes_no_result() -> None:
         assert_hits_match(c.search(terms, k, allowed, scope), c.reference(terms, k, allowed, scope))
 
     # the merge equals the segment of one memtable holding every document
-    _assert_merge_is_single_segment(merged)
+    _assert_merge_is_single_segment(c, merged)
     assert np.array_equal(merged.doc_ids, np.concatenate([s.doc_ids for s in segments]))
     assert np.all(np.diff(merged.doc_ids.astype(np.int64)) > 0)
 
 
-def _assert_merge_is_single_segment(merged: Segment) -> None:
-    """Rebuild the corpus's postings in one memtable (same docs, same order) and compare."""
-    from moraine.index.memtable import MemTable
-
-    mem = MemTable()
-    rng_docs = [int(d) for d in merged.doc_ids]
-    # recover each doc's tokens from the merged postings and re-add in doc order
-    tokens_of: dict[int, list[str]] = {d: [] for d in rng_docs}
-    for i, raw in enumerate(merged.terms):
-        term = raw.decode("utf-8")
-        lo, hi = int(merged.offsets[i]), int(merged.offsets[i + 1])
-        for d, tf in zip(merged.docs[lo:hi].tolist(), merged.tfs[lo:hi].tolist(), strict=True):
-            tokens_of[d].extend([term] * tf)
-    for d, length in zip(rng_docs, merged.doc_lens.tolist(), strict=True):
-        assert len(tokens_of[d]) == length
-        mem.add(d, tokens_of[d])
-    _assert_same_segment(Segment.from_memtable(mem), merged)
+def _assert_merge_is_single_segment(c: Corpus, merged: Segment) -> None:
+    """The merge equals the one segment of a fresh index fed every document unsealed."""
+    fresh = InvertedIndex()
+    for doc in range(len(c.type_codes)):
+        assert fresh.reserve_doc() == doc
+        if doc in c.indexed_text:
+            index_add(fresh, doc, c.indexed_text[doc])
+    single = fresh.seal()
+    assert single is not None
+    _assert_same_segment(single, merged)
     # every term is sorted by UTF-8 bytes and every posting list increases
     terms = [t.decode("utf-8") for t in merged.terms]
     assert terms == sorted(terms, key=lambda t: t.encode("utf-8"))
+    offsets = merged.offsets.tolist()
+    docs = merged.docs.astype(np.int64)
     for i in range(len(terms)):
-        lo, hi = int(merged.offsets[i]), int(merged.offsets[i + 1])
+        lo, hi = offsets[i], offsets[i + 1]
         assert hi > lo
-        assert np.all(np.diff(merged.docs[lo:hi].astype(np.int64)) > 0)
+        assert np.all(np.diff(docs[lo:hi]) > 0)
 
 
 def test_segment_save_load_mmap_round_trip(tmp_path: Path) -> None:
@@ -333,7 +330,7 @@ def test_multibyte_terms_in_segments_round_trip(tmp_path: Path) -> None:
     idx = InvertedIndex()
     texts = ["検索エンジン 日本語", "中文搜索 引擎", "ascii_only words", "Привет мир", "検索 ascii"]
     for text in texts:
-        idx.add(idx.reserve_doc(), tokenize(text))
+        index_add(idx, idx.reserve_doc(), text)
     seg = idx.seal()
     assert seg is not None
     seg.save(tmp_path / "s")

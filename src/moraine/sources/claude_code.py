@@ -107,7 +107,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
         _system(record, emit)
     elif kind == "summary":
         summary = str(record.get("summary") or "")
-        emit.add("compaction", summary, meta={"title_summary": summary} if summary else {})
+        emit.add("system", summary, meta={"title_summary": summary} if summary else {})
     elif kind == "custom-title":
         title = record.get("customTitle") or record.get("title") or ""
         emit.add("system", str(title), meta={"title_custom": title} if title else {})
@@ -162,8 +162,6 @@ def _tool_result(block: dict[str, Any], record: dict[str, Any], emit: _Emitter) 
     match = EXIT_RE.match(text)
     if match:
         exit_code = int(match.group(1))
-    elif block.get("is_error") is False and isinstance(record.get("toolUseResult"), dict) and name == "Bash":
-        exit_code = 0
     meta = {"is_error": True} if block.get("is_error") else {}
     emit.add("tool_response", text, tool_name=name, tool_call_id=call_id, exit_code=exit_code,
              excluded=bool(excluded), meta=meta)
@@ -175,8 +173,8 @@ def _assistant(record: dict[str, Any], message: dict[str, Any], emit: _Emitter) 
         model = None
     content = message.get("content")
     blocks = content if isinstance(content, list) else [{"type": "text", "text": content_text(content)}]
-    if record.get("isApiErrorMessage"):
-        emit.add("runtime", content_text(content), terminal=TERMINAL_ABORT, meta={"status": "api_error"})
+    if record.get("isApiErrorMessage"):  # a synthetic reply saying the API failed
+        emit.add("assistant_response", content_text(content), meta={"api_error": True})
         return
     for block in blocks:
         if not isinstance(block, dict):
@@ -224,6 +222,6 @@ def _system(record: dict[str, Any], emit: _Emitter) -> None:
     elif subtype == "api_error":
         error = record.get("error")
         detail = text or (content_text(error) if error else "") or "API error"
-        emit.add("runtime", detail, terminal=TERMINAL_ABORT, meta={"status": "api_error"})
+        emit.add("system", detail, terminal=TERMINAL_ABORT, meta={"status": "api_error"})
     else:
         emit.add("system", text, meta={"subtype": str(subtype)})

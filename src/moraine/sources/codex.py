@@ -43,6 +43,14 @@ LEGACY_ITEM_TYPES = frozenset(
 )
 ROLLOUT_TS_RE = re.compile(r"rollout-(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})")
 MAX_CALLS = 512
+CWD_RE = re.compile(r"<cwd>([^<]+)</cwd>|Current working directory:\s*(\S[^\n<]*)")
+KNOWN_EVENT_MSGS = frozenset(
+    {"token_count", "exec_command_begin", "exec_command_end", "exec_command_output_delta", "patch_apply_begin",
+     "patch_apply_end", "turn_diff", "plan_update", "agent_reasoning_raw_content", "agent_reasoning_section_break",
+     "background_event", "session_configured", "web_search_begin", "web_search_end", "get_history_entry_response",
+     "mcp_list_tools_response", "list_custom_prompts_response", "entered_review_mode", "exited_review_mode",
+     "item_completed", "search_results_received", "user_shell_command", "view_image_tool_call"}
+)
 
 
 def initial_state(path: str) -> dict[str, Any]:
@@ -118,7 +126,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
         summary = payload.get("message") if isinstance(payload.get("message"), str) else ""
         emit.add("compaction", summary or "")
     elif record.get("record_type") == "state":
-        emit.add("system", "")
+        pass  # old-format resume marker: carries nothing to show or search
     else:
         emit.add("unknown", "", meta={"record_type": str(kind)})
     return emit.events
@@ -129,7 +137,8 @@ def _message(item: dict[str, Any], emit: _Emitter) -> None:
     text = content_text(item.get("content"))
     if role == "user":
         if is_injected(text):
-            emit.add("system", text)
+            cwd = CWD_RE.search(text)
+            emit.add("system", text, meta={"cwd": (cwd.group(1) or cwd.group(2)).strip()} if cwd else {})
         elif not claim_mirror(emit.state, "user", [text_key(text)], "item"):
             emit.add("user_input", text, starts_turn=True)
     elif role == "assistant":
@@ -194,8 +203,6 @@ def _response_item(item: dict[str, Any], emit: _Emitter) -> None:
         keys = [text_key(p) for p in parts] + ([text_key(text)] if text else [])
         if not text or not claim_mirror(emit.state, "reasoning", keys, "item"):
             emit.add("reasoning", text, meta={"encrypted": True} if item.get("encrypted_content") else {})
-    elif kind in ("ghost_snapshot", "compaction_summary", "image_generation_call"):
-        emit.add("system", "", meta={"item_type": kind})
     else:
         emit.add("unknown", content_text(item.get("content")), meta={"item_type": str(kind)})
 
@@ -220,8 +227,16 @@ def _event_msg(payload: dict[str, Any], emit: _Emitter) -> None:
         reason = payload.get("reason")
         emit.add("runtime", f"turn aborted: {reason}" if reason else "turn aborted",
                  terminal=TERMINAL_ABORT, meta={"status": "turn_aborted"})
-    elif kind in ("task_started", "context_compacted", "error", "stream_error", "shutdown_complete"):
+    elif kind == "task_started":
+        emit.add("runtime", "", meta={"status": kind})
+    elif kind in ("mcp_tool_call_begin", "mcp_tool_call_end"):
+        invocation = payload.get("invocation") if isinstance(payload.get("invocation"), dict) else {}
+        ours = str(invocation.get("server", "")).lower() == "moraine"
+        emit.add("system", "", excluded=ours, meta={"event_type": kind, **({"moraine": True} if ours else {})})
+    elif kind in ("context_compacted", "error", "stream_error", "shutdown_complete"):
         message = payload.get("message") if isinstance(payload.get("message"), str) else ""
-        emit.add("runtime", message, meta={"status": kind})
-    else:
+        emit.add("system", message, meta={"event_type": kind})
+    elif kind in KNOWN_EVENT_MSGS:
         emit.add("system", "", meta={"event_type": str(kind)})
+    else:
+        emit.add("unknown", "", meta={"event_type": str(kind)})

@@ -24,6 +24,7 @@ USER = TYPE_CODE["user_input"]
 ASSISTANT = TYPE_CODE["assistant_response"]
 TOOL_CALL = TYPE_CODE["tool_call"]
 TITLE_CHARS = 80
+PLACEHOLDERS = frozenset({"[image]", "[document]"})
 
 
 @dataclass(slots=True)
@@ -80,7 +81,7 @@ class Session:
 
 
 def _first_line(text: str) -> str:
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip() and ln.strip() not in PLACEHOLDERS), "")
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
@@ -203,6 +204,8 @@ class Catalog:
         """Re-key a changed session in the ordered views (updated_at, project neighbours)."""
         old_started, old_updated, old_cwd = before
         times = self.ts.view[session.docs] if session.docs else np.zeros(1, np.int64)
+        known = times[times > 0]  # a record without any timestamp must not date the session 1970
+        times = known if len(known) else times
         started, updated = int(times.min()), int(times.max())
         if updated != old_updated or started != old_started:
             self.by_updated.discard(session)
@@ -279,12 +282,8 @@ class Catalog:
         terminal = final = None
         if len(markers):
             last = int(markers[-1])
-            before = finals[finals <= last]
-            if m[last] == TERMINAL_FINISH and len(before):
-                terminal = final = int(before[-1])
-            else:
-                terminal = last
-                final = int(before[-1]) if m[last] == TERMINAL_FINISH and len(before) else None
+            final = int(finals[-1]) if len(finals) else None
+            terminal = final if m[last] == TERMINAL_FINISH and final is not None else last
         elif not is_last and len(finals):
             terminal = final = int(finals[-1])
         doc = (lambda p: int(docs[lo + p]) if p is not None else None)  # noqa: E731
