@@ -77,7 +77,7 @@ def test_every_line_normalizes_as_the_oracle_says(indexed: tuple[Store, Path], k
         assert docs, f"{where} must produce an event of type {line['type']}"
         event = store.catalog.event(docs[0])
         assert event.type == line["type"], f"{where}: {event.type} != {line['type']} ({line.get('note')})"
-        session, turn, _ = store.catalog.turn_of(docs[0])
+        _, turn, _ = store.catalog.turn_of(docs[0])
         assert turn.ordinal == line["turn"], f"{where}: turn {turn.ordinal} != {line['turn']}"
         if "tool_name" in line:
             assert event.tool_name == line["tool_name"], where
@@ -163,7 +163,7 @@ def test_half_written_lines_are_consumed_once_completed(tmp_path: Path) -> None:
             path = _path(tmp_path, key)
             before = len(_docs_by_line(store, path))
             with open(path, "a", encoding="utf-8") as fh:
-                fh.write(spec["partial_remainder"])
+                fh.write(spec["extra"]["partial_remainder"])
             ingest_once(store)
             after = _docs_by_line(store, path)
             assert line["line"] in after, f"{key}:{line['line']} must be read once its newline arrives"
