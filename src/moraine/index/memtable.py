@@ -1,39 +1,97 @@
-"""The mutable, in-memory part of the index: new documents land here until sealed."""
+"""The mutable, in-memory part of the index: new documents land here until sealed.
+
+Batches arrive as numpy chunks (term id, doc id, tf) sorted by term; a term's postings
+are found in each chunk with `np.searchsorted`. Nothing here is per-term Python work.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+
+from moraine.index.vocab import Vocabulary
 
 _EMPTY = (np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint32))
 
 
-class MemTable:
-    """Term → (doc ids, term frequencies) as growing Python lists, doc ids increasing."""
+@dataclass(frozen=True)
+class Chunk:
+    terms: np.ndarray  # int32 term ids, sorted
+    docs: np.ndarray  # uint32 doc ids, increasing within a term
+    tfs: np.ndarray  # uint32
 
-    def __init__(self) -> None:
-        self.docs: dict[str, list[int]] = {}
-        self.tfs: dict[str, list[int]] = {}
-        self.doc_ids: list[int] = []
-        self.doc_lens: list[int] = []
+
+class MemTable:
+    def __init__(self, vocab: Vocabulary) -> None:
+        self.vocab = vocab
+        self.chunks: list[Chunk] = []
+        self.doc_ids: list[np.ndarray] = []
+        self.doc_lens: list[np.ndarray] = []
+        self.size = 0
 
     def __len__(self) -> int:
-        return len(self.doc_ids)
+        return self.size
+
+    def add_batch(self, doc_ids: np.ndarray, doc_index: np.ndarray, term_ids: np.ndarray) -> np.ndarray:
+        """Index a batch; returns each document's length (0: nothing indexed for it)."""
+        lengths = np.bincount(doc_index, minlength=len(doc_ids)).astype(np.uint32)
+        if len(term_ids):
+            key = (doc_index.astype(np.int64) << 32) | term_ids.astype(np.int64)
+            unique, tfs = np.unique(key, return_counts=True)
+            docs = doc_ids[(unique >> 32).astype(np.int64)].astype(np.uint32)
+            terms = (unique & 0xFFFFFFFF).astype(np.int32)
+            order = np.argsort(terms, kind="stable")  # key order already sorts docs within a term
+            self.chunks.append(Chunk(terms[order], docs[order], tfs[order].astype(np.uint32)))
+        indexed = lengths > 0
+        self.doc_ids.append(doc_ids[indexed].astype(np.uint32))
+        self.doc_lens.append(lengths[indexed])
+        self.size += int(indexed.sum())
+        return lengths
 
     def add(self, doc_id: int, term_tfs: dict[str, int], length: int) -> None:
-        self.doc_ids.append(doc_id)
-        self.doc_lens.append(length)
-        docs, tfs = self.docs, self.tfs
-        for term, tf in term_tfs.items():
-            plist = docs.get(term)
-            if plist is None:
-                docs[term] = [doc_id]
-                tfs[term] = [tf]
-            else:
-                plist.append(doc_id)
-                tfs[term].append(tf)
+        """One document from precomputed term frequencies (tests, tiny appends)."""
+        if not term_tfs:
+            return
+        ids = np.array([self.vocab.term_id(t) for t in term_tfs], dtype=np.int32)
+        tfs = np.array(list(term_tfs.values()), dtype=np.uint32)
+        order = np.argsort(ids, kind="stable")
+        self.chunks.append(Chunk(ids[order], np.full(len(ids), doc_id, dtype=np.uint32), tfs[order]))
+        self.doc_ids.append(np.array([doc_id], dtype=np.uint32))
+        self.doc_lens.append(np.array([length], dtype=np.uint32))
+        self.size += 1
+        if len(self.chunks) > 64:
+            self._compact()
+
+    def _compact(self) -> None:
+        terms = np.concatenate([c.terms for c in self.chunks])
+        docs = np.concatenate([c.docs for c in self.chunks])
+        tfs = np.concatenate([c.tfs for c in self.chunks])
+        order = np.lexsort((docs, terms))
+        self.chunks = [Chunk(terms[order], docs[order], tfs[order])]
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
-        plist = self.docs.get(term)
-        if plist is None:
+        tid = self.vocab.term_ids.get(term)
+        if tid is None or not self.chunks:
             return _EMPTY
-        return np.array(plist, dtype=np.uint32), np.array(self.tfs[term], dtype=np.uint32)
+        docs, tfs = [], []
+        for chunk in self.chunks:
+            lo = int(np.searchsorted(chunk.terms, tid, "left"))
+            hi = int(np.searchsorted(chunk.terms, tid, "right"))
+            if hi > lo:
+                docs.append(chunk.docs[lo:hi])
+                tfs.append(chunk.tfs[lo:hi])
+        if not docs:
+            return _EMPTY
+        if len(docs) == 1:
+            return docs[0], tfs[0]
+        return np.concatenate(docs), np.concatenate(tfs)
+
+    def arrays(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(term strings per posting as ids into a list, …) for sealing into a segment."""
+        if len(self.chunks) > 1:
+            self._compact()
+        chunk = self.chunks[0] if self.chunks else Chunk(*(np.zeros(0, np.uint32),) * 3)
+        doc_ids = np.concatenate(self.doc_ids) if self.doc_ids else np.zeros(0, np.uint32)
+        doc_lens = np.concatenate(self.doc_lens) if self.doc_lens else np.zeros(0, np.uint32)
+        return self.vocab.terms, chunk.terms, chunk.docs, chunk.tfs, doc_ids, doc_lens

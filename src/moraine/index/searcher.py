@@ -15,6 +15,7 @@ from moraine.index.bm25 import idf, max_attainable, term_scores
 from moraine.index.growable import Column
 from moraine.index.memtable import MemTable
 from moraine.index.segment import Segment
+from moraine.index.vocab import Vocabulary
 
 
 class DeadlineExceeded(Exception):
@@ -34,7 +35,8 @@ class InvertedIndex:
 
     def __init__(self) -> None:
         self.segments: list[Segment] = []
-        self.mem = MemTable()
+        self.vocab = Vocabulary()
+        self.mem = MemTable(self.vocab)
         self.doc_len = Column(np.uint32)  # 0 for events that are not indexed
         self.live = Column(np.bool_)
         self.n_docs = 0  # live documents with at least one token
@@ -55,6 +57,18 @@ class InvertedIndex:
         self.n_docs += 1
         self.total_len += length
 
+    def add_texts(self, doc_ids: np.ndarray, texts: list[str]) -> None:
+        """Index a batch of documents (doc ids increasing); empty texts index nothing."""
+        if not len(doc_ids):
+            return
+        doc_index, term_ids = self.vocab.encode(texts)
+        lengths = self.mem.add_batch(doc_ids, doc_index, term_ids)
+        indexed = lengths > 0
+        self.doc_len.view[doc_ids[indexed]] = lengths[indexed]
+        self.live.view[doc_ids[indexed]] = True
+        self.n_docs += int(indexed.sum())
+        self.total_len += int(lengths.sum())
+
     def delete(self, doc_id: int) -> None:
         if self.live.view[doc_id]:
             self.live[doc_id] = False
@@ -67,7 +81,7 @@ class InvertedIndex:
             return None
         segment = Segment.from_memtable(self.mem)
         self.segments.append(segment)
-        self.mem = MemTable()
+        self.mem = MemTable(self.vocab)
         return segment
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:

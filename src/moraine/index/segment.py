@@ -32,30 +32,42 @@ class Segment:
 
     @classmethod
     def from_memtable(cls, mem: MemTable) -> Segment:
-        ordered = sorted(mem.docs, key=lambda t: t.encode("utf-8"))
-        counts = np.fromiter((len(mem.docs[t]) for t in ordered), dtype=np.int64, count=len(ordered))
-        offsets = np.zeros(len(ordered) + 1, dtype=np.int64)
+        vocab_terms, term_ids, docs, tfs, doc_ids, doc_lens = mem.arrays()
+        present = np.unique(term_ids)
+        strings = np.array([vocab_terms[int(t)].encode("utf-8") for t in present], dtype=object)
+        return cls._build(strings, np.searchsorted(present, term_ids), docs, tfs, doc_ids, doc_lens)
+
+    @classmethod
+    def _build(cls, strings: np.ndarray, index: np.ndarray, docs: np.ndarray, tfs: np.ndarray,
+               doc_ids: np.ndarray, doc_lens: np.ndarray) -> Segment:
+        """Postings given as (index into `strings`, doc, tf) → CSR sorted by UTF-8 bytes."""
+        width = max((len(t) for t in strings), default=1)
+        terms = np.array(list(strings), dtype=f"S{max(width, 1)}")
+        rank = np.argsort(terms, kind="stable")
+        position = np.empty_like(rank)
+        position[rank] = np.arange(len(rank))
+        key = position[index] if len(index) else np.zeros(0, np.int64)
+        order = np.lexsort((docs, key))
+        counts = np.bincount(key, minlength=len(terms)) if len(key) else np.zeros(len(terms), np.int64)
+        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        docs = np.fromiter((d for t in ordered for d in mem.docs[t]), dtype=np.uint32, count=int(offsets[-1]))
-        tfs = np.fromiter((f for t in ordered for f in mem.tfs[t]), dtype=np.uint32, count=int(offsets[-1]))
-        width = max((len(t.encode("utf-8")) for t in ordered), default=1)
-        terms = np.array([t.encode("utf-8") for t in ordered], dtype=f"S{width}")
-        return cls(terms, offsets, docs, tfs, np.array(mem.doc_ids, dtype=np.uint32),
-                   np.array(mem.doc_lens, dtype=np.uint32))
+        return cls(terms[rank], offsets, docs[order].astype(np.uint32), tfs[order].astype(np.uint32),
+                   np.asarray(doc_ids, dtype=np.uint32), np.asarray(doc_lens, dtype=np.uint32))
 
     @classmethod
     def merge(cls, parts: list[Segment]) -> Segment:
         """Compact several segments into one (doc ranges are disjoint and increasing)."""
-        mem = MemTable()
+        strings = np.concatenate([p.terms.astype(object) for p in parts]) if parts else np.zeros(0, object)
+        unique, inverse = np.unique(strings.astype("S"), return_inverse=True)
+        index_parts, base = [], 0
         for part in parts:
-            for i, raw in enumerate(part.terms):
-                term = raw.decode("utf-8")
-                lo, hi = int(part.offsets[i]), int(part.offsets[i + 1])
-                mem.docs.setdefault(term, []).extend(part.docs[lo:hi].tolist())
-                mem.tfs.setdefault(term, []).extend(part.tfs[lo:hi].tolist())
-            mem.doc_ids.extend(part.doc_ids.tolist())
-            mem.doc_lens.extend(part.doc_lens.tolist())
-        return cls.from_memtable(mem)
+            counts = np.diff(part.offsets)
+            index_parts.append(np.repeat(inverse[base : base + len(part.terms)], counts))
+            base += len(part.terms)
+        index = np.concatenate(index_parts) if index_parts else np.zeros(0, np.int64)
+        return cls._build(unique.astype(object), index, np.concatenate([p.docs for p in parts]),
+                          np.concatenate([p.tfs for p in parts]), np.concatenate([p.doc_ids for p in parts]),
+                          np.concatenate([p.doc_lens for p in parts]))
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         key = term.encode("utf-8")

@@ -21,7 +21,7 @@ import numpy as np
 from moraine.config import Config
 from moraine.errors import StateError
 from moraine.index.searcher import Hits, InvertedIndex
-from moraine.index.tokenize import query_terms, term_frequencies
+from moraine.index.tokenize import query_terms
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
 from moraine.store.catalog import Catalog, Session
@@ -101,6 +101,8 @@ class Store:
     def _apply(self, payload: dict[str, Any]) -> None:
         touched: dict[int, tuple[int, int, str | None]] = {}
         catalog, index = self.catalog, self.index
+        batch_docs: list[int] = []
+        batch_texts: list[str] = []
         for row in payload.get("events", ()):
             event = Event.from_wire(row)
             old = catalog.replaced(event.uid)
@@ -112,8 +114,10 @@ class Store:
                 touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
             doc = index.reserve_doc()
             catalog.append(doc, event)
-            if event.type not in UNINDEXED and not event.excluded:
-                index.add(doc, *term_frequencies(event.text))
+            if event.type not in UNINDEXED and not event.excluded and event.text:
+                batch_docs.append(doc)
+                batch_texts.append(event.text)
+        index.add_texts(np.asarray(batch_docs, dtype=np.int64), batch_texts)
         for ix, before in touched.items():
             catalog.touch(catalog.sessions[ix], before)
         for row in payload.get("issues", ()):

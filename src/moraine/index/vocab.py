@@ -1,0 +1,72 @@
+"""Vectorized tokenization of whole batches: compound → term-id expansion tables.
+
+The regex finds compounds (`snake_case`, `src/db/migrate.py`, …) in C; each distinct
+compound is split into its terms once (Python) and remembered as a run of term ids, so a
+batch of documents becomes two numpy arrays (document index, term id) with one dict
+lookup per occurrence and no per-term Python work.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from moraine.index.growable import Column
+from moraine.index.tokenize import _COMPOUND, MAX_TEXT_CHARS, _compound_tokens
+
+COMPOUND_LIMIT = 2_000_000
+
+
+class Vocabulary:
+    """Term ids (stable for the process) and the compound expansion cache (bounded)."""
+
+    def __init__(self) -> None:
+        self.term_ids: dict[str, int] = {}
+        self.terms: list[str] = []
+        self._reset_compounds()
+
+    def _reset_compounds(self) -> None:
+        self.comp_ids: dict[str, int] = {}
+        self.comp_start = Column(np.int64)
+        self.comp_len = Column(np.int64)
+        self.comp_terms = Column(np.int32)
+
+    def term_id(self, term: str) -> int:
+        tid = self.term_ids.get(term)
+        if tid is None:
+            tid = self.term_ids[term] = len(self.terms)
+            self.terms.append(term)
+        return tid
+
+    def _add_compound(self, compound: str) -> int:
+        cid = self.comp_ids[compound] = len(self.comp_ids)
+        ids = [self.term_id(t) for t in _compound_tokens(compound)]
+        self.comp_start.append(self.comp_terms.size)
+        self.comp_len.append(len(ids))
+        if ids:
+            self.comp_terms.extend(np.asarray(ids, dtype=np.int32))
+        return cid
+
+    def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(document index, term id) for every token occurrence of every text."""
+        if len(self.comp_ids) > COMPOUND_LIMIT:
+            self._reset_compounds()
+        findall = _COMPOUND.findall
+        counts = np.zeros(len(texts), dtype=np.int64)
+        compounds: list[str] = []
+        for i, text in enumerate(texts):
+            found = findall(text[:MAX_TEXT_CHARS])
+            counts[i] = len(found)
+            compounds.extend(found)
+        get = self.comp_ids.get
+        cids = np.fromiter((get(c, -1) for c in compounds), dtype=np.int64, count=len(compounds))
+        for i in np.flatnonzero(cids < 0).tolist():
+            compound = compounds[i]
+            cid = get(compound)
+            cids[i] = cid if cid is not None else self._add_compound(compound)
+        lens = self.comp_len.view[cids]
+        starts = self.comp_start.view[cids]
+        total = int(lens.sum())
+        shift = np.repeat(starts - (np.cumsum(lens) - lens), lens)
+        term_ids = self.comp_terms.view[shift + np.arange(total)]
+        doc_index = np.repeat(np.repeat(np.arange(len(texts)), counts), lens)
+        return doc_index, term_ids
