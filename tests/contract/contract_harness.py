@@ -16,6 +16,7 @@ The corpus is designed so that queries have known answers:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -25,7 +26,6 @@ from typing import Any
 
 import anyio
 import anyio.from_thread
-import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -37,8 +37,16 @@ SESSION_ID_RE = re.compile(r"^session:")
 TURN_ID_RE = re.compile(r"^turn:")
 EVENT_ID_RE = re.compile(r"^event:")
 
-CANONICAL_TYPES = ["user_input", "assistant_response", "reasoning", "tool_call", "tool_response",
-                   "compaction", "system", "runtime"]
+CANONICAL_TYPES = [
+    "user_input",
+    "assistant_response",
+    "reasoning",
+    "tool_call",
+    "tool_response",
+    "compaction",
+    "system",
+    "runtime",
+]
 DEFAULT_TYPES = ["user_input", "assistant_response", "tool_response"]
 
 DAY_START = "2026-03-10T00:00:00Z"
@@ -53,6 +61,7 @@ UNKNOWN_EVENT = "event:evt_" + "a" * 26
 # --------------------------------------------------------------------------------------------
 # Corpus
 # --------------------------------------------------------------------------------------------
+
 
 def _line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
@@ -70,27 +79,34 @@ def cx(ts: str, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     return {"timestamp": ts, "type": kind, "payload": payload}
 
 
-def cx_user(ts: str, text: str) -> list[dict[str, Any]]:
+def cx_user(ts: str, text: str, mirror_first: bool = False) -> list[dict[str, Any]]:
     """A genuine Codex prompt: the response_item message and its event_msg mirror (one event)."""
-    return [
-        cx(ts, "response_item", {"type": "message", "role": "user",
-                                 "content": [{"type": "input_text", "text": text}]}),
+    pair = [
+        cx(ts, "response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}),
         cx(ts, "event_msg", {"type": "user_message", "message": text, "images": []}),
     ]
+    return pair[::-1] if mirror_first else pair
 
 
-def cx_assistant(ts: str, text: str) -> list[dict[str, Any]]:
+def cx_assistant(ts: str, text: str, mirror_first: bool = False) -> list[dict[str, Any]]:
     """A Codex reply: the response_item message and its event_msg agent_message mirror."""
-    return [
-        cx(ts, "response_item", {"type": "message", "role": "assistant",
-                                 "content": [{"type": "output_text", "text": text}]}),
+    pair = [
+        cx(
+            ts,
+            "response_item",
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]},
+        ),
         cx(ts, "event_msg", {"type": "agent_message", "message": text}),
     ]
+    return pair[::-1] if mirror_first else pair
 
 
 def cx_call(ts: str, call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return cx(ts, "response_item", {"type": "function_call", "name": name, "call_id": call_id,
-                                    "arguments": json.dumps(arguments)})
+    return cx(
+        ts,
+        "response_item",
+        {"type": "function_call", "name": name, "call_id": call_id, "arguments": json.dumps(arguments)},
+    )
 
 
 def cx_output(ts: str, call_id: str, output: str) -> dict[str, Any]:
@@ -103,14 +119,37 @@ def cx_complete(ts: str, last: str | None) -> dict[str, Any]:
 
 def cx_header(ts: str, sid: str, cwd: str) -> list[dict[str, Any]]:
     return [
-        cx(ts, "session_meta", {"id": sid, "timestamp": ts, "cwd": cwd, "originator": "codex_cli_rs",
-                                "cli_version": "0.46.0", "instructions": None}),
-        cx(ts, "response_item", {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": f"<environment_context>\n  <cwd>{cwd}</cwd>\n"
-                                           "  <approval_policy>on-request</approval_policy>\n"
-                                           "</environment_context>"}]}),
-        cx(ts, "turn_context", {"cwd": cwd, "approval_policy": "on-request", "model": "gpt-5-codex",
-                                "summary": "auto"}),
+        cx(
+            ts,
+            "session_meta",
+            {
+                "id": sid,
+                "timestamp": ts,
+                "cwd": cwd,
+                "originator": "codex_cli_rs",
+                "cli_version": "0.46.0",
+                "instructions": None,
+            },
+        ),
+        cx(
+            ts,
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {
+                        "type": "input_text",
+                        "text": f"<environment_context>\n  <cwd>{cwd}</cwd>\n"
+                        "  <approval_policy>on-request</approval_policy>\n"
+                        "</environment_context>",
+                    }
+                ],
+            },
+        ),
+        cx(
+            ts, "turn_context", {"cwd": cwd, "approval_policy": "on-request", "model": "gpt-5-codex", "summary": "auto"}
+        ),
     ]
 
 
@@ -124,9 +163,18 @@ class Claude:
     def _base(self, kind: str, ts: str) -> dict[str, Any]:
         self.n += 1
         uuid = f"{self.sid[:8]}-0000-4000-8000-{self.n:012d}"
-        record = {"parentUuid": self.parent, "isSidechain": False, "userType": "external", "cwd": self.cwd,
-                  "sessionId": self.sid, "version": "2.0.14", "gitBranch": "main", "type": kind,
-                  "uuid": uuid, "timestamp": ts}
+        record = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.sid,
+            "version": "2.0.14",
+            "gitBranch": "main",
+            "type": kind,
+            "uuid": uuid,
+            "timestamp": ts,
+        }
         self.parent = uuid
         self.records.append(record)
         return record
@@ -137,15 +185,23 @@ class Claude:
     def assistant(self, ts: str, blocks: list[dict[str, Any]], stop: str | None, msg_id: str) -> None:
         record = self._base("assistant", ts)
         record["requestId"] = f"req_{msg_id}"
-        record["message"] = {"id": msg_id, "type": "message", "role": "assistant",
-                             "model": "claude-sonnet-4-5-20250929", "content": blocks,
-                             "stop_reason": stop, "stop_sequence": None,
-                             "usage": {"input_tokens": 12, "output_tokens": 40}}
+        record["message"] = {
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": blocks,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 12, "output_tokens": 40},
+        }
 
     def tool_result(self, ts: str, tool_use_id: str, text: str, is_error: bool) -> None:
         record = self._base("user", ts)
-        record["message"] = {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": tool_use_id, "content": text, "is_error": is_error}]}
+        record["message"] = {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": text, "is_error": is_error}],
+        }
         record["toolUseResult"] = {"stdout": text, "stderr": "", "interrupted": False}
 
     def system(self, ts: str, subtype: str, **extra: Any) -> None:
@@ -154,17 +210,24 @@ class Claude:
 
 
 # Distinctive words and texts with known answers.
-S1_PROMPT1 = ("The ClickHouse schema migration failure happens after adding the event ordinal column. "
-              "Please find the issue and fix it.")
-S1_FINAL1 = ("Updated the migration ordering and verified the ClickHouse schema applies cleanly; "
-             "the migration failure is resolved.")
+S1_PROMPT1 = (
+    "The ClickHouse schema migration failure happens after adding the event ordinal column. "
+    "Please find the issue and fix it."
+)
+S1_FINAL1 = (
+    "Updated the migration ordering and verified the ClickHouse schema applies cleanly; "
+    "the migration failure is resolved."
+)
 S1_REASONING = "**Considering xylophonic ordering**\n\nThe migration list might be applied out of order."
 S1_CALL1_ARGS = {"cmd": "ocelotscript --check db && cargo test -p store", "workdir": "/repo/alpha"}
-S1_OUTPUT1 = ("Exit code: 101\nWall time: 3.2 seconds\nOutput:\nrunning 3 tests\n"
-              "test ordinal_column_added ... ok\ntest rollback_is_clean ... FAILED\n"
-              "cargo test failed: 1 failed, 2 passed\n")
+S1_OUTPUT1 = (
+    "Exit code: 101\nWall time: 3.2 seconds\nOutput:\nrunning 3 tests\n"
+    "test ordinal_column_added ... ok\ntest rollback_is_clean ... FAILED\n"
+    "cargo test failed: 1 failed, 2 passed\n"
+)
 S1_PROMPT2 = "Now document the quokka service rollback procedure."
 S1_FINAL2 = "The quokka rollback procedure is documented in docs/rollback.md."
+S1_COMPACTION = "Compacted summary: capybara checkpoint of the rollback work."
 S1_PROMPT3 = "Check whether the wombat monitor starts after the latest config change."
 
 S2_PROMPT1 = "Research the latest narwhal protocol release notes and run the lint suite."
@@ -186,8 +249,10 @@ _ESSAY = [
     "Satellite tags show the albatross circling the southern ocean more than once a year.",
 ]
 S3_TAIL_WORD = "petrel"
-S3_FINAL = (" ".join(_ESSAY[i % len(_ESSAY)] + f" (observation {i})" for i in range(90))
-            + f" The survey closed with a sighting of a lone {S3_TAIL_WORD}.")
+S3_FINAL = (
+    " ".join(_ESSAY[i % len(_ESSAY)] + f" (observation {i})" for i in range(90))
+    + f" The survey closed with a sighting of a lone {S3_TAIL_WORD}."
+)
 
 S4_TURNS = 8
 S4_TWIN = "Cormorant reminder: cormorants dive deep."
@@ -216,9 +281,16 @@ def build_corpus(root: Path) -> Corpus:
         *cx_header("2026-03-10T09:00:00.000Z", sid1, "/repo/alpha"),
         cx("2026-03-10T09:00:02.000Z", "event_msg", {"type": "task_started", "model_context_window": 272000}),
         *cx_user("2026-03-10T09:00:02.500Z", S1_PROMPT1),
-        cx("2026-03-10T09:00:04.000Z", "response_item", {
-            "type": "reasoning", "summary": [{"type": "summary_text", "text": S1_REASONING}],
-            "content": None, "encrypted_content": "gAAAAABo-opaque-ciphertext"}),
+        cx(
+            "2026-03-10T09:00:04.000Z",
+            "response_item",
+            {
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": S1_REASONING}],
+                "content": None,
+                "encrypted_content": "gAAAAABo-opaque-ciphertext",
+            },
+        ),
         cx("2026-03-10T09:00:04.000Z", "event_msg", {"type": "agent_reasoning", "text": S1_REASONING}),
         cx_call("2026-03-10T09:00:05.000Z", "call_a1", "exec_command", S1_CALL1_ARGS),
         cx_output("2026-03-10T09:00:09.000Z", "call_a1", S1_OUTPUT1),
@@ -228,15 +300,44 @@ def build_corpus(root: Path) -> Corpus:
         # turn 2
         cx("2026-03-10T09:05:00.000Z", "event_msg", {"type": "task_started", "model_context_window": 272000}),
         *cx_user("2026-03-10T09:05:00.500Z", S1_PROMPT2),
-        cx("2026-03-10T09:05:03.000Z", "response_item", {
-            "type": "custom_tool_call", "status": "completed", "call_id": "call_a2", "name": "apply_patch",
-            "input": "*** Begin Patch\n*** Add File: docs/rollback.md\n+Rollback steps\n*** End Patch\n"}),
-        cx("2026-03-10T09:05:04.000Z", "response_item", {
-            "type": "custom_tool_call_output", "call_id": "call_a2",
-            "output": json.dumps({"output": "Success. Updated the following files:\nA docs/rollback.md\n",
-                                  "metadata": {"exit_code": 0, "duration_seconds": 0.1}})}),
+        cx(
+            "2026-03-10T09:05:03.000Z",
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "call_a2",
+                "name": "apply_patch",
+                "input": "*** Begin Patch\n*** Add File: docs/rollback.md\n+Rollback steps\n*** End Patch\n",
+            },
+        ),
+        cx(
+            "2026-03-10T09:05:04.000Z",
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "call_a2",
+                "output": json.dumps(
+                    {
+                        "output": "Success. Updated the following files:\nA docs/rollback.md\n",
+                        "metadata": {"exit_code": 0, "duration_seconds": 0.1},
+                    }
+                ),
+            },
+        ),
         *cx_assistant("2026-03-10T09:05:06.000Z", S1_FINAL2),
         cx_complete("2026-03-10T09:05:06.500Z", S1_FINAL2),
+        # a context compaction between turns (searchable only when asked for)
+        cx(
+            "2026-03-10T09:10:00.000Z",
+            "compacted",
+            {
+                "message": S1_COMPACTION,
+                "replacement_history": [
+                    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": S1_PROMPT1}]}
+                ],
+            },
+        ),
         # turn 3: still running (no output, no task_complete)
         cx("2026-03-10T09:19:50.000Z", "event_msg", {"type": "task_started", "model_context_window": 272000}),
         *cx_user("2026-03-10T09:19:50.500Z", S1_PROMPT3),
@@ -250,15 +351,36 @@ def build_corpus(root: Path) -> Corpus:
     sid2 = "7c666c01-d38e-4658-8650-0000000000b2"
     c2 = Claude(sid2, "/repo/beta")
     c2.user("2026-03-10T10:00:00.000Z", S2_PROMPT1)
-    c2.assistant("2026-03-10T10:00:03.000Z", [{"type": "thinking", "thinking": S2_THINKING, "signature": "sig"}],
-                 None, "msg_b1")
-    c2.assistant("2026-03-10T10:00:04.000Z", [{"type": "tool_use", "id": "toolu_b1", "name": "WebSearch",
-                                               "input": {"query": "narwhal protocol release notes"}}],
-                 "tool_use", "msg_b1")
+    c2.assistant(
+        "2026-03-10T10:00:03.000Z", [{"type": "thinking", "thinking": S2_THINKING, "signature": "sig"}], None, "msg_b1"
+    )
+    c2.assistant(
+        "2026-03-10T10:00:04.000Z",
+        [
+            {
+                "type": "tool_use",
+                "id": "toolu_b1",
+                "name": "WebSearch",
+                "input": {"query": "narwhal protocol release notes"},
+            }
+        ],
+        "tool_use",
+        "msg_b1",
+    )
     c2.tool_result("2026-03-10T10:00:06.000Z", "toolu_b1", S2_SEARCH_RESULT, False)
-    c2.assistant("2026-03-10T10:00:08.000Z", [{"type": "tool_use", "id": "toolu_b2", "name": "Bash",
-                                               "input": {"command": "make lint", "description": "Run linter"}}],
-                 "tool_use", "msg_b2")
+    c2.assistant(
+        "2026-03-10T10:00:08.000Z",
+        [
+            {
+                "type": "tool_use",
+                "id": "toolu_b2",
+                "name": "Bash",
+                "input": {"command": "make lint", "description": "Run linter"},
+            }
+        ],
+        "tool_use",
+        "msg_b2",
+    )
     c2.tool_result("2026-03-10T10:00:12.000Z", "toolu_b2", S2_LINT_OUTPUT, True)
     c2.assistant("2026-03-10T10:00:15.000Z", [{"type": "text", "text": S2_FINAL1}], "end_turn", "msg_b3")
     c2.system("2026-03-10T10:00:16.000Z", "turn_duration", durationMs=16000, isMeta=False)
@@ -272,8 +394,9 @@ def build_corpus(root: Path) -> Corpus:
     sid3 = "0195a1b2-0000-7000-8000-00000000c003"
     s3 = [
         *cx_header("2026-03-10T11:00:00.000Z", sid3, "/repo/gamma"),
-        *cx_user("2026-03-10T11:00:01.000Z", S3_PROMPT),
-        *cx_assistant("2026-03-10T11:04:59.000Z", S3_FINAL),
+        # this rollout writes the event_msg mirror before the response_item (both orders occur)
+        *cx_user("2026-03-10T11:00:01.000Z", S3_PROMPT, mirror_first=True),
+        *cx_assistant("2026-03-10T11:04:59.000Z", S3_FINAL, mirror_first=True),
         cx_complete("2026-03-10T11:05:00.000Z", S3_FINAL[:200]),
     ]
     corpus.files["S3"] = corpus.codex_home / "sessions/2026/03/10" / f"rollout-2026-03-10T11-00-00-{sid3}.jsonl"
@@ -285,16 +408,33 @@ def build_corpus(root: Path) -> Corpus:
     c4 = Claude(sid4, "/repo/delta")
     for i in range(S4_TURNS):
         minute = 5 * i
-        c4.user(f"2026-03-10T12:{minute:02d}:00.000Z", f"Pelican question {i + 1}: how does a pelican carry "
-                                                       f"fish number {i + 1}?")
-        c4.assistant(f"2026-03-10T12:{minute + 1:02d}:00.000Z",
-                     [{"type": "text", "text": f"Pelican answer {i + 1}: the pelican uses its throat pouch "
-                                               f"to hold fish number {i + 1}."}], "end_turn", f"msg_d{i}")
+        c4.user(
+            f"2026-03-10T12:{minute:02d}:00.000Z",
+            f"Pelican question {i + 1}: how does a pelican carry fish number {i + 1}?",
+        )
+        c4.assistant(
+            f"2026-03-10T12:{minute + 1:02d}:00.000Z",
+            [
+                {
+                    "type": "text",
+                    "text": f"Pelican answer {i + 1}: the pelican uses its throat pouch to hold fish number {i + 1}.",
+                }
+            ],
+            "end_turn",
+            f"msg_d{i}",
+        )
     c4.user("2026-03-10T12:44:00.000Z", "Thanks, that is all about the birds.")
     # Two identical blocks of one reply: same text, same timestamp, so equal scores (id tie-break).
-    c4.assistant("2026-03-10T12:45:00.000Z", [{"type": "text", "text": S4_TWIN},
-                                              {"type": "text", "text": S4_TWIN},
-                                              {"type": "text", "text": "You are welcome."}], "end_turn", "msg_dz")
+    c4.assistant(
+        "2026-03-10T12:45:00.000Z",
+        [
+            {"type": "text", "text": S4_TWIN},
+            {"type": "text", "text": S4_TWIN},
+            {"type": "text", "text": "You are welcome."},
+        ],
+        "end_turn",
+        "msg_dz",
+    )
     corpus.files["S4"] = corpus.claude_home / "projects/-repo-delta" / f"{sid4}.jsonl"
     write_jsonl(corpus.files["S4"], c4.records)
     corpus.sessions["S4"] = ("2026-03-10T12:00:00.000Z", "2026-03-10T12:45:00.000Z", "chat", S4_TURNS + 1)
@@ -304,6 +444,8 @@ def build_corpus(root: Path) -> Corpus:
     c5 = Claude(sid5, "/repo/epsilon")
     c5.user("2026-03-10T11:01:00.000Z", S5_PROMPT)
     c5.assistant("2026-03-10T11:05:00.000Z", [{"type": "text", "text": S5_FINAL}], "end_turn", "msg_e1")
+    # a record type this Moraine has never seen: an `unknown` event, openable, never searched
+    c5._base("agent-telemetry", "2026-03-10T11:05:00.000Z")["data"] = {"note": "tapir telemetry"}
     corpus.files["S5"] = corpus.claude_home / "projects/-repo-epsilon" / f"{sid5}.jsonl"
     write_jsonl(corpus.files["S5"], c5.records)
     corpus.sessions["S5"] = ("2026-03-10T11:01:00.000Z", "2026-03-10T11:05:00.000Z", "chat", 1)
@@ -313,6 +455,7 @@ def build_corpus(root: Path) -> Corpus:
 # --------------------------------------------------------------------------------------------
 # MCP client harness
 # --------------------------------------------------------------------------------------------
+
 
 class McpServer:
     """`moraine mcp` as a subprocess, driven by the MCP SDK client through a blocking portal."""
@@ -345,10 +488,8 @@ class McpServer:
     def close(self) -> None:
         while self._stack:
             cm = self._stack.pop()
-            try:
+            with contextlib.suppress(Exception):  # a broken server's teardown must not hide the result
                 cm.__exit__(None, None, None)
-            except Exception:  # teardown of a broken server must not hide the test result
-                pass
         self.errlog.close()
 
     def stderr(self) -> str:
@@ -361,9 +502,11 @@ class McpServer:
 
     def raw(self, tool: str, arguments: dict[str, Any] | None) -> Any:
         """The raw `CallToolResult` (the SDK client has validated structured_content already)."""
+
         async def _call() -> Any:
             with anyio.fail_after(CALL_TIMEOUT_S):
                 return await self.session.call_tool(tool, arguments)
+
         return self.portal.call(_call)
 
     def call(self, tool: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
@@ -380,12 +523,12 @@ class McpServer:
         check_success_envelope(envelope, tool)
         return envelope
 
-    def err(self, tool: str, arguments: dict[str, Any] | None, code: str, message: str | None = None
-            ) -> dict[str, Any]:
+    def err(self, tool: str, arguments: dict[str, Any] | None, code: str, message: str | None = None) -> dict[str, Any]:
         """A call that must fail in-band with `code` (and `message` when given): the error envelope."""
         envelope = self.call(tool, arguments)
         assert envelope.get("schema_version") == "moraine.mcp.error.v1", (
-            f"{tool}({arguments}) expected error {code}, got {json.dumps(envelope)[:600]}")
+            f"{tool}({arguments}) expected error {code}, got {json.dumps(envelope)[:600]}"
+        )
         check_error_envelope(envelope, tool)
         assert envelope["error"]["code"] == code, envelope["error"]
         if message is not None:
@@ -396,11 +539,11 @@ class McpServer:
 
     def session_ids(self) -> dict[str, str]:
         """Corpus name → session ID, found through list_sessions (one day covers the corpus)."""
-        data = self.ok("list_sessions", {"start_datetime": DAY_START, "end_datetime": DAY_END,
-                                         "limit": 50})["data"]
+        data = self.ok("list_sessions", {"start_datetime": DAY_START, "end_datetime": DAY_END, "limit": 50})["data"]
         by_start = {item["session"]["started_at"]: item["id"] for item in data["sessions"]}
-        return {name: by_start[started] for name, (started, *_rest) in self.corpus.sessions.items()
-                if started in by_start}
+        return {
+            name: by_start[started] for name, (started, *_rest) in self.corpus.sessions.items() if started in by_start
+        }
 
 
 def check_wrapper(result: Any) -> None:
@@ -438,8 +581,14 @@ def check_error_envelope(envelope: dict[str, Any], tool: str) -> None:
     assert isinstance(envelope["request"], dict)
     assert "data" not in envelope
     error = envelope["error"]
-    assert error["code"] in ("invalid_request", "invalid_id", "not_found", "unsupported_event_type",
-                             "deadline_exceeded", "internal_error")
+    assert error["code"] in (
+        "invalid_request",
+        "invalid_id",
+        "not_found",
+        "unsupported_event_type",
+        "deadline_exceeded",
+        "internal_error",
+    )
     assert isinstance(error["message"], str) and error["message"].strip()
     assert isinstance(error["details"], dict)
     assert isinstance(envelope["warnings"], list)

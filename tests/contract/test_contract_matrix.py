@@ -23,8 +23,13 @@ def ids(server: McpServer, sids: dict[str, str]) -> dict[str, str]:
     session = server.ok("open", {"id": sids["S2"]})["data"]
     turn_id = session["turns"][0]["id"]
     turn = server.ok("open", {"id": turn_id})["data"]
-    return {"session": sids["S2"], "turn": turn_id, "event": turn["events"][0]["id"],
-            "S4": sids["S4"], "S1": sids["S1"]}
+    return {
+        "session": sids["S2"],
+        "turn": turn_id,
+        "event": turn["events"][0]["id"],
+        "S4": sids["S4"],
+        "S1": sids["S1"],
+    }
 
 
 def hits(envelope: dict[str, Any]) -> list[dict[str, Any]]:
@@ -34,6 +39,7 @@ def hits(envelope: dict[str, Any]) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------------------------
 # search_sessions — 16 rows
 # --------------------------------------------------------------------------------------------
+
 
 def _query_only(server: McpServer, ids: dict[str, str]) -> None:
     env = server.ok("search_sessions", {"query": "pelican"})
@@ -81,8 +87,9 @@ def _within_turn(server: McpServer, ids: dict[str, str]) -> None:
 
 
 def _within_session_event_types(server: McpServer, ids: dict[str, str]) -> None:
-    env = server.ok("search_sessions", {"query": "narwhal", "within_id": ids["session"],
-                                        "event_types": ["tool_response"]})
+    env = server.ok(
+        "search_sessions", {"query": "narwhal", "within_id": ids["session"], "event_types": ["tool_response"]}
+    )
     assert env["request"]["event_types"] == ["tool_response"]
     assert hits(env)
     for h in hits(env):
@@ -90,8 +97,9 @@ def _within_session_event_types(server: McpServer, ids: dict[str, str]) -> None:
 
 
 def _within_turn_event_types(server: McpServer, ids: dict[str, str]) -> None:
-    env = server.ok("search_sessions", {"query": "narwhal", "within_id": ids["turn"],
-                                        "event_types": ["tool_call", "reasoning"]})
+    env = server.ok(
+        "search_sessions", {"query": "narwhal", "within_id": ids["turn"], "event_types": ["tool_call", "reasoning"]}
+    )
     assert env["request"]["event_types"] == ["reasoning", "tool_call"]
     assert {h["event"]["type"] for h in hits(env)} == {"reasoning", "tool_call"}
     for h in hits(env):
@@ -99,8 +107,12 @@ def _within_turn_event_types(server: McpServer, ids: dict[str, str]) -> None:
 
 
 def _within_event(server: McpServer, ids: dict[str, str]) -> None:
-    server.err("search_sessions", {"query": "narwhal", "within_id": ids["event"]}, "invalid_request",
-               "within_id accepts session and turn IDs, not event IDs")
+    server.err(
+        "search_sessions",
+        {"query": "narwhal", "within_id": ids["event"]},
+        "invalid_request",
+        "within_id accepts session and turn IDs, not event IDs",
+    )
 
 
 def _blank_query(server: McpServer, ids: dict[str, str]) -> None:
@@ -127,13 +139,21 @@ def _empty_event_types(server: McpServer, ids: dict[str, str]) -> None:
 
 
 def _unsupported_event_type(server: McpServer, ids: dict[str, str]) -> None:
-    env = server.err("search_sessions", {"query": "migration", "event_types": ["user_input", "debug_trace"]},
-                     "unsupported_event_type", "unsupported event type: debug_trace")
+    env = server.err(
+        "search_sessions",
+        {"query": "migration", "event_types": ["user_input", "debug_trace"]},
+        "unsupported_event_type",
+        "unsupported event type: debug_trace",
+    )
     assert env["error"]["details"]["supported"] == CANONICAL_TYPES
     assert env["error"]["details"]["field"] == "event_types"
     # `unknown` is openable but never searchable
-    server.err("search_sessions", {"query": "migration", "event_types": ["unknown"]}, "unsupported_event_type",
-               "unsupported event type: unknown")
+    server.err(
+        "search_sessions",
+        {"query": "migration", "event_types": ["unknown"]},
+        "unsupported_event_type",
+        "unsupported event type: unknown",
+    )
 
 
 def _n_hits_below_one(server: McpServer, ids: dict[str, str]) -> None:
@@ -246,10 +266,10 @@ def _missing_datetime(server: McpServer, ids: dict[str, str]) -> None:
 
 
 def _no_timezone(server: McpServer, ids: dict[str, str]) -> None:
-    server.err("list_sessions", {"start_datetime": "2026-03-10T00:00:00", "end_datetime": DAY_END},
-               "invalid_request")
-    server.err("list_sessions", {"start_datetime": DAY_START, "end_datetime": "2026-03-11T00:00:00.000"},
-               "invalid_request")
+    server.err("list_sessions", {"start_datetime": "2026-03-10T00:00:00", "end_datetime": DAY_END}, "invalid_request")
+    server.err(
+        "list_sessions", {"start_datetime": DAY_START, "end_datetime": "2026-03-11T00:00:00.000"}, "invalid_request"
+    )
     server.err("list_sessions", {"start_datetime": "2026-03-10", "end_datetime": "2026-03-11"}, "invalid_request")
 
 
@@ -257,8 +277,11 @@ def _end_not_after_start(server: McpServer, ids: dict[str, str]) -> None:
     server.err("list_sessions", {"start_datetime": DAY_START, "end_datetime": DAY_START}, "invalid_request")
     server.err("list_sessions", {"start_datetime": DAY_END, "end_datetime": DAY_START}, "invalid_request")
     # the same instant written with two offsets is still an empty range
-    server.err("list_sessions", {"start_datetime": "2026-03-10T09:00:00Z",
-                                 "end_datetime": "2026-03-10T05:00:00-04:00"}, "invalid_request")
+    server.err(
+        "list_sessions",
+        {"start_datetime": "2026-03-10T09:00:00Z", "end_datetime": "2026-03-10T05:00:00-04:00"},
+        "invalid_request",
+    )
 
 
 def _unknown_field(server: McpServer, ids: dict[str, str]) -> None:
@@ -279,10 +302,16 @@ def _cursor_changed(server: McpServer, ids: dict[str, str]) -> None:
     assert cursor
     server.err("list_sessions", {**RANGE, "limit": 2, "cursor": cursor, "sort": "asc"}, "invalid_request")
     server.err("list_sessions", {**RANGE, "limit": 2, "cursor": cursor, "mode": "chat"}, "invalid_request")
-    server.err("list_sessions", {"start_datetime": "2026-03-10T01:00:00Z", "end_datetime": DAY_END,
-                                 "limit": 2, "cursor": cursor}, "invalid_request")
-    server.err("list_sessions", {"start_datetime": DAY_START, "end_datetime": "2026-03-12T00:00:00Z",
-                                 "limit": 2, "cursor": cursor}, "invalid_request")
+    server.err(
+        "list_sessions",
+        {"start_datetime": "2026-03-10T01:00:00Z", "end_datetime": DAY_END, "limit": 2, "cursor": cursor},
+        "invalid_request",
+    )
+    server.err(
+        "list_sessions",
+        {"start_datetime": DAY_START, "end_datetime": "2026-03-12T00:00:00Z", "limit": 2, "cursor": cursor},
+        "invalid_request",
+    )
     # a cursor Moraine never issued is a bad cursor
     server.err("list_sessions", {**RANGE, "cursor": "not-a-cursor"}, "invalid_request")
 
@@ -315,6 +344,7 @@ def test_list_sessions_matrix(row: str, server: McpServer, ids: dict[str, str]) 
 # open — 7 rows
 # --------------------------------------------------------------------------------------------
 
+
 def _open_session(server: McpServer, ids: dict[str, str]) -> None:
     env = server.ok("open", {"id": ids["session"]})
     assert env["request"] == {"id": ids["session"]}
@@ -332,8 +362,13 @@ def _open_turn(server: McpServer, ids: dict[str, str]) -> None:
     assert data["kind"] == "turn" and data["turn"]["id"] == ids["turn"]
     assert data["turn"]["session_id"] == ids["session"]
     assert data["events"] and [e["ordinal"] for e in data["events"]] == list(range(1, len(data["events"]) + 1))
-    assert set(data["traversal"]) >= {"session_id", "previous_turn_id", "next_turn_id", "first_event_id",
-                                      "last_event_id"}
+    assert set(data["traversal"]) >= {
+        "session_id",
+        "previous_turn_id",
+        "next_turn_id",
+        "first_event_id",
+        "last_event_id",
+    }
     assert env["performance"]["sla_target_ms"] == 300
 
 
@@ -342,8 +377,14 @@ def _open_event(server: McpServer, ids: dict[str, str]) -> None:
     data = env["data"]
     assert data["kind"] == "event" and data["event"]["id"] == ids["event"]
     assert data["content"]["truncated"] is False and isinstance(data["content"]["text"], str)
-    assert set(data["traversal"]) >= {"session_id", "turn_id", "previous_event_id", "next_event_id",
-                                      "previous_turn_id", "next_turn_id"}
+    assert set(data["traversal"]) >= {
+        "session_id",
+        "turn_id",
+        "previous_event_id",
+        "next_event_id",
+        "previous_turn_id",
+        "next_turn_id",
+    }
     assert env["performance"]["sla_target_ms"] == 200
 
 

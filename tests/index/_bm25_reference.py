@@ -63,11 +63,11 @@ def reference_search(
         total_len += doc.length
     avgdl = total_len / n
     # one pass over every live document: which query terms it contains (gives df)
-    wanted = set(terms)
     df = dict.fromkeys(terms, 0)
-    matching: list[tuple[RefDoc, set[str]]] = []
+    matching: list[tuple[RefDoc, list[str]]] = []
     for doc in docs:
-        present = doc.tf.keys() & wanted
+        tf = doc.tf
+        present = [term for term in terms if term in tf]
         if present:
             matching.append((doc, present))
             for term in present:
@@ -78,10 +78,9 @@ def reference_search(
     scored: list[tuple[float, RefDoc]] = []
     for doc, present in matching:
         score = 0.0
-        for term in terms:  # summed in query-term order
-            if term in present:
-                tf = doc.tf[term]
-                score += idf[term] * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * doc.length / avgdl))
+        for term in present:  # summed in query-term order
+            tf = doc.tf[term]
+            score += idf[term] * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * doc.length / avgdl))
         if score > 0 and doc.type_code in allowed_codes and (scope is None or doc.doc_id in scope):
             scored.append((score, doc))
     # raw score desc, then timestamp desc, then uid asc

@@ -86,7 +86,8 @@ class Corpus:
         query = self.texts.query()
         if rng.random() < 0.1:
             query += " " + "".join(rng.choice("qwxyz") for _ in range(60))  # longer than any stored term
-        terms = distinct_terms(query)
+        # mostly 1-6 distinct terms; now and then every term of a longer query (up to 32)
+        terms = distinct_terms(query, rng.randint(1, 6) if rng.random() < 0.9 else 32)
         k = rng.choice((1, 3, 10, 25, 50, rng.randint(1, 200), 10**6))
         roll = rng.random()
         if roll < 0.3:
@@ -131,7 +132,7 @@ class Corpus:
 @pytest.fixture(scope="module")
 def corpus() -> Corpus:
     c = Corpus(seed=20260101)
-    c.add_docs(3200, seals=4, deletes=25)
+    c.add_docs(2500, seals=4, deletes=25)
     return c
 
 
@@ -140,36 +141,36 @@ def test_corpus_has_segments_memtable_and_tombstones(corpus: Corpus) -> None:
     assert len(idx.segments) >= 4
     assert len(idx.mem) > 0
     indexed = int(np.count_nonzero(idx.doc_len.view))
-    assert indexed > len(corpus.live) > 2000  # some indexed docs are tombstones
+    assert indexed > len(corpus.live) > 1800  # some indexed docs are tombstones
     assert UNKNOWN in corpus.type_codes
     assert any(len(v) > 6 and any("\u3040" <= ch <= "\u9fff" for ch in v) for v in corpus.texts.vocab)
 
 
 def test_search_matches_reference(corpus: Corpus) -> None:
-    assert corpus.check(200) > 150
+    assert corpus.check(200) > 120
 
 
 def test_search_matches_reference_other_parameters(corpus: Corpus) -> None:
-    assert corpus.check(40, k1=2.0, b=0.3) > 25
-    assert corpus.check(20, k1=0.5, b=1.0) > 10
-    assert corpus.check(20, k1=1.2, b=0.0) > 10
+    assert corpus.check(25, k1=2.0, b=0.3) > 10
+    assert corpus.check(10, k1=0.5, b=1.0) > 3
+    assert corpus.check(10, k1=1.2, b=0.0) > 3
 
 
 @pytest.mark.parametrize("seal_after", [False, True])
 def test_search_matches_reference_after_appending(seal_after: bool) -> None:
     c = Corpus(seed=4242 + seal_after)
-    c.add_docs(1500, seals=2, deletes=10)
-    c.check(40)
-    c.add_docs(900, seals=1, deletes=6)
+    c.add_docs(1000, seals=2, deletes=10)
+    c.check(30)
+    c.add_docs(700, seals=1, deletes=6)
     if seal_after:
         c.index.seal()
         assert len(c.index.mem) == 0
     else:
         assert len(c.index.mem) > 0
-    c.check(60)
-    c.delete_random(200)
+    c.check(40)
+    c.delete_random(150)
     c.add_docs(300, seals=0 if seal_after else 1, deletes=2)
-    c.check(60)
+    c.check(40)
 
 
 def test_cjk_and_code_terms_are_found(corpus: Corpus) -> None:
@@ -250,7 +251,7 @@ def _assert_same_segment(a: Segment, b: Segment) -> None:
 
 def test_segment_merge_changes_no_result() -> None:
     c = Corpus(seed=777)
-    c.add_docs(2000, seals=5, deletes=15)
+    c.add_docs(1500, seals=5, deletes=15)
     c.index.seal()
     assert len(c.index.segments) >= 5
     requests = [c.random_request() for _ in range(60)]
@@ -285,17 +286,17 @@ def _assert_merge_is_single_segment(c: Corpus, merged: Segment) -> None:
     # every term is sorted by UTF-8 bytes and every posting list increases
     terms = [t.decode("utf-8") for t in merged.terms]
     assert terms == sorted(terms, key=lambda t: t.encode("utf-8"))
-    offsets = merged.offsets.tolist()
-    docs = merged.docs.astype(np.int64)
-    for i in range(len(terms)):
-        lo, hi = offsets[i], offsets[i + 1]
-        assert hi > lo
-        assert np.all(np.diff(docs[lo:hi]) > 0)
+    offsets = merged.offsets.astype(np.int64)
+    assert offsets[0] == 0 and offsets[-1] == len(merged.docs) and np.all(np.diff(offsets) > 0)
+    steps = np.diff(merged.docs.astype(np.int64))
+    within = np.ones(len(steps), dtype=bool)
+    within[offsets[1:-1] - 1] = False  # a step across two terms' lists may go down
+    assert np.all(steps[within] > 0)
 
 
 def test_segment_save_load_mmap_round_trip(tmp_path: Path) -> None:
     c = Corpus(seed=99)
-    c.add_docs(1500, seals=3, deletes=10)
+    c.add_docs(1000, seals=3, deletes=10)
     c.index.seal()
     requests = [c.random_request() for _ in range(50)]
     before = _snapshot(c, requests)
@@ -323,7 +324,7 @@ def test_segment_save_load_mmap_round_trip(tmp_path: Path) -> None:
     assert _snapshot(c, requests) == before
     # an index with new documents on top of loaded segments still matches the reference
     c.add_docs(400, seals=1, deletes=3)
-    c.check(40)
+    c.check(30)
 
 
 def test_multibyte_terms_in_segments_round_trip(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ unknown type (never indexed), summaries, titles, Claude subagent files, CJK text
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import uuid
@@ -69,11 +70,11 @@ class TextMaker:
     def __init__(self, rng: random.Random, vocab: list[str], exponent: float = 1.1) -> None:
         self.rng = rng
         self.vocab = vocab
-        self.weights = [1.0 / (rank + 1) ** exponent for rank in range(len(vocab))]
+        self.cum_weights = list(itertools.accumulate(1.0 / (rank + 1) ** exponent for rank in range(len(vocab))))
         self.made: list[str] = []
 
     def words(self, n: int) -> list[str]:
-        return self.rng.choices(self.vocab, weights=self.weights, k=n)
+        return self.rng.choices(self.vocab, cum_weights=self.cum_weights, k=n)
 
     def text(self) -> str:
         rng = self.rng

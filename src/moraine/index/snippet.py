@@ -2,31 +2,51 @@
 
 from __future__ import annotations
 
+import re
+
 SNIPPET_CHARS = 300
+LEAD_CHARS = 40  # context kept before the first match of the chosen window
 SCAN_CHARS = 400_000
-MAX_MATCHES = 4000
+MAX_MATCHES_PER_TERM = 2000
 
 
-def _positions(lowered: str, terms: list[str]) -> list[tuple[int, int]]:
-    """(start, term index) of term occurrences, bounded so a huge output stays cheap."""
+def _positions(text: str, terms: list[str]) -> list[tuple[int, int]]:
+    """(start, term index) of term occurrences in the original text, case-insensitively.
+
+    Positions come from the text itself (not from `text.lower()`, whose length can differ,
+    e.g. for 'İ'), and every term has its own budget so a frequent term cannot hide a rare one.
+    """
+    index = {t: i for i, t in enumerate(terms)}
+    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+    budget = [MAX_MATCHES_PER_TERM] * len(terms)
     found: list[tuple[int, int]] = []
-    for ix, term in enumerate(terms):
-        start = lowered.find(term)
-        while start >= 0 and len(found) < MAX_MATCHES:
-            found.append((start, ix))
-            start = lowered.find(term, start + len(term))
-    found.sort()
+    near = SNIPPET_CHARS
+    last_other: list[int] = [-near - 1] * len(terms)  # last match of any *other* term
+    for match in pattern.finditer(text, 0, SCAN_CHARS):
+        ix = index.get(match.group().lower())
+        if ix is None:
+            continue
+        start = match.start()
+        # Past its budget a frequent term is kept only next to another term's match, so it
+        # cannot flood the list, yet windows mixing several terms stay whole.
+        if budget[ix] <= 0 and start - last_other[ix] > near:
+            continue
+        budget[ix] -= 1
+        found.append((start, ix))
+        for other in range(len(terms)):
+            if other != ix:
+                last_other[other] = start
     return found
 
 
-def _best_window(found: list[tuple[int, int]], width: int) -> int:
-    """Start of the window covering the most distinct terms, then the most matches."""
+def _best_window(found: list[tuple[int, int]], span: int) -> int:
+    """Start of the span covering the most distinct terms, then the most matches."""
     best_start, best_key = found[0][0], (0, 0)
     j = 0
     counts: dict[int, int] = {}
     for i, (start, ix) in enumerate(found):
         counts[ix] = counts.get(ix, 0) + 1
-        while found[j][0] < start - width + 40:
+        while found[j][0] <= start - span:
             counts[found[j][1]] -= 1
             if not counts[found[j][1]]:
                 del counts[found[j][1]]
@@ -42,19 +62,18 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[st
 
     Returns (excerpt, truncated) where truncated means the event text is longer than it.
     """
-    head = text[:SCAN_CHARS]
-    found = _positions(head.lower(), terms) if terms else []
     if len(text) <= width:
         return " ".join(text.split()), False
-    anchor = _best_window(found, width) if found else 0
-    start = max(0, anchor - width // 4)
+    found = _positions(text, terms) if terms else []
+    span = width - LEAD_CHARS - 20  # matches counted for a window all fit in the excerpt
+    anchor = _best_window(found, span) if found else 0
+    start = max(0, anchor - LEAD_CHARS)
     end = min(len(text), start + width)
-    start = max(0, end - width)
     if start > 0:
-        space = text.rfind(" ", start - 20, start + 1)
-        start = space + 1 if space > 0 else start
+        space = text.find(" ", start, anchor)
+        start = space + 1 if space >= 0 else start
     if end < len(text):
-        space = text.find(" ", end - 20, end)
-        end = space if space > start else end
+        space = text.rfind(" ", max(start, end - 20), end)
+        end = space if space > anchor else end
     body = " ".join(text[start:end].split())
     return ("…" if start > 0 else "") + body + ("…" if end < len(text) else ""), True

@@ -32,6 +32,22 @@ ADAPTERS: dict[str, Adapter] = {
 }
 
 
+def _fix_text(value: str) -> str:
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _without_lone_surrogates(node: Any) -> Any:
+    """JSON may escape half a surrogate pair (`\\ud83d`); such text cannot be stored as UTF-8,
+    so a lone half becomes U+FFFD and a pair becomes the character it encodes."""
+    if isinstance(node, str):
+        return _fix_text(node)
+    if isinstance(node, list):
+        return [_without_lone_surrogates(item) for item in node]
+    if isinstance(node, dict):
+        return {_fix_text(k): _without_lone_surrogates(v) for k, v in node.items()}
+    return node
+
+
 def normalize_line(
     adapter: Adapter, raw: bytes, ref: LineRef, state: dict[str, Any]
 ) -> tuple[list[Event], IngestIssue | None]:
@@ -49,6 +65,8 @@ def normalize_line(
     if not isinstance(record, dict):
         return [], IngestIssue(ref.file, ref.generation, ref.line, ref.offset,
                                f"not_an_object: {type(record).__name__}", text[:FRAGMENT_CHARS])
+    if "\\ud" in text or "\\uD" in text:
+        record = _without_lone_surrogates(record)
     try:
         return adapter.parse(record, ref, state), None
     except Exception as exc:  # an adapter bug must not stop ingest: quarantine the line

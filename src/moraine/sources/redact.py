@@ -13,27 +13,27 @@ from collections import Counter
 
 _RULES: list[tuple[str, str]] = [
     ("pem-private-key",
-     r"-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=\s]|\\n|\\r){16,}?-----END[A-Z ]{0,40}PRIVATE KEY-----"),
-    ("aws-access-token", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b"),
-    ("github-fine-grained-token", r"\bgithub_pat_[A-Za-z0-9_]{82,}"),
-    ("github-token", r"\bgh[pousr]_[A-Za-z0-9_]{36,}"),
-    ("gitlab-token", r"\b(?:glpat|glft|glcbt|glsoat|gldt)-[A-Za-z0-9_-]{20,}"),
-    ("slack-token", r"\bxox[pbarose]-[A-Za-z0-9-]{10,}"),
+     r"-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=\s]|\\+[nr]){16,}?-----END[A-Z ]{0,40}PRIVATE KEY-----"),
+    ("aws-access-token", r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b"),
+    ("github-fine-grained-token", r"github_pat_[A-Za-z0-9_]{82,}"),
+    ("github-token", r"gh[pousr]_[A-Za-z0-9_]{36,}"),
+    ("gitlab-token", r"(?:glpat|glft|glcbt|glsoat|gldt)-[A-Za-z0-9_-]{20,}"),
+    ("slack-token", r"xox[pbarose]-[A-Za-z0-9-]{10,}"),
     ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
-    ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
-    ("google-oauth-token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    ("stripe-token", r"\b(?:sk|rk|pk)_(?:test|live)_[A-Za-z0-9]{10,}"),
-    ("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9]{20,}"),
-    ("anthropic-api-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-    ("openai-api-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-    ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}"),
-    ("sendgrid-api-key", r"\bSG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
-    ("npm-token", r"\bnpm_[A-Za-z0-9]{30,}"),
-    ("pypi-token", r"\bpypi-[A-Za-z0-9_-]{30,}"),
-    ("digitalocean-token", r"\bdop_v1_[a-f0-9]{64}"),
-    ("dockerhub-token", r"\bdckr_pat_[A-Za-z0-9_-]{20,}"),
-    ("linear-api-key", r"\blin_api_[A-Za-z0-9]{30,}"),
+    ("google-api-key", r"AIza[0-9A-Za-z_-]{35}"),
+    ("google-oauth-token", r"ya29\.[0-9A-Za-z_-]{20,}"),
+    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("stripe-token", r"(?:sk|rk|pk)_(?:test|live)_[A-Za-z0-9]{10,}"),
+    ("stripe-webhook-secret", r"whsec_[A-Za-z0-9]{20,}"),
+    ("anthropic-api-key", r"sk-ant-[A-Za-z0-9_-]{20,}"),
+    ("openai-api-key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    ("huggingface-token", r"hf_[A-Za-z0-9]{30,}"),
+    ("sendgrid-api-key", r"SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
+    ("npm-token", r"npm_[A-Za-z0-9]{30,}"),
+    ("pypi-token", r"pypi-[A-Za-z0-9_-]{30,}"),
+    ("digitalocean-token", r"dop_v1_[a-f0-9]{64}"),
+    ("dockerhub-token", r"dckr_pat_[A-Za-z0-9_-]{20,}"),
+    ("linear-api-key", r"lin_api_[A-Za-z0-9]{30,}"),
 ]
 # Literal markers that must occur for a rule to possibly match: a plain substring test per
 # rule keeps redaction cheap on the vast majority of lines, which hold no credential at all.
@@ -62,10 +62,10 @@ _KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 _COMPILED = [(name, _KEYWORDS[name], re.compile(pattern)) for name, pattern in _RULES]
 _GENERIC_WORDS = ("key", "token", "secret", "passw", "auth", "bearer", "credential")
-_SEPARATOR_AHEAD = re.compile(r"(?:ord|d|orization)?(?:[\"']?\s*[:=]\s*[\"']?|\s+)[0-9a-z_./+=-]{20}")
+_SEPARATOR_AHEAD = re.compile(r"(?:ord|d|orization)?[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?[0-9a-z_./+=-]{20}|\s+[0-9a-z_./+=-]{20}")
 _GENERIC = re.compile(
     r"(?i)(?P<key>api[_-]?key|access[_-]?token|auth[_-]?token|authorization|bearer|client[_-]?secret|credential"
-    r"|passwd|password|private[_-]?key|secret|token)(?P<sep>[\"']?\s*[:=]\s*[\"']?|\s+)"
+    r"|passwd|password|private[_-]?key|secret|token)(?P<sep>[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?|(?<=bearer)\s+)"
     r"(?P<value>[0-9A-Za-z_./+=-]{20,})"
 )
 _STOP_WORDS = ("example", "placeholder", "changeme", "dummy", "sample", "redacted", "notasecret", "xxxx")
@@ -102,6 +102,16 @@ def _generic(match: re.Match[str]) -> str:
 _BACKSTEP = {"stripe-token": 2}  # the marker `_test_` sits two characters into the match
 
 
+def _at_boundary(text: str, start: int) -> bool:
+    """A credential starts a word: after a non-word character or a JSON escape (`\\n`, `\\t`)."""
+    if start == 0:
+        return True
+    before = text[start - 1]
+    if not (before.isalnum() or before == "_"):
+        return True
+    return before in "ntr" and start >= 2 and text[start - 2] == "\\"
+
+
 def _spans(text: str) -> list[tuple[int, int, str]]:
     """Where credentials are: each rule is tried only where its marker literally occurs."""
     spans: list[tuple[int, int, str]] = []
@@ -110,7 +120,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             pos = text.find(keyword)
             while pos >= 0:
                 match = pattern.match(text, max(0, pos - _BACKSTEP.get(name, 0)))
-                if match:
+                if match and _at_boundary(text, match.start()):
                     spans.append((match.start(), match.end(), name))
                     pos = text.find(keyword, max(match.end(), pos + 1))
                 else:

@@ -58,6 +58,11 @@ class Store:
         with self.writer():
             self.wal = Wal(self.home / "wal.log", config.store.fsync)
             end = self._replay(0)
+            if self.wal.damaged_after(end):
+                raise StateError(
+                    f"{self.wal.path} is damaged at byte {end}: intact frames follow a bad one. Refusing to "
+                    "start rather than drop them; move the state aside and rebuild it with `moraine index`."
+                )
             self.stats.torn_bytes = self.wal.cut_tail(end)
         self.position = end
 

@@ -27,6 +27,7 @@ VERSION = 1
 HEADER = MAGIC + struct.pack("<H", VERSION) + b"\0" * 6
 FRAME = struct.Struct("<II")
 MAX_FRAME = 1 << 31
+RESYNC_WINDOW = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,26 @@ class Wal:
         for frame in self.frames(start):
             end = frame.end
         return end
+
+    def damaged_after(self, valid_end: int) -> bool:
+        """True when the bytes after the last valid frame are damage, not a torn append:
+        a whole bad frame with more bytes behind it, or any valid frame further on."""
+        size = self.size()
+        if size <= valid_end:
+            return False
+        with self.path.open("rb") as fh:
+            fh.seek(valid_end)
+            head = fh.read(FRAME.size)
+            if len(head) == FRAME.size and valid_end + FRAME.size + FRAME.unpack(head)[0] < size:
+                return True
+            fh.seek(valid_end + 1)
+            data = fh.read(RESYNC_WINDOW)
+        for p in range(max(0, len(data) - FRAME.size)):
+            length, crc = FRAME.unpack_from(data, p)
+            end = p + FRAME.size + length
+            if 0 < length and end <= len(data) and zlib.crc32(data[p + FRAME.size : end]) == crc:
+                return True
+        return False
 
     def cut_tail(self, valid_end: int) -> int:
         """Truncate bytes after the last whole frame; returns how many were cut."""

@@ -1,0 +1,286 @@
+"""Credential redaction: secrets become `[REDACTED:<rule>]`, ordinary text survives, and
+no secret reaches the catalog, the index or the write-ahead log."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+from pathlib import Path
+
+import pytest
+
+from moraine.config import load_config
+from moraine.index.tokenize import query_terms, tokenize
+from moraine.ingest.pipeline import ingest_once
+from moraine.model import SEARCHABLE_TYPES
+from moraine.sources.redact import redact
+from moraine.store.engine import Store
+
+_RNG = random.Random(1234)
+_ALNUM = string.ascii_letters + string.digits
+
+
+def _rand(alphabet: str, n: int) -> str:
+    return "".join(_RNG.choice(alphabet) for _ in range(n))
+
+
+# Fake credentials with the real shapes, assembled at runtime (no literal secrets in the repo).
+AWS_KEY = "AK" + "IA" + _rand(string.ascii_uppercase + "234567", 16)
+GITHUB = "gh" + "p_" + _rand(_ALNUM, 36)
+OPENAI = "sk-" + "proj-" + _rand(_ALNUM + "_-", 48)
+ANTHROPIC = "sk-" + "ant-api03-" + _rand(_ALNUM + "_-", 60)
+SLACK = "xo" + "xb-" + "".join(_rand(string.digits, 12)) + "-" + _rand(string.digits, 13) + "-" + _rand(_ALNUM, 24)
+PASSWORD = "".join(_RNG.sample(_ALNUM, 24))  # 24 distinct characters: high entropy
+PEM_BODY = "\n".join(_rand(_ALNUM + "+/", 64) for _ in range(6))
+PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + PEM_BODY + "\n-----END RSA PRIVATE KEY-----"
+
+SECRETS = [
+    (AWS_KEY, "aws-access-token"),
+    (GITHUB, "github-token"),
+    (OPENAI, "openai-api-key"),
+    (ANTHROPIC, "anthropic-api-key"),
+    (SLACK, "slack-token"),
+]
+
+
+@pytest.mark.parametrize(("secret", "rule"), SECRETS, ids=[r for _, r in SECRETS])
+def test_token_shapes_are_redacted(secret: str, rule: str) -> None:
+    out = redact(f"before {secret} after")
+    assert out == f"before [REDACTED:{rule}] after"
+    # also inside a raw JSON line, as the pipeline sees it; the line stays valid JSON
+    line = json.dumps({"type": "x", "payload": {"output": f"export KEY={secret}; echo done"}})
+    red = redact(line)
+    assert secret not in red
+    assert json.loads(red)["payload"]["output"] == f"export KEY=[REDACTED:{rule}]; echo done"
+
+
+def test_aws_key_shape_is_exact() -> None:
+    assert redact(AWS_KEY) == "[REDACTED:aws-access-token]"
+    assert redact(AWS_KEY[:-1]) == AWS_KEY[:-1]  # 15 characters after the prefix: not a key
+    assert redact(AWS_KEY + "Q") == AWS_KEY + "Q"  # part of a longer word: not a key
+
+
+def test_generic_password_assignment_is_redacted() -> None:
+    assert redact(f"password={PASSWORD}") == "password=[REDACTED:generic-api-key]"
+    assert redact(f'db password: "{PASSWORD}"') == 'db password: "[REDACTED:generic-api-key]"'
+    line = json.dumps({"cmd": f"mysql --password={PASSWORD} -h db"})
+    red = redact(line)
+    assert PASSWORD not in red and json.loads(red)["cmd"] == "mysql --password=[REDACTED:generic-api-key] -h db"
+
+
+def test_pem_private_key_inside_a_json_string_is_redacted() -> None:
+    line = json.dumps({"type": "response_item", "payload": {"output": "cat id_rsa\n" + PEM + "\ndone"}})
+    assert "\\n" in line and "\n" not in line  # the key's newlines are JSON escapes
+    red = redact(line)
+    decoded = json.loads(red)
+    assert decoded["payload"]["output"] == "cat id_rsa\n[REDACTED:pem-private-key]\ndone"
+    for row in PEM_BODY.splitlines():
+        assert row not in red
+    # and the same block as plain text
+    assert redact(PEM) == "[REDACTED:pem-private-key]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "snake_case_name parse_ts_ms getHTTPResponse ConnectionRefusedError",
+        "edit /home/dev/.ssh/config and src/moraine/sources/redact.py",
+        "commit 3f2c9a1b7e4d5c6f8a9b0c1d2e3f4a5b6c7d8e9f fixed the flaky test",
+        "reverted 9fceb02d0ae598e95dc970b74767f19372d61af8 after review",
+        "password=changeme_example_value",
+        "api_key=YOUR_API_KEY_HERE",
+        "the auth token validation failed; refresh the credential helper",
+        "token_count: 65323, secret_key_base is unset",
+        "session 7c666c01-d38e-4658-8650-854ffb5b626e resumed",
+        "export TOKEN_PATH=/var/run/secrets/kubernetes.io/serviceaccount/token",
+        "def get_token(self): return self.access_token",
+        "sk-learn is not a package name, scikit-learn is",
+        "ghp_short",
+    ],
+)
+def test_ordinary_text_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_redacting_raw_json_lines_keeps_them_valid() -> None:
+    rng = random.Random(7)
+    secrets = [s for s, _ in SECRETS] + [f"password={PASSWORD}", PEM, "token: " + PASSWORD]
+    fillers = ["quote \" inside", "back\\slash", "tab\tand\nnewline", "unicode 検索 ✓", "{json: [1, 2]}", "='\""]
+    for _ in range(400):
+        parts = [rng.choice(secrets + fillers) for _ in range(rng.randint(1, 6))]
+        value = rng.choice((" ", " = ", ": ", " \"", " '", ", ")).join(parts)
+        record = {"type": "response_item", "payload": {"output": value, "arguments": json.dumps({"cmd": value})}}
+        line = json.dumps(record, ensure_ascii=rng.random() < 0.5)
+        red = redact(line)
+        decoded = json.loads(red)  # the line stays valid JSON ...
+        json.loads(decoded["payload"]["arguments"])  # ... and so does JSON nested in a string
+        output = decoded["payload"]["output"]
+        for secret, _ in SECRETS:
+            assert secret not in output
+        assert PASSWORD not in output and PEM_BODY.splitlines()[0] not in output
+        for filler in fillers:
+            if filler in value:
+                assert filler in output  # ordinary text around the secrets survives
+
+
+def test_pem_key_in_nested_json_arguments_is_redacted() -> None:
+    line = json.dumps({"type": "response_item", "payload": {
+        "type": "function_call", "name": "shell", "arguments": json.dumps({"cmd": "cat > id_rsa <<EOF\n" + PEM})}})
+    red = redact(line)
+    assert PEM_BODY.splitlines()[0] not in red
+
+
+@pytest.mark.parametrize("escape", ["\n", "\t", "\r"])
+def test_secret_right_after_a_json_escape_is_redacted(escape: str) -> None:
+    leaks = []
+    for secret, _rule in SECRETS:
+        line = json.dumps({"output": f"first line{escape}{secret}{escape}last line"})
+        if secret in redact(line):
+            leaks.append(_rule)
+    assert leaks == []
+
+
+def test_identifier_after_a_keyword_in_prose_is_kept() -> None:
+    text = "the token refreshAccessTokenIfExpired is called on every request"
+    assert redact(text) == text
+
+
+# -- end to end --------------------------------------------------------------------------------
+
+CODEX_SID = "019c5f6a-49bd-7920-ac67-1dd8e33b0e95"
+CLAUDE_SID = "7c666c01-d38e-4658-8650-854ffb5b626e"
+
+
+def _codex_lines() -> list[str]:
+    ts = "2026-02-15T03:50:{:02d}.000Z"
+    output = (f"Exit code: 0\nOutput:\nAWS_ACCESS_KEY_ID={AWS_KEY}\nGITHUB_TOKEN={GITHUB}\n"
+              f"slack bot {SLACK} configured\npassword={PASSWORD}\n{PEM}\nbuild finished")
+    records = [
+        {"timestamp": ts.format(0), "type": "session_meta", "payload": {"id": CODEX_SID, "cwd": "/repo"}},
+        {"timestamp": ts.format(1), "type": "response_item", "payload": {
+            "type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": f"deploy using key {OPENAI} please"}]}},
+        {"timestamp": ts.format(2), "type": "response_item", "payload": {
+            "type": "function_call", "call_id": "call_env", "name": "shell",
+            "arguments": json.dumps({"command": ["bash", "-lc", f"export ANTHROPIC_API_KEY={ANTHROPIC} && env"]})}},
+        {"timestamp": ts.format(3), "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": "call_env", "output": output}},
+        {"timestamp": ts.format(4), "type": "response_item", "payload": {
+            "type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": "deployment configured with the environment"}]}},
+    ]
+    return [json.dumps(r) for r in records] + ['{"timestamp": "broken line with ' + GITHUB + '"']
+
+
+def _claude_lines() -> list[str]:
+    base = {"sessionId": CLAUDE_SID, "cwd": "/repo"}
+    records = [
+        {**base, "type": "user", "timestamp": "2026-01-19T15:58:40.000Z",
+         "message": {"role": "user", "content": "rotate the deploy credentials"}},
+        {**base, "type": "assistant", "timestamp": "2026-01-19T15:58:41.000Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": f"echo {GITHUB}"}}]}},
+        {**base, "type": "user", "timestamp": "2026-01-19T15:58:42.000Z",
+         "message": {"role": "user", "content": [
+             {"type": "tool_result", "tool_use_id": "toolu_1", "content": f"token {SLACK} and {AWS_KEY}"}]}},
+    ]
+    return [json.dumps(r) for r in records]
+
+
+@pytest.fixture
+def secret_store(tmp_path: Path) -> Store:
+    codex = tmp_path / "codex" / "sessions" / "2026" / "02" / "15"
+    codex.mkdir(parents=True)
+    (codex / f"rollout-2026-02-15T03-50-40-{CODEX_SID}.jsonl").write_text("\n".join(_codex_lines()) + "\n")
+    claude = tmp_path / "claude" / "projects" / "-repo"
+    claude.mkdir(parents=True)
+    (claude / f"{CLAUDE_SID}.jsonl").write_text("\n".join(_claude_lines()) + "\n")
+    config = load_config(overrides={"home": str(tmp_path / "state")},
+                         env={"CODEX_HOME": str(tmp_path / "codex"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")})
+    store = Store(config)
+    ingest_once(store)
+    return store
+
+
+ALL_SECRETS = [s for s, _ in SECRETS] + [PASSWORD, *PEM_BODY.splitlines()]
+
+
+def _distinct_secret_terms() -> set[str]:
+    """Index terms only a secret could produce (none of the logs' ordinary words)."""
+    ordinary: set[str] = set()
+    for line in _codex_lines() + _claude_lines():
+        decoded = line
+        for secret in ALL_SECRETS:
+            line = line.replace(secret, " ")
+            decoded = decoded.replace(json.dumps(secret)[1:-1], " ")
+        ordinary.update(tokenize(line))
+        ordinary.update(tokenize(line.encode().decode("unicode_escape")))
+    terms = set()
+    for secret in ALL_SECRETS:
+        terms.update(t for t in tokenize(secret) if t not in ordinary)
+    return terms
+
+
+def test_no_secret_reaches_catalog_index_or_wal(secret_store: Store) -> None:
+    store = secret_store
+    catalog = store.catalog
+    assert len(catalog.content) >= 8
+    texts = []
+    for doc in range(len(catalog.content)):
+        event = catalog.event(doc)
+        blob = event.text + "\n" + json.dumps(event.arguments) + "\n" + json.dumps(event.meta)
+        texts.append(blob)
+        for secret in ALL_SECRETS:
+            assert secret not in blob, (event.type, secret[:8])
+    joined = "\n".join(texts)
+    # the redactions are visible where the secrets were, the ordinary words are intact
+    for rule in ("aws-access-token", "github-token", "openai-api-key", "anthropic-api-key", "slack-token",
+                 "pem-private-key", "generic-api-key"):
+        assert f"[REDACTED:{rule}]" in joined, rule
+    assert "build finished" in joined and "deployment configured" in joined
+    # quarantined fragments are redacted too
+    assert store.stats.issues, "the broken line is quarantined"
+    for issue in store.stats.issues:
+        for secret in ALL_SECRETS:
+            assert secret not in issue.fragment
+
+    # the index holds no posting for any term only a secret would produce
+    secret_terms = _distinct_secret_terms()
+    assert len(secret_terms) > 20
+    for term in secret_terms:
+        assert len(store.index.postings(term)[0]) == 0, term
+    for secret in ALL_SECRETS:
+        hits = store.search(secret, 50, list(SEARCHABLE_TYPES), None, None)
+        for doc in hits.docs.tolist():
+            assert secret not in catalog.event(int(doc)).text
+        if set(query_terms(secret, 32)) <= secret_terms:
+            assert hits.total == 0
+    # ordinary words still are searchable
+    assert store.search("deployment configured", 5, list(SEARCHABLE_TYPES), None, None).total >= 1
+
+    # nor a byte of any secret in the write-ahead log (msgpack stores strings as raw UTF-8)
+    wal = (store.home / "wal.log").read_bytes()
+    assert b"REDACTED" in wal
+    for secret in ALL_SECRETS:
+        assert secret.encode() not in wal
+        assert secret[4:20].encode() not in wal
+
+
+def test_secret_on_its_own_output_line_never_reaches_the_wal(tmp_path: Path) -> None:
+    folder = tmp_path / "codex" / "sessions" / "2026" / "02" / "15"
+    folder.mkdir(parents=True)
+    lines = [
+        {"timestamp": "2026-02-15T03:50:40.000Z", "type": "session_meta", "payload": {"id": CODEX_SID}},
+        {"timestamp": "2026-02-15T03:50:41.000Z", "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": "c1",
+            "output": f"Exit code: 0\nOutput:\n{GITHUB}\n{AWS_KEY}\n"}},
+    ]
+    (folder / f"rollout-2026-02-15T03-50-40-{CODEX_SID}.jsonl").write_text(
+        "\n".join(json.dumps(r) for r in lines) + "\n")
+    config = load_config(overrides={"home": str(tmp_path / "state"), "store": {"fsync": "never"}},
+                         env={"CODEX_HOME": str(tmp_path / "codex"), "CLAUDE_CONFIG_DIR": str(tmp_path / "cl")})
+    store = Store(config)
+    ingest_once(store)
+    wal = (tmp_path / "state" / "wal.log").read_bytes()
+    assert GITHUB.encode() not in wal and AWS_KEY.encode() not in wal
