@@ -13,6 +13,7 @@ from collections import Counter
 
 MAX_TOKEN_BYTES = 64
 MAX_TEXT_CHARS = 1_000_000
+_CACHE_LIMIT = 500_000
 _COMPOUND = re.compile(r"[^\W_]\w*(?:[./:@+#-]+\w+)*")
 _SEPARATORS = re.compile(r"[./:@+#_-]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+")
@@ -51,21 +52,39 @@ def _split_piece(piece: str, out: list[str]) -> None:
             out.append(part)
 
 
+_PIECES: dict[str, list[str]] = {}
+
+
+def _piece_tokens(piece: str) -> list[str]:
+    """Pieces (`migrate`, `camelCase`, `0042`) repeat across distinct compounds: cache them."""
+    parts = _PIECES.get(piece)
+    if parts is None:
+        if len(_PIECES) >= _CACHE_LIMIT:
+            _PIECES.clear()
+        if piece.isascii() and piece.isalnum() and (piece.islower() or piece.isdigit()):
+            parts = [piece] if _fits(piece) else []
+        else:
+            parts = []
+            _split_piece(piece, parts)
+        _PIECES[piece] = parts
+    return parts
+
+
 def _compound_tokens(compound: str) -> tuple[str, ...]:
     if compound.isascii() and compound.isalnum() and (compound.islower() or compound.isdigit()):
         return (compound,) if _fits(compound) else ()
-    out: list[str] = []
     pieces = [p for p in _SEPARATORS.split(compound) if p]
-    whole = compound.lower()
-    if len(pieces) > 1 and _fits(whole) and not _CJK.search(whole):
-        out.append(whole)
+    out: list[str] = []
+    if len(pieces) > 1 and len(compound) <= MAX_TOKEN_BYTES and not _CJK.search(compound):
+        whole = compound.lower()
+        if _fits(whole):
+            out.append(whole)
     for piece in pieces:
-        _split_piece(piece, out)
+        out.extend(_piece_tokens(piece))
     return tuple(out)
 
 
 _CACHE: dict[str, tuple[str, ...]] = {}
-_CACHE_LIMIT = 500_000
 
 
 def tokenize(text: str) -> list[str]:

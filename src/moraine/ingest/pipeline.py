@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.tailer import complete_lines, needs_reset
-from moraine.model import Event, IngestIssue
 from moraine.sources import ADAPTERS, Adapter, normalize_line
 from moraine.sources._common import LineRef
 from moraine.store.engine import Store
@@ -59,14 +61,42 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
     return found, missing
 
 
-class _Batch:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.issues: list[IngestIssue] = []
-        self.checkpoints: dict[str, Checkpoint] = {}
+# A pass bigger than this is normalized in a worker process while this one indexes:
+# parsing/redaction and indexing then run on two cores instead of one.
+PARALLEL_BYTES = 8 * 1024 * 1024
+
+Part = tuple[str, list[list[Any]], list[list[Any]], list[Any], int]  # path, events, issues, checkpoint, bytes
 
 
-def ingest_once(store: Store, progress: Progress | None = None) -> IngestSummary:
+def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
+    """Read a file's complete new lines and normalize them (pure of the Store: runs anywhere).
+
+    Returns parts of at most `limit` events, each with the checkpoint reached at its end,
+    so every WAL frame carries exactly the checkpoint its events cover.
+    """
+    path, adapter_name, checkpoint_wire, limit = task
+    adapter = ADAPTERS[adapter_name]
+    checkpoint = Checkpoint.from_wire(checkpoint_wire)
+    parts: list[Part] = []
+    events: list[list[Any]] = []
+    issues: list[list[Any]] = []
+    start = checkpoint.offset
+    for line in complete_lines(path, checkpoint.offset, checkpoint.line):
+        ref = LineRef(path, checkpoint.generation, line.number, line.offset)
+        new, issue = normalize_line(adapter, line.raw, ref, checkpoint.state)
+        events.extend(e.to_wire() for e in new)
+        if issue:
+            issues.append(issue.to_wire())
+        checkpoint.offset, checkpoint.line = line.end, line.number
+        checkpoint.size = max(checkpoint.size, line.end)
+        if len(events) >= limit:
+            parts.append((path, events, issues, copy.deepcopy(checkpoint.to_wire()), checkpoint.offset - start))
+            events, issues, start = [], [], checkpoint.offset
+    parts.append((path, events, issues, checkpoint.to_wire(), checkpoint.offset - start))
+    return parts
+
+
+def ingest_once(store: Store, progress: Progress | None = None, *, parallel: bool | None = None) -> IngestSummary:
     """Catch up every configured log; safe to run concurrently from several processes."""
     started = time.monotonic()
     summary = IngestSummary()
@@ -75,20 +105,38 @@ def ingest_once(store: Store, progress: Progress | None = None) -> IngestSummary
         summary.files_seen = len(files)
         work = _changed(store, files)
         total = sum(size - cp.offset for _, _, cp, size in work)
-        batch = _Batch()
+        limit = store.config.ingest.batch_events
+        tasks = [(path, adapter.name, cp.to_wire(), limit) for path, adapter, cp, _ in work]
+        summary.files_read = len(tasks)
+        use_pool = parallel if parallel is not None else (total >= PARALLEL_BYTES and (os.cpu_count() or 1) > 1)
+        pending = _Pending()
         done = 0
-        for path, adapter, checkpoint, _size in work:
-            summary.files_read += 1
-            for consumed in _read_file(store, path, adapter, checkpoint, batch, summary):
-                done += consumed
+        for parts in _normalized(tasks, use_pool):
+            for part in parts:
+                pending.add(part, limit, store, summary)
+                done += part[4]
+                summary.bytes_read += part[4]
                 if progress:
                     progress(done, total)
-        _flush(store, batch, summary)
+        pending.flush(store, summary)
+        store.lag_bytes = 0  # every complete line seen in this pass is now indexed
     summary.seconds = time.monotonic() - started
     return summary
 
 
+def _normalized(tasks: list[tuple[str, str, list[Any], int]], use_pool: bool) -> Iterator[list[Part]]:
+    """Normalized parts in task order; with a pool, the worker runs ahead of the indexer."""
+    if not use_pool:
+        yield from map(normalize_file, tasks)
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        yield from pool.map(normalize_file, tasks, chunksize=4)
+
+
 def _changed(store: Store, files: Iterable[tuple[str, Adapter]]) -> list[tuple[str, Adapter, Checkpoint, int]]:
+    """Files with new bytes, each with the checkpoint to resume from (a new generation when
+    the file was replaced or truncated)."""
     work = []
     for path, adapter in files:
         try:
@@ -110,34 +158,29 @@ def _changed(store: Store, files: Iterable[tuple[str, Adapter]]) -> list[tuple[s
     return work
 
 
-def _read_file(store: Store, path: str, adapter: Adapter, checkpoint: Checkpoint, batch: _Batch,
-               summary: IngestSummary) -> Iterable[int]:
-    limit = store.config.ingest.batch_events
-    for line in complete_lines(path, checkpoint.offset, checkpoint.line):
-        ref = LineRef(path, checkpoint.generation, line.number, line.offset)
-        events, issue = normalize_line(adapter, line.raw, ref, checkpoint.state)
-        batch.events.extend(events)
-        if issue:
-            batch.issues.append(issue)
-        consumed = line.end - checkpoint.offset
-        checkpoint.offset, checkpoint.line = line.end, line.number
-        checkpoint.size = max(checkpoint.size, line.end)
-        summary.bytes_read += consumed
-        batch.checkpoints[path] = checkpoint
-        if len(batch.events) >= limit:
-            batch.checkpoints[path] = copy.deepcopy(checkpoint)
-            _flush(store, batch, summary)
-        yield consumed
-    batch.checkpoints[path] = checkpoint
+class _Pending:
+    """Parts waiting to become one WAL frame (several small files share a frame)."""
 
+    def __init__(self) -> None:
+        self.events: list[list[Any]] = []
+        self.issues: list[list[Any]] = []
+        self.checkpoints: dict[str, list[Any]] = {}
 
-def _flush(store: Store, batch: _Batch, summary: IngestSummary) -> None:
-    if not (batch.events or batch.issues or batch.checkpoints):
-        return
-    store.commit(batch.events, batch.issues, batch.checkpoints)
-    summary.events += len(batch.events)
-    summary.issues += len(batch.issues)
-    batch.events, batch.issues, batch.checkpoints = [], [], {}
+    def add(self, part: Part, limit: int, store: Store, summary: IngestSummary) -> None:
+        path, events, issues, checkpoint, _ = part
+        self.events.extend(events)
+        self.issues.extend(issues)
+        self.checkpoints[path] = checkpoint
+        if len(self.events) >= limit:
+            self.flush(store, summary)
+
+    def flush(self, store: Store, summary: IngestSummary) -> None:
+        if not (self.events or self.issues or self.checkpoints):
+            return
+        store.commit_wire(self.events, self.issues, self.checkpoints)
+        summary.events += len(self.events)
+        summary.issues += len(self.issues)
+        self.events, self.issues, self.checkpoints = [], [], {}
 
 
 def terminal_progress(label: str) -> Progress | None:

@@ -62,7 +62,9 @@ _KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 _COMPILED = [(name, _KEYWORDS[name], re.compile(pattern)) for name, pattern in _RULES]
 _GENERIC_WORDS = ("key", "token", "secret", "passw", "auth", "bearer", "credential")
-_SEPARATOR_AHEAD = re.compile(r"(?:ord|d|orization)?[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?[0-9a-z_./+=-]{20}|\s+[0-9a-z_./+=-]{20}")
+_SEPARATOR_AHEAD = re.compile(
+    r"(?:ord|d|orization)?[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?[0-9a-z_./+=-]{20}|\s+[0-9a-z_./+=-]{20}"
+)
 _GENERIC = re.compile(
     r"(?i)(?P<key>api[_-]?key|access[_-]?token|auth[_-]?token|authorization|bearer|client[_-]?secret|credential"
     r"|passwd|password|private[_-]?key|secret|token)(?P<sep>[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?|(?<=bearer)\s+)"

@@ -92,7 +92,7 @@ class Wal:
         for p in range(max(0, len(data) - FRAME.size)):
             length, crc = FRAME.unpack_from(data, p)
             end = p + FRAME.size + length
-            if 0 < length and end <= len(data) and zlib.crc32(data[p + FRAME.size : end]) == crc:
+            if length > 0 and end <= len(data) and zlib.crc32(data[p + FRAME.size : end]) == crc:
                 return True
         return False
 
