@@ -48,6 +48,13 @@ class InvertedIndex:
         self.live.append(False)
         return self.doc_len.size - 1
 
+    def reserve_docs(self, count: int) -> int:
+        """Reserve `count` consecutive doc ids; returns the first."""
+        first = self.doc_len.size
+        self.doc_len.extend(np.zeros(count, dtype=np.uint32))
+        self.live.extend(np.zeros(count, dtype=np.bool_))
+        return first
+
     def add(self, doc_id: int, term_tfs: dict[str, int], length: int) -> None:
         if not length:
             return

@@ -23,6 +23,7 @@ from moraine.sources._common import make_uid
 USER = TYPE_CODE["user_input"]
 ASSISTANT = TYPE_CODE["assistant_response"]
 TOOL_CALL = TYPE_CODE["tool_call"]
+UNKNOWN = TYPE_CODE["unknown"]
 TITLE_CHARS = 80
 PLACEHOLDERS = frozenset({"[image]", "[document]"})
 
@@ -141,33 +142,41 @@ class Catalog:
 
     def append(self, doc_id: int, event: Event) -> Session:
         """Record one event under a doc id the index reserved for it."""
-        session = self.session_for(event)
-        assert doc_id == len(self.content), "doc ids and catalog rows must stay aligned"
-        self.uid.append(event.uid.encode("ascii"))
-        self.type_code.append(TYPE_CODE.get(event.type, TYPE_CODE["unknown"]))
-        self.ts.append(event.ts_ms)
-        self.session_ix.append(self.by_key[session.key])
-        self.starts_turn.append(event.starts_turn)
-        self.terminal.append(event.terminal)
-        self.commentary.append((event.phase or "").lower() == "commentary")
-        self.alive.append(True)
-        self.pos.append(0)
-        self.tool_ix.append(self._intern(self.tool_names, 0, event.tool_name))
-        self.model_ix.append(self._intern(self.model_names, 1, event.model))
-        self.content.append(msgpack.packb(event.to_wire(), use_bin_type=True))
-        self.by_uid[event.uid] = doc_id
-        file_ts = session.file_ts.setdefault(event.file, event.ts_ms)
-        key = (file_ts, event.file, event.line, event.sub)
-        if not session.order or key > session.order[-1]:
-            session.order.append(key)
-            session.docs.append(doc_id)
-        else:
-            i = bisect.bisect_right(session.order, key)
-            session.order.insert(i, key)
-            session.docs.insert(i, doc_id)
-        self._fold_meta(session, event)
-        session.turns = None
-        return session
+        self.append_batch(doc_id, [event], [event.to_wire()])
+        return self.session_of(doc_id)
+
+    def append_batch(self, first_doc: int, events: list[Event], rows: list[list[Any]]) -> None:
+        """Record events under consecutive doc ids; columns grow once per batch."""
+        assert first_doc == len(self.content), "doc ids and catalog rows must stay aligned"
+        sessions = [self.session_for(e) for e in events]
+        n = len(events)
+        self.uid.extend(np.array([e.uid.encode("ascii") for e in events], dtype="S26"))
+        self.type_code.extend(np.array([TYPE_CODE.get(e.type, UNKNOWN) for e in events], dtype=np.uint8))
+        self.ts.extend(np.array([e.ts_ms for e in events], dtype=np.int64))
+        self.session_ix.extend(np.array([self.by_key[s.key] for s in sessions], dtype=np.int32))
+        self.starts_turn.extend(np.array([e.starts_turn for e in events], dtype=np.bool_))
+        self.terminal.extend(np.array([e.terminal for e in events], dtype=np.uint8))
+        self.commentary.extend(np.array([(e.phase or "").lower() == "commentary" for e in events], dtype=np.bool_))
+        self.alive.extend(np.ones(n, dtype=np.bool_))
+        self.pos.extend(np.zeros(n, dtype=np.int32))
+        self.tool_ix.extend(np.array([self._intern(self.tool_names, 0, e.tool_name) for e in events], np.int32))
+        self.model_ix.extend(np.array([self._intern(self.model_names, 1, e.model) for e in events], np.int32))
+        packb = msgpack.packb
+        self.content.extend(packb(row, use_bin_type=True) for row in rows)
+        for offset, (event, session) in enumerate(zip(events, sessions, strict=True)):
+            doc_id = first_doc + offset
+            self.by_uid[event.uid] = doc_id
+            file_ts = session.file_ts.setdefault(event.file, event.ts_ms)
+            key = (file_ts, event.file, event.line, event.sub)
+            if not session.order or key > session.order[-1]:
+                session.order.append(key)
+                session.docs.append(doc_id)
+            else:
+                i = bisect.bisect_right(session.order, key)
+                session.order.insert(i, key)
+                session.docs.insert(i, doc_id)
+            self._fold_meta(session, event)
+            session.turns = None
 
     def _intern(self, table: list[str], kind: int, name: str | None) -> int:
         if not name:

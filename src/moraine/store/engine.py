@@ -107,23 +107,28 @@ class Store:
     def _apply(self, payload: dict[str, Any]) -> None:
         touched: dict[int, tuple[int, int, str | None]] = {}
         catalog, index = self.catalog, self.index
-        batch_docs: list[int] = []
-        batch_texts: list[str] = []
-        for row in payload.get("events", ()):
-            event = Event.from_wire(row)
+        rows = payload.get("events", ())
+        events = [Event.from_wire(row) for row in rows]
+        seen: dict[str, int] = {}
+        for i, event in enumerate(events):
+            if event.uid in seen:  # the same record twice in one frame: the later one wins
+                events[seen[event.uid]] = None  # type: ignore[call-overload]
+            seen[event.uid] = i
             old = catalog.replaced(event.uid)
             if old is not None:
                 index.delete(old)
+        kept = [(e, r) for e, r in zip(events, rows, strict=True) if e is not None]
+        events, rows = [e for e, _ in kept], [r for _, r in kept]
+        for event in events:
             session = catalog.session_for(event)
             ix = catalog.by_key[session.key]
             if ix not in touched:
                 touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
-            doc = index.reserve_doc()
-            catalog.append(doc, event)
-            if event.type not in UNINDEXED and not event.excluded and event.text:
-                batch_docs.append(doc)
-                batch_texts.append(event.text)
-        index.add_texts(np.asarray(batch_docs, dtype=np.int64), batch_texts)
+        first = index.reserve_docs(len(events))
+        catalog.append_batch(first, events, rows)
+        indexable = [(first + i, e.text) for i, e in enumerate(events)
+                     if e.type not in UNINDEXED and not e.excluded and e.text]
+        index.add_texts(np.array([d for d, _ in indexable], dtype=np.int64), [t for _, t in indexable])
         for ix, before in touched.items():
             catalog.touch(catalog.sessions[ix], before)
         for row in payload.get("issues", ()):
