@@ -30,8 +30,12 @@ _B32 = string.ascii_lowercase + "234567"
 class Corpus:
     """An InvertedIndex plus the per-doc metadata columns and the reference's live docs."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, batched: bool = False) -> None:
         self.rng = random.Random(seed)
+        self.batched = batched  # feed documents through `add_texts` in random-size batches
+        self.pending: list[tuple[int, str]] = []
+        self.batch_size = 1
+        self.batch_rng = random.Random(seed ^ 0x5EED)  # its own stream: same corpus either way
         self.texts = TextMaker(self.rng, make_vocabulary(self.rng, 900))
         self.index = InvertedIndex()
         self.type_codes: list[int] = []
@@ -50,24 +54,40 @@ class Corpus:
             assert doc == len(self.type_codes)
             type_code = UNKNOWN if rng.random() < 0.08 else TYPE_CODE[rng.choice(SEARCHABLE)]
             text = self.texts.text()
-            ts = 1_760_000_000_000 + rng.randint(0, 400) * 1000  # many timestamp ties
+            ts = 1_760_000_000_000 + rng.randint(0, 400 if rng.random() < 0.5 else 8) * 1000  # many ties
             uid = "".join(rng.choice(_B32) for _ in range(26)).encode("ascii")
             self.type_codes.append(type_code)
             self.ts.append(ts)
             self.uids.append(uid)
             if type_code != UNKNOWN:  # the Store never indexes `unknown` events
-                index_add(self.index, doc, text)
+                if self.batched:
+                    self.pending.append((doc, text))
+                    if len(self.pending) >= self.batch_size:
+                        self.flush()
+                else:
+                    index_add(self.index, doc, text)
                 self.indexed_text[doc] = text
                 ref = ref_doc(doc, text, type_code, ts, uid)
                 if ref is not None:
                     self.live[doc] = ref
             if doc in seal_at:
+                self.flush()
                 self.index.seal()
             if doc in delete_at:
                 self.delete_random(rng.randint(1, 12))
+        self.flush()
+
+    def flush(self) -> None:
+        """Index the pending batch with one `add_texts` call (empty texts included)."""
+        if self.pending:
+            docs = np.array([d for d, _ in self.pending], dtype=np.int64)
+            self.index.add_texts(docs, [t for _, t in self.pending])
+            self.pending = []
+        self.batch_size = self.batch_rng.choice((1, 2, 7, 30, 120, 400))
 
     def delete_random(self, n: int) -> None:
         """Tombstone some live docs (in segments and memtable) and poke at dead ones."""
+        self.flush()
         rng = self.rng
         for doc in rng.sample(sorted(self.live), min(n, len(self.live))):
             self.index.delete(doc)
@@ -116,6 +136,7 @@ class Corpus:
 
     def check(self, n_queries: int, *, k1: float = K1, b: float = B) -> int:
         """Compare `n_queries` random requests; returns how many had at least one hit."""
+        self.flush()
         assert self.index.n_docs == len(self.live)
         assert self.index.total_len == sum(d.length for d in self.live.values())
         with_hits = 0
@@ -156,9 +177,10 @@ def test_search_matches_reference_other_parameters(corpus: Corpus) -> None:
     assert corpus.check(10, k1=1.2, b=0.0) > 3
 
 
+@pytest.mark.parametrize("batched", [False, True], ids=["add", "add_texts"])
 @pytest.mark.parametrize("seal_after", [False, True])
-def test_search_matches_reference_after_appending(seal_after: bool) -> None:
-    c = Corpus(seed=4242 + seal_after)
+def test_search_matches_reference_after_appending(seal_after: bool, batched: bool) -> None:
+    c = Corpus(seed=4242 + seal_after, batched=batched)
     c.add_docs(1000, seals=2, deletes=10)
     c.check(30)
     c.add_docs(700, seals=1, deletes=6)
@@ -171,6 +193,19 @@ def test_search_matches_reference_after_appending(seal_after: bool) -> None:
     c.delete_random(150)
     c.add_docs(300, seals=0 if seal_after else 1, deletes=2)
     c.check(40)
+
+
+def test_batched_and_single_document_indexing_agree() -> None:
+    """`add_texts` (the Store's batch path) and `add` build indexes that answer identically."""
+    single, batched = Corpus(seed=555), Corpus(seed=555, batched=True)
+    for c in (single, batched):
+        c.add_docs(1200, seals=3, deletes=8)
+    assert single.indexed_text == batched.indexed_text and single.live.keys() == batched.live.keys()
+    assert batched.index.n_docs == single.index.n_docs and batched.index.total_len == single.index.total_len
+    assert np.array_equal(batched.index.doc_len.view, single.index.doc_len.view)
+    requests = [single.random_request() for _ in range(60)]
+    assert _snapshot(batched, requests) == _snapshot(single, requests)
+    assert batched.check(40) > 15
 
 
 def test_cjk_and_code_terms_are_found(corpus: Corpus) -> None:
@@ -341,3 +376,19 @@ def test_multibyte_terms_in_segments_round_trip(tmp_path: Path) -> None:
             assert len(back.postings(term)[0]) >= 1, term
     assert back.postings("検索")[0].tolist() == [0, 4]
     assert back.postings("搜索")[0].tolist() == [1]
+
+
+def test_mathematically_tied_scores_are_ordered_by_timestamp() -> None:
+    idx = InvertedIndex()
+    texts = [" ".join(["aa"] * 10 + ["bb", "cc"]), " ".join(["aa", "bb"] + ["cc"] * 10), "zz yy xx ww"]
+    texts += [f"filler{i}" for i in range(5)]
+    for text in texts:
+        index_add(idx, idx.reserve_doc(), text)
+    n = len(texts)
+    ts = np.array([200, 100] + [0] * (n - 2), np.int64)  # doc 0 is the newer of the two
+    uids = np.array([b"b" * 26, b"a" * 26] + [b"z" * 26] * (n - 2), "S26")
+    mask = np.ones(len(EVENT_TYPES), dtype=bool)
+    hits = idx.search(["aa", "bb", "cc"], 5, k1=K1, b=B, type_codes=np.zeros(n, np.uint8), allowed_types=mask,
+                      tiebreak_ts=ts, tiebreak_uid=uids)
+    assert abs(hits.raw[0] - hits.raw[1]) < 1e-12
+    assert hits.docs.tolist()[:2] == [0, 1]

@@ -151,3 +151,22 @@ def test_tokenize_is_deterministic_and_cache_safe() -> None:
     # the cache must not leak one result into another list
     first.append("mutated")
     assert "mutated" not in tokenize(text)
+
+
+def test_batch_vocabulary_encoding_agrees_with_tokenize(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index's vectorized batch tokenizer (when present) yields exactly tokenize()'s tokens,
+    also after its compound cache is reset."""
+    vocab_mod = pytest.importorskip("moraine.index.vocab")
+    monkeypatch.setattr(vocab_mod, "COMPOUND_LIMIT", 50)
+    vocab = vocab_mod.Vocabulary()
+    rng = random.Random(21)
+    pieces = ["fooBar", "x_y_z", "src/a.py", "東京都", "HTTPServer", "a", "the", "v1.2.3", "ab-cd", "検索エンジン",
+              "z" * 70, "snake_case_name", "ж" * 40, "naïve", "İstanbul", "user@example.com", "", "\n", "..."]
+    for _ in range(40):
+        texts = [" ".join(rng.choice(pieces) + str(rng.randint(0, 30)) * (rng.random() < 0.3)
+                          for _ in range(rng.randint(0, 25))) for _ in range(rng.randint(1, 12))]
+        doc_index, term_ids = vocab.encode(texts)
+        assert len(doc_index) == len(term_ids)
+        for i, text in enumerate(texts):
+            got = [vocab.terms[t] for t in term_ids[doc_index == i].tolist()]
+            assert got == tokenize(text), text

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import shutil
 import struct
+import tempfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgpack
@@ -118,28 +120,37 @@ def _line(ts: int, kind: str, payload: dict) -> str:
 
 
 def _small_log(n: int, start: int = 0) -> list[str]:
+    """Short records that keep the parser state small (no mirror window): small frames."""
     lines = []
     for i in range(start, start + n):
         if i % 3 == 0:
-            lines.append(_line(i % 60, "response_item", {"type": "message", "role": "user",
-                                                         "content": [{"type": "input_text", "text": f"ask {i} walrus"}]}))
+            lines.append(_line(i % 60, "compacted", {"message": f"summary {i} walrus"}))
         elif i % 3 == 1:
-            lines.append(_line(i % 60, "event_msg", {"type": "agent_message", "message": f"reply {i} walrus"}))
+            lines.append(_line(i % 60, "response_item", {"type": "function_call", "name": "shell", "call_id": f"c{i}",
+                                                         "arguments": json.dumps({"cmd": f"ls {i} walrus"})}))
         else:
             lines.append(_line(i % 60, "response_item", {"type": "mystery_item"}))  # an unknown event
     return lines
 
 
 @pytest.fixture(scope="module")
-def wal_state(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """A state directory whose WAL has several small frames (one event each)."""
-    base = tmp_path_factory.mktemp("walstate")
-    logs = base / "codex" / "sessions" / "2026" / "02" / "15"
+def wal_state() -> Iterator[dict]:
+    """A state directory whose WAL has several small frames (one event each). A short base
+    path keeps frames small (each event and checkpoint carries the log's path)."""
+    base = Path(tempfile.mkdtemp(prefix="mw"))
+    try:
+        yield _build_wal_state(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _build_wal_state(base: Path) -> dict:
+    logs = base / "c" / "sessions"
     logs.mkdir(parents=True)
-    log = logs / f"rollout-2026-02-15T03-50-00-{SID}.jsonl"
+    log = logs / "r.jsonl"  # the session id comes from session_meta
     header = _line(0, "session_meta", {"id": SID, "cwd": "/r"})
     log.write_text("\n".join([header, *_small_log(4)]) + "\n")
-    env = {"CODEX_HOME": str(base / "codex"), "CLAUDE_CONFIG_DIR": str(base / "claude")}
+    env = {"CODEX_HOME": str(base / "c"), "CLAUDE_CONFIG_DIR": str(base / "cl")}
     config = load_config(overrides={"home": str(base / "state"), "store": {"fsync": "never"},
                                     "ingest": {"batch_events": 1}}, env=env)
     store = Store(config)
@@ -210,7 +221,7 @@ def test_after_a_torn_tail_the_next_ingest_restores_every_event(wal_state: dict,
         ingest_once(store)  # the checkpoints of the whole frames say where to read again
         assert store.catalog.uid.view.tolist() == wal_state["uids"], cut
         assert all(store.catalog.alive.view), "re-read lines must not duplicate or replace events"
-        hits = store.search("walrus", 50, ["user_input", "assistant_response"], None, None)
+        hits = store.search("walrus", 50, ["compaction", "tool_call"], None, None)
         assert hits.total == sum(1 for line in wal_state["log"].read_text().splitlines() if "walrus" in line)
         # and the repaired log replays to the same state
         again = Store(config)

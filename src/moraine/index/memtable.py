@@ -43,6 +43,7 @@ class MemTable:
             terms = (unique & 0xFFFFFFFF).astype(np.int32)
             order = np.argsort(terms, kind="stable")  # key order already sorts docs within a term
             self.chunks.append(Chunk(terms[order], docs[order], tfs[order].astype(np.uint32)))
+            self._merge_tail()
         indexed = lengths > 0
         self.doc_ids.append(doc_ids[indexed].astype(np.uint32))
         self.doc_lens.append(lengths[indexed])
@@ -60,8 +61,18 @@ class MemTable:
         self.doc_ids.append(np.array([doc_id], dtype=np.uint32))
         self.doc_lens.append(np.array([length], dtype=np.uint32))
         self.size += 1
-        if len(self.chunks) > 64:
-            self._compact()
+        self._merge_tail()
+
+    def _merge_tail(self) -> None:
+        """Keep chunk sizes geometric (merge the newest two while comparable), so a daemon
+        committing tiny frames holds O(log n) chunks and a query O(log n) lookups."""
+        while len(self.chunks) > 1 and len(self.chunks[-1].terms) * 2 >= len(self.chunks[-2].terms):
+            newer, older = self.chunks.pop(), self.chunks.pop()
+            terms = np.concatenate([older.terms, newer.terms])
+            docs = np.concatenate([older.docs, newer.docs])
+            tfs = np.concatenate([older.tfs, newer.tfs])
+            order = np.lexsort((docs, terms))
+            self.chunks.append(Chunk(terms[order], docs[order], tfs[order]))
 
     def _compact(self) -> None:
         terms = np.concatenate([c.terms for c in self.chunks])

@@ -140,11 +140,14 @@ class InvertedIndex:
             return empty
         total = len(cand)
         raw = scores[cand]
+        # Equal scores summed in another order differ in the last bits: rank on 12 significant
+        # digits so true ties fall through to timestamp, then id, as the contract orders them.
+        rank_key = np.round(raw, 12 - int(np.ceil(np.log10(max(float(raw.max()), 1e-300)))))
         if total > k:
-            threshold = np.partition(raw, total - k)[total - k]
-            keep = raw >= threshold
-            cand, raw = cand[keep], raw[keep]
-        order = np.lexsort((tiebreak_uid[cand], -tiebreak_ts[cand], -raw))[:k]
+            threshold = np.partition(rank_key, total - k)[total - k]
+            keep = rank_key >= threshold
+            cand, raw, rank_key = cand[keep], raw[keep], rank_key[keep]
+        order = np.lexsort((tiebreak_uid[cand], -tiebreak_ts[cand], -rank_key))[:k]
         best = max_attainable(idfs, k1)
         ranked_raw = raw[order]
         normalized = np.clip(ranked_raw / best, 0.0, 1.0) if best > 0 else np.zeros(len(order))
