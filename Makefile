@@ -19,7 +19,7 @@ run: $(STAMP)
 ## test: lint and the whole test suite
 test: $(STAMP)
 	@$(BIN)/ruff check src tests tools
-	@$(BIN)/python -m pytest
+	@$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
 	@$(BIN)/python tools/bench.py --events 100000

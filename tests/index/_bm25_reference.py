@@ -102,7 +102,7 @@ def reference_search(
     )
 
 
-TIE_EPS = 1e-12  # relative: scores this close are equal up to floating-point summation order
+TIE_EPS = 1e-9  # relative: scores this close count as equal (float summation order, rounding)
 
 
 def _near(a: float, b: float) -> bool:
@@ -113,9 +113,10 @@ def assert_hits_match(hits, ref: RefResult, context: str = "") -> None:
     """Same documents in the same order, raw and normalized scores within 1e-9, same total.
 
     Scores that are mathematically equal can differ in the last bits depending on the order
-    of floating-point operations; inside such a run of near-equal scores (relative 1e-12) the
-    two rankings may differ (also in which members of the run make the top k). Exact ties,
-    e.g. identical documents, are still ordered by timestamp desc then uid asc in both.
+    of floating-point operations (and an implementation may round them to rank near-ties by
+    timestamp); inside such a run of near-equal scores (relative 1e-9, the score tolerance)
+    the two rankings may differ, also in which members of the run make the top k. Exactly
+    equal scores, e.g. of identical documents, must be ordered by timestamp desc, uid asc.
     """
     got = [int(d) for d in hits.docs]
     assert hits.total == ref.total, f"total {hits.total} != reference {ref.total} {context}"
@@ -131,7 +132,7 @@ def assert_hits_match(hits, ref: RefResult, context: str = "") -> None:
     # the hits are ranked by their own raw scores desc, then timestamp desc, then uid asc
     for i in range(len(got) - 1):
         a, b = got[i], got[i + 1]
-        assert raw[i] >= raw[i + 1], f"raw scores not descending at {i} {context}"
+        assert raw[i] >= raw[i + 1] or _near(raw[i], raw[i + 1]), f"raw scores not descending at {i} {context}"
         if raw[i] == raw[i + 1]:
             (ts_a, uid_a), (ts_b, uid_b) = ref.tiebreak[a], ref.tiebreak[b]
             assert (-ts_a, uid_a) < (-ts_b, uid_b), f"tie at {i} not broken by ts desc, uid asc {context}"

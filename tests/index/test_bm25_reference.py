@@ -144,7 +144,8 @@ class Corpus:
             terms, k, allowed, scope = self.random_request()
             hits = self.search(terms, k, allowed, scope, k1=k1, b=b)
             ref = self.reference(terms, k, allowed, scope, k1=k1, b=b)
-            ctx = f"(query {i}: terms={terms} k={k} types={sorted(allowed)} scope={None if scope is None else len(scope)})"
+            scoped = None if scope is None else len(scope)
+            ctx = f"(query {i}: terms={terms} k={k} types={sorted(allowed)} scope={scoped})"
             assert_hits_match(hits, ref, ctx)
             with_hits += bool(ref.docs)
         return with_hits

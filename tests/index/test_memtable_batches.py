@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pytest
 
 from moraine.index.searcher import InvertedIndex
 from moraine.model import EVENT_TYPES
@@ -52,7 +51,7 @@ def test_small_batches_answer_like_one_batch() -> None:
     assert a.total == b.total == c.total == N_DOCS
     assert a.docs.tolist() == b.docs.tolist() == c.docs.tolist()
     assert a.raw.tolist() == b.raw.tolist() == c.raw.tolist()
-    for term in TERMS + ["beta", "extra", "word499"]:
+    for term in [*TERMS, "beta", "extra", "word499"]:
         pa, pb = one.postings(term), small.postings(term)
         assert np.array_equal(pa[0], pb[0]) and np.array_equal(pa[1], pb[1]), term
     # sealing the fragmented memtable gives the same segment as sealing the single batch

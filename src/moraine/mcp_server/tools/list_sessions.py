@@ -122,7 +122,7 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
         broad = end_ms - start_ms >= BROAD_WINDOW_MS
         deadline = timer.deadline(DEADLINE_BROAD_S if broad else DEADLINE_TYPICAL_S)
         sessions, more = _page(store, request, start_ms, end_ms, deadline)
-        if broad or more:
+        if broad:  # a window of a month or more is the spec's "broad window"
             sla = SLA_BROAD_MODE if request["mode"] else SLA_BROAD
         next_cursor = None
         if more:
