@@ -1,12 +1,13 @@
 """Catch-up: lines appended to the logs while `moraine mcp` runs are searchable on the next call,
 and IDs returned before the append stay valid. Each test here changes the corpus, so this module
-has its own server and the tests run in file order."""
+has its own corpus and server (module-scoped), and the tests run in file order."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+import pytest
 from contract_harness import (
     DAY_END,
     DAY_START,
@@ -20,6 +21,21 @@ from contract_harness import (
     cx_user,
     write_jsonl,
 )
+
+
+@pytest.fixture(scope="module")
+def corpus(own_corpus: Corpus) -> Corpus:
+    return own_corpus
+
+
+@pytest.fixture(scope="module")
+def server(own_server: McpServer) -> McpServer:
+    return own_server
+
+
+@pytest.fixture(scope="module")
+def sids(own_sids: dict[str, str]) -> dict[str, str]:
+    return own_sids
 
 
 def hits(server: McpServer, query: str, **extra: Any) -> list[dict[str, Any]]:

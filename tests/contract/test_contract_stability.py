@@ -27,7 +27,8 @@ def snapshot(server: McpServer) -> dict[str, Any]:
     return out
 
 
-def test_ids_survive_restart_and_full_reindex(corpus: Corpus, tmp_path_factory: Any) -> None:
+def test_ids_survive_restart_and_full_reindex(own_corpus: Corpus, tmp_path_factory: Any) -> None:
+    corpus = own_corpus  # a private corpus: this test runs its own servers on its own state directories
     first = McpServer(corpus)
     try:
         before = snapshot(first)

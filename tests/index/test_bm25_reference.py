@@ -182,31 +182,31 @@ def test_search_matches_reference_other_parameters(corpus: Corpus) -> None:
 @pytest.mark.parametrize("seal_after", [False, True])
 def test_search_matches_reference_after_appending(seal_after: bool, batched: bool) -> None:
     c = Corpus(seed=4242 + seal_after, batched=batched)
-    c.add_docs(1000, seals=2, deletes=10)
-    c.check(30)
-    c.add_docs(700, seals=1, deletes=6)
+    c.add_docs(800, seals=2, deletes=10)
+    c.check(25)
+    c.add_docs(500, seals=1, deletes=6)
     if seal_after:
         c.index.seal()
         assert len(c.index.mem) == 0
     else:
         assert len(c.index.mem) > 0
-    c.check(40)
-    c.delete_random(150)
-    c.add_docs(300, seals=0 if seal_after else 1, deletes=2)
-    c.check(40)
+    c.check(30)
+    c.delete_random(120)
+    c.add_docs(200, seals=0 if seal_after else 1, deletes=2)
+    c.check(30)
 
 
 def test_batched_and_single_document_indexing_agree() -> None:
     """`add_texts` (the Store's batch path) and `add` build indexes that answer identically."""
     single, batched = Corpus(seed=555), Corpus(seed=555, batched=True)
     for c in (single, batched):
-        c.add_docs(1200, seals=3, deletes=8)
+        c.add_docs(800, seals=3, deletes=8)
     assert single.indexed_text == batched.indexed_text and single.live.keys() == batched.live.keys()
     assert batched.index.n_docs == single.index.n_docs and batched.index.total_len == single.index.total_len
     assert np.array_equal(batched.index.doc_len.view, single.index.doc_len.view)
     requests = [single.random_request() for _ in range(60)]
     assert _snapshot(batched, requests) == _snapshot(single, requests)
-    assert batched.check(40) > 15
+    assert batched.check(30) > 10
 
 
 def test_cjk_and_code_terms_are_found(corpus: Corpus) -> None:
@@ -287,7 +287,7 @@ def _assert_same_segment(a: Segment, b: Segment) -> None:
 
 def test_segment_merge_changes_no_result() -> None:
     c = Corpus(seed=777)
-    c.add_docs(1500, seals=5, deletes=15)
+    c.add_docs(1000, seals=5, deletes=15)
     c.index.seal()
     assert len(c.index.segments) >= 5
     requests = [c.random_request() for _ in range(60)]

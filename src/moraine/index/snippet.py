@@ -69,8 +69,9 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[st
     anchor = _best_window(found, span) if found else 0
     start = max(0, anchor - LEAD_CHARS)
     end = min(len(text), start + width)
+    start = max(0, end - width)  # near the end of the text: keep the full width, reach back
     if start > 0:
-        space = text.find(" ", start, anchor)
+        space = text.find(" ", start, max(start, min(anchor, start + 20)))
         start = space + 1 if space >= 0 else start
     if end < len(text):
         space = text.rfind(" ", max(start, end - 20), end)
