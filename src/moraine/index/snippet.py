@@ -8,28 +8,49 @@ SNIPPET_CHARS = 300
 LEAD_CHARS = 40  # context kept before the first match of the chosen window
 SCAN_CHARS = 400_000
 MAX_MATCHES_PER_TERM = 2000
+MAX_SCANNED = 200_000
+
+
+def _raw_positions(text: str, terms: list[str]) -> list[tuple[int, int]]:
+    """Every (start, term index) in the scanned head, sorted by position.
+
+    `str.find` on the lowercased text is fast; positions from it are valid only when
+    lowercasing kept the length (it does not for 'İ'), else a case-insensitive regex runs
+    on the original text.
+    """
+    head = text[:SCAN_CHARS]
+    lowered = head.lower()
+    found: list[tuple[int, int]] = []
+    if len(lowered) == len(head):
+        for ix, term in enumerate(terms):
+            pos = lowered.find(term)
+            while pos >= 0 and len(found) < MAX_SCANNED:
+                found.append((pos, ix))
+                pos = lowered.find(term, pos + len(term))
+        found.sort()
+        return found
+    index = {t: i for i, t in enumerate(terms)}
+    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+    for match in pattern.finditer(head):
+        ix = index.get(match.group().lower())
+        if ix is not None:
+            found.append((match.start(), ix))
+        if len(found) >= MAX_SCANNED:
+            break
+    return found
 
 
 def _positions(text: str, terms: list[str]) -> list[tuple[int, int]]:
-    """(start, term index) of term occurrences in the original text, case-insensitively.
+    """(start, term index) of term occurrences, in order, each term with its own budget.
 
-    Positions come from the text itself (not from `text.lower()`, whose length can differ,
-    e.g. for 'İ'), and every term has its own budget so a frequent term cannot hide a rare one.
+    Past its budget a frequent term is kept only next to another term's match, so it cannot
+    flood the list (or hide a rarer term), yet windows mixing several terms stay whole.
     """
-    index = {t: i for i, t in enumerate(terms)}
-    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
     budget = [MAX_MATCHES_PER_TERM] * len(terms)
+    last_other = [-SNIPPET_CHARS - 1] * len(terms)  # last match of any *other* term
     found: list[tuple[int, int]] = []
-    near = SNIPPET_CHARS
-    last_other: list[int] = [-near - 1] * len(terms)  # last match of any *other* term
-    for match in pattern.finditer(text, 0, SCAN_CHARS):
-        ix = index.get(match.group().lower())
-        if ix is None:
-            continue
-        start = match.start()
-        # Past its budget a frequent term is kept only next to another term's match, so it
-        # cannot flood the list, yet windows mixing several terms stay whole.
-        if budget[ix] <= 0 and start - last_other[ix] > near:
+    for start, ix in _raw_positions(text, terms):
+        if budget[ix] <= 0 and start - last_other[ix] > SNIPPET_CHARS:
             continue
         budget[ix] -= 1
         found.append((start, ix))

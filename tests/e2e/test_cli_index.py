@@ -1,0 +1,116 @@
+"""`moraine index`: JSON and text summaries, idempotence, permissions, and the no-logs exit code."""
+
+from __future__ import annotations
+
+import re
+import stat
+from pathlib import Path
+
+from cli_harness import (
+    ORACLE,
+    Indexed,
+    Workspace,
+    make_workspace,
+    oracle_event_count,
+    oracle_malformed,
+    oracle_sessions,
+)
+
+N_SESSIONS = len(oracle_sessions())
+N_MALFORMED = len(oracle_malformed())
+N_EVENTS = oracle_event_count()
+N_FILES = len(ORACLE["files"])
+
+TEXT_SUMMARY = re.compile(
+    r"^indexed (?P<events>\d+) new events from (?P<read>\d+) of (?P<seen>\d+) files in [\d.]+s "
+    r"\([\d,]+ events/s\); (?P<issues>\d+) line\(s\) quarantined; (?P<sessions>\d+) sessions, "
+    r"(?P<total>\d+) events in (?P<home>.+)$"
+)
+
+
+def test_index_json_on_samples(indexed: Indexed) -> None:
+    result = indexed.first_index
+    assert result.returncode == 0, result
+    assert result.stderr == "", result
+    data = result.json()
+    assert data["events"] > 0
+    assert data["events"] == N_EVENTS, "every ok line but mirrors and no-event lines is one event"
+    assert data["total_events"] == N_EVENTS
+    assert data["sessions"] == N_SESSIONS
+    assert data["issues"] == N_MALFORMED
+    assert data["files_seen"] == N_FILES
+    assert data["files_read"] == N_FILES
+    assert data["roots_missing"] == []
+    assert Path(data["home"]) == indexed.ws.state
+
+
+def test_index_again_is_idempotent(indexed: Indexed) -> None:
+    ws = indexed.ws
+    result = ws.run("index", "--json")
+    assert result.returncode == 0, result
+    data = result.json()
+    assert data["events"] == 0, "a second index over unchanged logs must add no event"
+    assert data["issues"] == 0, "a second index must not quarantine the same lines again"
+    assert data["total_events"] == N_EVENTS
+    assert data["sessions"] == N_SESSIONS
+
+
+def test_noop_reindex_writes_nothing(indexed: Indexed) -> None:
+    """Two sample files end with a half-written line: a pass that reads no new line must not append a
+    checkpoint-only frame, or every catch-up (each `moraine search`) grows the WAL while a session is live."""
+    ws = indexed.ws
+    wal = ws.state / "wal.log"
+    before = wal.stat().st_size
+    result = ws.run("index", "--json")
+    assert result.returncode == 0, result
+    assert result.json()["events"] == 0
+    assert wal.stat().st_size == before, f"a no-op re-index appended {wal.stat().st_size - before} bytes to the WAL"
+
+
+def test_state_permissions(indexed: Indexed) -> None:
+    state = indexed.ws.state
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    assert stat.S_IMODE((state / "wal.log").stat().st_mode) == 0o600
+    for path in state.rglob("*"):
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode & 0o077 == 0, f"{path} is readable by others: {oct(mode)}"
+
+
+def test_index_text_one_line_summary(fresh: Workspace) -> None:
+    result = fresh.run("index")
+    assert result.returncode == 0, result
+    assert result.stderr == "", result
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1, result
+    match = TEXT_SUMMARY.match(lines[0])
+    assert match, f"unexpected summary line: {lines[0]!r}"
+    assert int(match["events"]) == N_EVENTS
+    assert int(match["seen"]) == N_FILES
+    assert int(match["issues"]) == N_MALFORMED
+    assert int(match["sessions"]) == N_SESSIONS
+    assert int(match["total"]) == N_EVENTS
+    assert Path(match["home"]) == fresh.state
+
+
+def test_index_no_logs_empty_roots(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "empty", copy_logs=False)
+    ws.codex.mkdir()
+    ws.claude.mkdir()
+    result = ws.run("index")
+    assert result.returncode == 5, result
+    assert result.stdout == "", result
+    assert "no agent logs" in result.stderr
+    assert str(ws.codex / "sessions") in result.stderr, "the message must name the Codex root"
+    assert str(ws.claude / "projects") in result.stderr, "the message must name the Claude root"
+    assert "CODEX_HOME" in result.stderr and "CLAUDE_CONFIG_DIR" in result.stderr
+
+
+def test_index_no_logs_missing_roots_json(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "missing", copy_logs=False)
+    result = ws.run("index", "--json")
+    assert not ws.codex.exists() and not ws.claude.exists()
+    assert result.returncode == 5, result
+    assert result.stdout == "", "no JSON summary when there is nothing to index"
+    assert str(ws.codex / "sessions") in result.stderr
+    assert str(ws.claude / "projects") in result.stderr
+    assert result.stderr.startswith("moraine: ")
