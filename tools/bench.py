@@ -16,7 +16,6 @@ import random
 import resource
 import shutil
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
@@ -27,15 +26,15 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_corpus import generate  # noqa: E402
-
-from moraine.config import load_config  # noqa: E402
-from moraine.index.tokenize import tokenize  # noqa: E402
-from moraine.ingest.pipeline import ingest_once  # noqa: E402
-from moraine.mcp_server.tools import list_sessions, open as open_tool, search_sessions  # noqa: E402
-from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE  # noqa: E402
-from moraine.sources._common import format_ts  # noqa: E402
-from moraine.store.engine import Store  # noqa: E402
+from make_corpus import generate
+from moraine.config import load_config
+from moraine.index.tokenize import tokenize
+from moraine.ingest.pipeline import ingest_once
+from moraine.mcp_server.tools import list_sessions, search_sessions
+from moraine.mcp_server.tools import open as open_tool
+from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE
+from moraine.sources._common import format_ts
+from moraine.store.engine import Store
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:

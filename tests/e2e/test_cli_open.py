@@ -23,7 +23,7 @@ def opened(indexed: Indexed, hit: dict[str, Any]) -> dict[str, Result]:
     for kind in ("session", "turn", "event"):
         argvs += [["open", ids[f"{kind}_id"]], ["open", ids[f"{kind}_id"], "--json"]]
     results = indexed.ws.run_many(argvs)
-    return {" ".join(a[2:]) and f"{a[1].split(':')[0]}-json" or a[1].split(":")[0]: r
+    return {(" ".join(a[2:]) and f"{a[1].split(':')[0]}-json") or a[1].split(":")[0]: r
             for a, r in zip(argvs, results, strict=True)}
 
 
