@@ -86,9 +86,9 @@ class MemTable:
         if tid is None or not self.chunks:
             return _EMPTY
         docs, tfs = [], []
+        bounds = np.array([tid, tid + 1], dtype=np.int32)
         for chunk in self.chunks:
-            lo = int(np.searchsorted(chunk.terms, tid, "left"))
-            hi = int(np.searchsorted(chunk.terms, tid, "right"))
+            lo, hi = chunk.terms.searchsorted(bounds).tolist()
             if hi > lo:
                 docs.append(chunk.docs[lo:hi])
                 tfs.append(chunk.tfs[lo:hi])

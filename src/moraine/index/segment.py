@@ -71,7 +71,9 @@ class Segment:
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         key = term.encode("utf-8")
-        i = int(np.searchsorted(self.terms, key))
+        if len(key) > self.terms.dtype.itemsize:
+            return self.docs[:0], self.tfs[:0]
+        i = int(self.terms.searchsorted(np.array(key, dtype=self.terms.dtype)))
         if i >= len(self.terms) or self.terms[i] != key:
             return self.docs[:0], self.tfs[:0]
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])

@@ -7,8 +7,8 @@ import re
 SNIPPET_CHARS = 300
 LEAD_CHARS = 40  # context kept before the first match of the chosen window
 SCAN_CHARS = 400_000
-MAX_MATCHES_PER_TERM = 2000
-MAX_SCANNED = 200_000
+MAX_MATCHES_PER_TERM = 300
+MAX_SCANNED = 20_000
 
 
 def _raw_positions(text: str, terms: list[str]) -> list[tuple[int, int]]:
@@ -47,16 +47,19 @@ def _positions(text: str, terms: list[str]) -> list[tuple[int, int]]:
     flood the list (or hide a rarer term), yet windows mixing several terms stay whole.
     """
     budget = [MAX_MATCHES_PER_TERM] * len(terms)
-    last_other = [-SNIPPET_CHARS - 1] * len(terms)  # last match of any *other* term
+    far = -SNIPPET_CHARS - 1
+    newest, newest_term, runner_up = far, -1, far  # latest kept match, and latest of another term
     found: list[tuple[int, int]] = []
     for start, ix in _raw_positions(text, terms):
-        if budget[ix] <= 0 and start - last_other[ix] > SNIPPET_CHARS:
-            continue
+        if budget[ix] <= 0:
+            other = newest if newest_term != ix else runner_up
+            if start - other > SNIPPET_CHARS:
+                continue
         budget[ix] -= 1
         found.append((start, ix))
-        for other in range(len(terms)):
-            if other != ix:
-                last_other[other] = start
+        if ix != newest_term:
+            runner_up = newest
+        newest, newest_term = start, ix
     return found
 
 

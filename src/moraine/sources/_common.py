@@ -10,6 +10,7 @@ import base64
 import hashlib
 import json
 import re
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -62,8 +63,9 @@ def parse_ts_ms(value: Any) -> int | None:
 
 def format_ts(ms: int) -> str:
     """Epoch milliseconds → `2026-04-29T18:42:31.125Z`, the contract's only time format."""
-    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    t = time.gmtime(ms // 1000)
+    return (f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:"
+            f"{t.tm_sec:02d}.{ms % 1000:03d}Z")
 
 
 def session_id_from_path(path: str) -> str | None:
