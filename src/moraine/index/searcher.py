@@ -126,12 +126,19 @@ class InvertedIndex:
         scores = np.zeros(self.doc_len.size, dtype=np.float64)
         idfs: list[float] = []
         doc_len = self.doc_len.view
+        in_scope = None
+        if scope is not None:  # score only the scope's postings (df still counts the corpus)
+            in_scope = np.zeros(self.doc_len.size, dtype=bool)
+            in_scope[scope] = True
         for term in terms:
             if deadline is not None and time.monotonic() > deadline:
                 raise DeadlineExceeded
             docs, tfs = self.postings(term)
             term_idf = idf(n, len(docs))
             idfs.append(term_idf)
+            if in_scope is not None and len(docs):
+                keep = in_scope[docs]
+                docs, tfs = docs[keep], tfs[keep]
             if len(docs):
                 scores[docs] += term_scores(tfs, doc_len[docs], term_idf, avgdl, k1, b)
         cand = scope[scores[scope] > 0] if scope is not None else np.flatnonzero(scores)
