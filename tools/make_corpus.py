@@ -40,8 +40,9 @@ Speed: text is assembled from per-project pools of pre-rendered sentences and li
 (Zipf-weighted, so term frequencies stay skewed); pooled text is JSON-escaped once and spliced
 into records, whose small remainder goes through one reused compact encoder (the bytes are
 exactly what ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))`` would give); each
-session file is written in one write; sessions are generated and written by worker processes
-(``--jobs``) in a bounded window ahead of the parent, which keeps the count and the order.
+session file is written in one write; above 50k events, sessions are generated and written by
+worker processes (``--jobs``) in a bounded window ahead of the parent, which keeps the count
+and the order and removes whatever was written past the end.
 
 Known difference with Moraine's adapters (as of writing): a Codex prompt with an image (0.3% of
 prompts) is written as real Codex writes it, text in ``input_text`` and the image in
@@ -1984,10 +1985,10 @@ _WORKER_WORLD: _World | None = None
 
 
 def _init_worker(seed: int) -> None:
-    """Build the world in a worker unless it was inherited from the parent by fork."""
+    """Each worker builds its own world (projects lazily, as it needs them): cheap, and identical
+    to the parent's because everything derives from the seed."""
     global _WORKER_WORLD
-    if _WORKER_WORLD is None or _WORKER_WORLD.seed != seed:
-        _WORKER_WORLD = _World(seed)
+    _WORKER_WORLD = _World(seed)
 
 
 def _worker(out: Path, index: int, codex_share: float) -> _SessionOut:
@@ -2015,7 +2016,6 @@ def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: i
     their metadata.  When a session would overshoot, the parent rewrites it with the remaining
     budget (same RNG, so a prefix of it) and deletes whatever the workers wrote beyond it.
     """
-    global _WORKER_WORLD
     total = 0
     if jobs <= 1:
         index = 0
@@ -2025,9 +2025,8 @@ def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: i
             index += 1
             yield done
         return
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    _WORKER_WORLD = world  # inherited by forked workers, rebuilt by spawned ones
+    # spawn, not fork: safe whatever threads the caller runs (a benchmark may have some).
+    ctx = multiprocessing.get_context("spawn")
     window: deque[Future[_SessionOut]] = deque()
     pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(world.seed,))
     try:
@@ -2044,7 +2043,6 @@ def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: i
             total += done.count
             yield done
     finally:
-        _WORKER_WORLD = None
         pool.shutdown(wait=True, cancel_futures=True)
         for future in window:  # sessions past the end that a worker had already written
             if not future.cancelled() and future.exception() is None:
@@ -2063,8 +2061,8 @@ def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *,
     ``sample_queries`` (strings of graded selectivity, all present in the corpus); and
     ``session_turns``, a list of (native session id, turn count) in generation order.
 
-    ``jobs`` worker processes generate sessions (0: one per CPU); the output does not depend on
-    it.  Refuses to write into a non-empty ``out/codex/sessions`` or ``out/claude/projects``
+    ``jobs`` worker processes generate sessions (0: one per CPU, or none below 50k events); the
+    output does not depend on it.  Refuses to write into a non-empty ``out/codex/sessions`` or ``out/claude/projects``
     unless ``force`` (then those two trees are deleted first): stale files from an earlier run
     would silently change the event count a benchmark relies on.
     """
@@ -2078,7 +2076,8 @@ def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *,
             if not force:
                 raise FileExistsError(f"{sub} is not empty (use force=True / --force to replace it)")
             shutil.rmtree(sub)
-    jobs = jobs or min(8, os.cpu_count() or 1)
+    if not jobs:  # each worker builds the projects it meets (~2 s for all): not worth it for small corpora
+        jobs = 1 if events < 50_000 else min(8, os.cpu_count() or 1)
     began = time.perf_counter()
     world = _World(seed)
     by_harness = {h: {"files": 0, "sessions": 0, "turns": 0, "searchable_events": 0} for h in ("codex", "claude")}
@@ -2144,7 +2143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="searchable events to generate (user_input + assistant_response + tool_response)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--codex-share", type=float, default=0.5, help="fraction of sessions that are Codex rollouts")
-    parser.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per CPU, max 8)")
+    parser.add_argument("--jobs", type=int, default=0,
+                        help="worker processes (default: one per CPU, max 8; in-process below 50k events)")
     parser.add_argument("--force", action="store_true", help="replace an existing corpus in DIR")
     parser.add_argument("--json", action="store_true", help="print the full summary as JSON")
     args = parser.parse_args(argv)

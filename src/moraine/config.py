@@ -81,6 +81,9 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+_NOT_SETTINGS = ("MORAINE_HOME", "MORAINE_CONFIG")
+
+
 def _env_overrides(env: dict[str, str]) -> dict[str, Any]:
     """`MORAINE_BM25_K1=1.5` → `{"bm25": {"k1": "1.5"}}` (pydantic converts the type)."""
     sections = {"bm25", "ingest", "store"}
@@ -105,12 +108,21 @@ def load_config(overrides: dict[str, Any] | None = None, env: dict[str, str] | N
             data = _merge(data, tomllib.loads(path.read_text(encoding="utf-8")))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
-    data = _merge(data, _env_overrides(env))
+    file_label = str(path) if path.is_file() else "defaults"
+    _validate(data, file_label)
+    env_layer = _env_overrides(env)
+    data = _merge(data, env_layer)
+    if env_layer:
+        names = ", ".join(sorted(k for k in env if k.startswith("MORAINE_") and k not in _NOT_SETTINGS))
+        _validate(data, f"environment {names}")
     data = _merge(data, {k: v for k, v in (overrides or {}).items() if v is not None})
+    return _validate(data, "command-line flags")
+
+
+def _validate(data: dict[str, Any], layer: str) -> Config:
+    """Validate the layers merged so far; an error names the layer that introduced it."""
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
-        raise ConfigError(f"invalid configuration ({path if path.is_file() else 'defaults'}): {problems}") from exc
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
+        raise ConfigError(f"invalid configuration ({layer}): {problems}") from exc

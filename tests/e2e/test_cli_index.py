@@ -6,9 +6,11 @@ import re
 import stat
 from pathlib import Path
 
+import pytest
 from cli_harness import (
     ORACLE,
     Indexed,
+    Result,
     Workspace,
     make_workspace,
     oracle_event_count,
@@ -29,6 +31,7 @@ TEXT_SUMMARY = re.compile(
 
 
 def test_index_json_on_samples(indexed: Indexed) -> None:
+    """The shared workspace's first `moraine index --json` (run by the `indexed` fixture)."""
     result = indexed.first_index
     assert result.returncode == 0, result
     assert result.stderr == "", result
@@ -44,9 +47,17 @@ def test_index_json_on_samples(indexed: Indexed) -> None:
     assert Path(data["home"]) == indexed.ws.state
 
 
-def test_index_again_is_idempotent(indexed: Indexed) -> None:
-    ws = indexed.ws
-    result = ws.run("index", "--json")
+@pytest.fixture(scope="module")
+def rerun(indexed: Indexed) -> tuple[Result, int, int]:
+    """`moraine index --json` once more over unchanged logs, with the WAL size before and after."""
+    wal = indexed.ws.state / "wal.log"
+    before = wal.stat().st_size
+    result = indexed.ws.run("index", "--json")
+    return result, before, wal.stat().st_size
+
+
+def test_index_again_is_idempotent(rerun: tuple[Result, int, int]) -> None:
+    result, _, _ = rerun
     assert result.returncode == 0, result
     data = result.json()
     assert data["events"] == 0, "a second index over unchanged logs must add no event"
@@ -55,16 +66,13 @@ def test_index_again_is_idempotent(indexed: Indexed) -> None:
     assert data["sessions"] == N_SESSIONS
 
 
-def test_noop_reindex_writes_nothing(indexed: Indexed) -> None:
+def test_noop_reindex_writes_nothing(rerun: tuple[Result, int, int]) -> None:
     """Two sample files end with a half-written line: a pass that reads no new line must not append a
     checkpoint-only frame, or every catch-up (each `moraine search`) grows the WAL while a session is live."""
-    ws = indexed.ws
-    wal = ws.state / "wal.log"
-    before = wal.stat().st_size
-    result = ws.run("index", "--json")
+    result, before, after = rerun
     assert result.returncode == 0, result
     assert result.json()["events"] == 0
-    assert wal.stat().st_size == before, f"a no-op re-index appended {wal.stat().st_size - before} bytes to the WAL"
+    assert after == before, f"a no-op re-index appended {after - before} bytes to the WAL"
 
 
 def test_state_permissions(indexed: Indexed) -> None:

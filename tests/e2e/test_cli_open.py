@@ -18,13 +18,13 @@ def hit(migration_search: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def opened(indexed: Indexed, hit: dict[str, Any]) -> dict[str, Result]:
+    """Keys: "session", "session-json", "turn", "turn-json", "event", "event-json"."""
     ids = hit["open"]
-    argvs = []
+    jobs: dict[str, list[str]] = {}
     for kind in ("session", "turn", "event"):
-        argvs += [["open", ids[f"{kind}_id"]], ["open", ids[f"{kind}_id"], "--json"]]
-    results = indexed.ws.run_many(argvs)
-    return {(" ".join(a[2:]) and f"{a[1].split(':')[0]}-json") or a[1].split(":")[0]: r
-            for a, r in zip(argvs, results, strict=True)}
+        jobs[kind] = ["open", ids[f"{kind}_id"]]
+        jobs[f"{kind}-json"] = ["open", ids[f"{kind}_id"], "--json"]
+    return dict(zip(jobs, indexed.ws.run_many(jobs.values()), strict=True))
 
 
 def _ok_json(result: Result, kind: str) -> dict[str, Any]:
@@ -87,9 +87,7 @@ def test_open_event(indexed: Indexed, opened: dict[str, Result], hit: dict[str, 
 
 
 def test_open_malformed_id(indexed: Indexed) -> None:
-    text, as_json = indexed.ws.run_many([["open", "not-an-id"], ["open", "session:", "--json"]])
-    assert text.returncode == 1, text
-    assert "invalid_id" in text.stdout
+    as_json = indexed.ws.run("open", "not-an-id", "--json")
     assert as_json.returncode == 1, as_json
     env = as_json.json()
     assert env["schema_version"] == "moraine.mcp.error.v1"
@@ -111,3 +109,4 @@ def test_open_unknown_id(indexed: Indexed, hit: dict[str, Any]) -> None:
     assert "not_found" in text.stdout
     assert as_json.returncode == 1, as_json
     assert as_json.json()["error"]["code"] == "not_found"
+    assert as_json.json()["error"]["message"] == "session not found"

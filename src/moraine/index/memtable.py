@@ -81,22 +81,26 @@ class MemTable:
         order = np.lexsort((docs, terms))
         self.chunks = [Chunk(terms[order], docs[order], tfs[order])]
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+    def postings_parts(self, term: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The term's postings in each chunk (each sorted by doc; chunks in doc order)."""
         tid = self.vocab.term_ids.get(term)
         if tid is None or not self.chunks:
-            return _EMPTY
-        docs, tfs = [], []
+            return []
+        parts = []
         bounds = np.array([tid, tid + 1], dtype=np.int32)
         for chunk in self.chunks:
             lo, hi = chunk.terms.searchsorted(bounds).tolist()
             if hi > lo:
-                docs.append(chunk.docs[lo:hi])
-                tfs.append(chunk.tfs[lo:hi])
-        if not docs:
+                parts.append((chunk.docs[lo:hi], chunk.tfs[lo:hi]))
+        return parts
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        parts = self.postings_parts(term)
+        if not parts:
             return _EMPTY
-        if len(docs) == 1:
-            return docs[0], tfs[0]
-        return np.concatenate(docs), np.concatenate(tfs)
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
     def arrays(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(term strings per posting as ids into a list, …) for sealing into a segment."""

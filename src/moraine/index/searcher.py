@@ -17,6 +17,8 @@ from moraine.index.memtable import MemTable
 from moraine.index.segment import Segment
 from moraine.index.vocab import Vocabulary
 
+PRUNE_CHECK_LIMIT = 50_000
+
 
 class DeadlineExceeded(Exception):
     """The query ran past its deadline; the caller answers `deadline_exceeded`."""
@@ -103,6 +105,12 @@ class InvertedIndex:
         keep = self.live.view[docs]
         return docs[keep], tfs[keep]
 
+    def postings_parts(self, term: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """A term's postings per segment / memtable chunk, each sorted by doc, tombstones kept."""
+        parts = [seg.postings(term) for seg in self.segments]
+        parts.extend(self.mem.postings_parts(term))
+        return [p for p in parts if len(p[0])]
+
     def search(
         self,
         terms: list[str],
@@ -117,41 +125,70 @@ class InvertedIndex:
         scope: np.ndarray | None = None,
         deadline: float | None = None,
     ) -> Hits:
-        """Top-k documents by BM25, then timestamp desc, then uid asc; filters as masks."""
+        """Top-k documents by BM25, then timestamp desc, then uid asc; filters as masks.
+
+        Terms are scored rarest first. Once k candidates lead by more than every remaining
+        term could add to a new document (its upper bound idf·(k1+1)), the remaining — common —
+        terms only update the candidates (a binary search each) instead of scoring all their
+        postings. Results are exact; the match count still covers every posting.
+        """
         n = self.n_docs
         empty = Hits(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), 0)
         if n == 0 or not terms:
             return empty
+        size = self.doc_len.size
         avgdl = max(self.total_len / n, 1e-9)
-        scores = np.zeros(self.doc_len.size, dtype=np.float64)
-        idfs: list[float] = []
-        doc_len = self.doc_len.view
-        in_scope = None
-        if scope is not None:  # score only the scope's postings (df still counts the corpus)
-            in_scope = np.zeros(self.doc_len.size, dtype=bool)
-            in_scope[scope] = True
+        live, doc_len = self.live.view, self.doc_len.view
+        if scope is not None:
+            ok = np.zeros(size, dtype=bool)
+            ok[scope] = allowed_types[type_codes[scope]] & live[scope]
+        else:
+            ok = allowed_types[type_codes[:size]] & live
+        plan = []
         for term in terms:
+            parts = self.postings_parts(term)
+            df = sum(int(np.count_nonzero(live[d])) for d, _ in parts)
+            plan.append((idf(n, df), parts))
+        idfs = [term_idf for term_idf, _ in plan]
+        plan.sort(key=lambda item: -item[0])
+        bounds = [*np.cumsum([term_idf * (k1 + 1.0) for term_idf, _ in plan][::-1])[::-1].tolist(), 0.0]
+        scores = np.zeros(size, dtype=np.float64)
+        matched = np.zeros(size, dtype=bool)
+        touched: list[np.ndarray] = []
+        touched_size = 0
+        leaders: np.ndarray | None = None
+        for step, (term_idf, parts) in enumerate(plan):
             if deadline is not None and time.monotonic() > deadline:
                 raise DeadlineExceeded
-            docs, tfs = self.postings(term)
-            term_idf = idf(n, len(docs))
-            idfs.append(term_idf)
-            if in_scope is not None and len(docs):
-                keep = in_scope[docs]
-                docs, tfs = docs[keep], tfs[keep]
-            if len(docs):
-                scores[docs] += term_scores(tfs, doc_len[docs], term_idf, avgdl, k1, b)
-        cand = scope[scores[scope] > 0] if scope is not None else np.flatnonzero(scores)
-        cand = cand[allowed_types[type_codes[cand]]]
+            for docs, tfs in parts:
+                matched[docs] = True
+                if leaders is None:
+                    keep = ok[docs]
+                    d, t = docs[keep], tfs[keep]
+                    touched.append(d)
+                    touched_size += len(d)
+                else:
+                    where = np.minimum(np.searchsorted(docs, leaders), len(docs) - 1)
+                    hit = docs[where] == leaders
+                    d, t = leaders[hit], tfs[where[hit]]
+                if len(d):
+                    scores[d] += term_scores(t, doc_len[d], term_idf, avgdl, k1, b)
+            if leaders is None and touched_size <= PRUNE_CHECK_LIMIT and step + 1 < len(plan):
+                cand = np.unique(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
+                if len(cand) >= k:
+                    kth = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
+                    if bounds[step + 1] < kth:
+                        leaders = cand
+        cand = leaders if leaders is not None else np.flatnonzero(matched & ok)
+        total = int(np.count_nonzero(matched & ok))
         if not len(cand):
             return empty
-        total = len(cand)
         raw = scores[cand]
         # Equal scores summed in another order differ in the last bits: rank on 12 significant
         # digits so true ties fall through to timestamp, then id, as the contract orders them.
         rank_key = np.round(raw, 12 - int(np.ceil(np.log10(max(float(raw.max()), 1e-300)))))
-        if total > k:
-            threshold = np.partition(rank_key, total - k)[total - k]
+        if len(cand) > k:
+            threshold = np.partition(rank_key, len(cand) - k)[len(cand) - k]
             keep = rank_key >= threshold
             cand, raw, rank_key = cand[keep], raw[keep], rank_key[keep]
         order = np.lexsort((tiebreak_uid[cand], -tiebreak_ts[cand], -rank_key))[:k]

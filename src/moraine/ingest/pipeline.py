@@ -88,10 +88,14 @@ def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
         if issue:
             issues.append(issue.to_wire())
         checkpoint.offset, checkpoint.line = line.end, line.number
-        checkpoint.size = max(checkpoint.size, line.end)
         if len(events) >= limit:
-            parts.append((path, events, issues, copy.deepcopy(checkpoint.to_wire()), checkpoint.offset - start))
+            # Mid-file, the size seen means nothing yet: record size = offset, so if a later
+            # frame is lost in a crash the next pass reads the rest again.
+            middle = copy.deepcopy(checkpoint)
+            middle.size = checkpoint.offset
+            parts.append((path, events, issues, middle.to_wire(), checkpoint.offset - start))
             events, issues, start = [], [], checkpoint.offset
+    checkpoint.size = max(checkpoint.size, checkpoint.offset)
     parts.append((path, events, issues, checkpoint.to_wire(), checkpoint.offset - start))
     return parts
 
@@ -151,9 +155,10 @@ def _changed(store: Store, files: Iterable[tuple[str, Adapter]]) -> list[tuple[s
             if needs_reset(checkpoint, stat):
                 checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, checkpoint.generation + 1, 0, 0,
                                         adapter.initial_state(path))
-            elif stat.st_size == checkpoint.offset:
-                continue
+            elif stat.st_size == checkpoint.size:
+                continue  # no new bytes (a half-written last line waits without a re-read)
         checkpoint.inode = stat.st_ino
+        checkpoint.size = stat.st_size
         work.append((path, adapter, checkpoint, stat.st_size))
     return work
 

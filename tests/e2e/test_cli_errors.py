@@ -1,0 +1,65 @@
+"""Usage errors (exit 2) and configuration errors (exit 3)."""
+
+from __future__ import annotations
+
+import pytest
+from cli_harness import SINCE, Workspace
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["search"], "required: query"),
+        (["list", "--since", SINCE], "required: --until"),
+    ],
+    ids=["unknown-subcommand", "search-no-query", "list-no-until"],
+)
+def test_usage_errors_exit_2(fresh: Workspace, argv: list[str], needle: str) -> None:
+    result = fresh.run(*argv)
+    assert result.returncode == 2, result
+    assert result.stdout == "", result
+    assert result.stderr.startswith("usage: moraine"), result
+    assert needle in result.stderr
+    assert not fresh.state.exists(), "a usage error must not touch the state directory"
+
+
+def _config(ws: Workspace, text: str) -> None:
+    ws.state.mkdir(mode=0o700)
+    (ws.state / "config.toml").write_text(text, encoding="utf-8")
+
+
+def test_config_unknown_key(fresh: Workspace) -> None:
+    _config(fresh, "[bm25]\nk1 = 1.5\nk_one = 2.0\n")
+    result = fresh.run("index")
+    assert result.returncode == 3, result
+    assert result.stdout == ""
+    assert str(fresh.state / "config.toml") in result.stderr, "the message must name the file"
+    assert "bm25.k_one" in result.stderr, "the message must name the key"
+    assert not (fresh.state / "wal.log").exists(), "nothing is indexed with a bad configuration"
+
+
+def test_config_invalid_toml(fresh: Workspace) -> None:
+    _config(fresh, "[bm25\nk1 = \n")
+    result = fresh.run("status")
+    assert result.returncode == 3, result
+    assert result.stdout == ""
+    assert str(fresh.state / "config.toml") in result.stderr
+    assert "TOML" in result.stderr
+
+
+def test_env_override_bad_value_exits_3(fresh: Workspace) -> None:
+    result = fresh.run("search", "migration", env=fresh.env(MORAINE_BM25_K1="abc"))
+    assert result.returncode == 3, result
+    assert result.stdout == ""
+    assert result.stderr.startswith("moraine: ")
+    assert "bm25.k1" in result.stderr
+
+
+def test_env_override_error_names_the_variable(fresh: Workspace) -> None:
+    """config.load_config promises "a bad layer is a ConfigError naming it": the bad value came from the
+    environment, so the message must say so (not blame the defaults)."""
+    result = fresh.run("index", env=fresh.env(MORAINE_BM25_K1="abc"))
+    assert result.returncode == 3, result
+    assert "MORAINE_BM25_K1" in result.stderr or "environment" in result.stderr, result.stderr
+    assert "(defaults)" not in result.stderr, result.stderr
