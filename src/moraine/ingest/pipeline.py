@@ -7,7 +7,6 @@ the daemon's watcher. Each batch is one WAL frame carrying its files' checkpoint
 from __future__ import annotations
 
 import copy
-import fnmatch
 import multiprocessing
 import os
 import sys
@@ -45,7 +44,6 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
     """Every log file under the enabled source roots, minus the exclude globs."""
     found: list[tuple[str, Adapter]] = []
     missing: list[str] = []
-    excludes = store.config.ingest.exclude
     for source in store.config.sources:
         if not source.enabled:
             continue
@@ -54,10 +52,7 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
             missing.append(str(root))
             continue
         adapter = ADAPTERS[source.harness]
-        for path in sorted(root.glob(adapter.pattern)):
-            text = str(path)
-            if path.is_file() and not any(fnmatch.fnmatch(text, pat) for pat in excludes):
-                found.append((text, adapter))
+        found.extend((path, adapter) for path in store.discovery.files(str(root), store.config.ingest.exclude))
     return found, missing
 
 
@@ -150,13 +145,13 @@ def _changed(store: Store, files: Iterable[tuple[str, Adapter]]) -> list[tuple[s
         checkpoint = store.checkpoints.get(path)
         if checkpoint is None:
             checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, adapter.initial_state(path))
+        elif needs_reset(checkpoint, stat):
+            checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, checkpoint.generation + 1, 0, 0,
+                                    adapter.initial_state(path))
+        elif stat.st_size == checkpoint.size:
+            continue  # no new bytes (a half-written last line waits without a re-read)
         else:
             checkpoint = copy.deepcopy(checkpoint)
-            if needs_reset(checkpoint, stat):
-                checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, checkpoint.generation + 1, 0, 0,
-                                        adapter.initial_state(path))
-            elif stat.st_size == checkpoint.size:
-                continue  # no new bytes (a half-written last line waits without a re-read)
         checkpoint.inode = stat.st_ino
         checkpoint.size = stat.st_size
         work.append((path, adapter, checkpoint, stat.st_size))

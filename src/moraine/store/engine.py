@@ -23,6 +23,7 @@ from moraine.errors import StateError
 from moraine.index.searcher import Hits, InvertedIndex
 from moraine.index.tokenize import query_terms
 from moraine.ingest.checkpoint import Checkpoint
+from moraine.ingest.watcher import Discovery
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
 from moraine.store.catalog import Catalog, Session
 from moraine.store.wal import Wal
@@ -56,6 +57,7 @@ class Store:
         self.checkpoints: dict[str, Checkpoint] = {}
         self.stats = StoreStats()
         self.lag_bytes = 0  # complete-line bytes known in the logs but not yet ingested
+        self.discovery = Discovery()
         with self.writer():
             self.wal = Wal(self.home / "wal.log", config.store.fsync)
             end = self._replay(0)
