@@ -7,6 +7,7 @@ at query time, so results never depend on how documents happen to be split in se
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,16 @@ from moraine.index.memtable import MemTable
 from moraine.index.segment import Segment
 from moraine.index.vocab import Vocabulary
 
-PRUNE_CHECK_LIMIT = 50_000
+CACHE_MIN_POSTINGS = 2_000  # rare terms are cheap to score: cache only the costly ones
+CACHE_MAX_POSTINGS = 20_000_000
+
+
+@dataclass(frozen=True)
+class _TermScores:
+    key: tuple[int, float, float]  # (index version, k1, b) the scores were computed for
+    docs: np.ndarray  # live doc ids, increasing
+    contrib: np.ndarray  # BM25 contribution of the term to each doc
+    idf: float
 
 
 class DeadlineExceeded(Exception):
@@ -43,6 +53,9 @@ class InvertedIndex:
         self.live = Column(np.bool_)
         self.n_docs = 0  # live documents with at least one token
         self.total_len = 0
+        self.version = 0  # bumped by every change: cached term scores are valid for one version
+        self._terms: OrderedDict[str, _TermScores] = OrderedDict()
+        self._cached_postings = 0
 
     def reserve_doc(self) -> int:
         """Every event gets a doc id (so ids equal catalog rows); only some get postings."""
@@ -65,6 +78,7 @@ class InvertedIndex:
         self.live[doc_id] = True
         self.n_docs += 1
         self.total_len += length
+        self.version += 1
 
     def add_texts(self, doc_ids: np.ndarray, texts: list[str]) -> None:
         """Index a batch of documents (doc ids increasing); empty texts index nothing."""
@@ -77,12 +91,14 @@ class InvertedIndex:
         self.live.view[doc_ids[indexed]] = True
         self.n_docs += int(indexed.sum())
         self.total_len += int(lengths.sum())
+        self.version += 1
 
     def delete(self, doc_id: int) -> None:
         if self.live.view[doc_id]:
             self.live[doc_id] = False
             self.n_docs -= 1
             self.total_len -= int(self.doc_len.view[doc_id])
+            self.version += 1
 
     def seal(self) -> Segment | None:
         """Freeze the memtable into an immutable segment (no-op when empty)."""
@@ -111,6 +127,36 @@ class InvertedIndex:
         parts.extend(self.mem.postings_parts(term))
         return [p for p in parts if len(p[0])]
 
+    def term_scores(self, term: str, k1: float, b: float) -> _TermScores:
+        """A term's live postings (sorted by doc), df and per-document BM25 contributions.
+
+        Contributions depend on N and avgdl, so they are cached per index version only: the
+        cache is exact, and a warm daemon answers repeated common terms without rescoring.
+        """
+        entry = self._terms.get(term)
+        if entry is not None and entry.key == (self.version, k1, b):
+            self._terms.move_to_end(term)
+            return entry
+        docs, tfs = self.postings(term)
+        n = self.n_docs
+        term_idf = idf(n, len(docs))
+        avgdl = max(self.total_len / n, 1e-9) if n else 1.0
+        contrib = term_scores(tfs, self.doc_len.view[docs], term_idf, avgdl, k1, b) if len(docs) else np.zeros(0)
+        entry = _TermScores((self.version, k1, b), np.asarray(docs, dtype=np.int64), contrib, term_idf)
+        if len(docs) >= CACHE_MIN_POSTINGS:
+            self._cache_put(term, entry)
+        return entry
+
+    def _cache_put(self, term: str, entry: _TermScores) -> None:
+        old = self._terms.pop(term, None)
+        if old is not None:
+            self._cached_postings -= len(old.docs)
+        self._terms[term] = entry
+        self._cached_postings += len(entry.docs)
+        while self._cached_postings > CACHE_MAX_POSTINGS and self._terms:
+            _, evicted = self._terms.popitem(last=False)
+            self._cached_postings -= len(evicted.docs)
+
     def search(
         self,
         terms: list[str],
@@ -132,55 +178,56 @@ class InvertedIndex:
         terms only update the candidates (a binary search each) instead of scoring all their
         postings. Results are exact; the match count still covers every posting.
         """
-        n = self.n_docs
         empty = Hits(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), 0)
-        if n == 0 or not terms:
+        if self.n_docs == 0 or not terms:
             return empty
         size = self.doc_len.size
-        avgdl = max(self.total_len / n, 1e-9)
-        live, doc_len = self.live.view, self.doc_len.view
+        live = self.live.view
         if scope is not None:
             ok = np.zeros(size, dtype=bool)
             ok[scope] = allowed_types[type_codes[scope]] & live[scope]
         else:
             ok = allowed_types[type_codes[:size]] & live
-        plan = []
-        for term in terms:
-            parts = self.postings_parts(term)
-            df = sum(int(np.count_nonzero(live[d])) for d, _ in parts)
-            plan.append((idf(n, df), parts))
-        idfs = [term_idf for term_idf, _ in plan]
-        plan.sort(key=lambda item: -item[0])
-        bounds = [*np.cumsum([term_idf * (k1 + 1.0) for term_idf, _ in plan][::-1])[::-1].tolist(), 0.0]
+        plan = [self.term_scores(term, k1, b) for term in terms]
+        idfs = [entry.idf for entry in plan]
+        plan.sort(key=lambda entry: -entry.idf)
+        upper = [entry.idf * (k1 + 1.0) for entry in plan]
+        remaining = [*np.cumsum(upper[::-1])[::-1].tolist(), 0.0]
         scores = np.zeros(size, dtype=np.float64)
-        matched = np.zeros(size, dtype=bool)
-        touched: list[np.ndarray] = []
-        touched_size = 0
         leaders: np.ndarray | None = None
-        for step, (term_idf, parts) in enumerate(plan):
+        late: list[np.ndarray] = []  # postings only probed: counted for `total`, not scored in full
+        for step, entry in enumerate(plan):
             if deadline is not None and time.monotonic() > deadline:
                 raise DeadlineExceeded
-            for docs, tfs in parts:
-                matched[docs] = True
-                if leaders is None:
-                    keep = ok[docs]
-                    d, t = docs[keep], tfs[keep]
-                    touched.append(d)
-                    touched_size += len(d)
-                else:
-                    where = np.minimum(np.searchsorted(docs, leaders), len(docs) - 1)
-                    hit = docs[where] == leaders
-                    d, t = leaders[hit], tfs[where[hit]]
-                if len(d):
-                    scores[d] += term_scores(t, doc_len[d], term_idf, avgdl, k1, b)
-            if leaders is None and touched_size <= PRUNE_CHECK_LIMIT and step + 1 < len(plan):
-                cand = np.unique(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
+            docs = entry.docs
+            if leaders is None:
+                keep = ok[docs]
+                scores[docs[keep]] += entry.contrib[keep]
+            elif len(docs):
+                late.append(docs)
+                where = np.minimum(np.searchsorted(docs, leaders), len(docs) - 1)
+                hit = docs[where] == leaders
+                scores[leaders[hit]] += entry.contrib[where[hit]]
+            # Worth looking for a cut-off only once what was scored can outweigh what is left.
+            if leaders is None and step + 1 < len(plan) and sum(upper[: step + 1]) > remaining[step + 1]:
+                cand = np.flatnonzero(scores)
                 if len(cand) >= k:
                     kth = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
-                    if bounds[step + 1] < kth:
-                        leaders = cand
-        cand = leaders if leaders is not None else np.flatnonzero(matched & ok)
-        total = int(np.count_nonzero(matched & ok))
+                    if remaining[step + 1] < kth:
+                        # Unseen documents cannot reach the k-th score any more; nor can seen
+                        # ones whose score plus everything left stays below it.
+                        leaders = cand[scores[cand] + remaining[step + 1] >= kth]
+                        matched_so_far = cand
+        if leaders is not None:
+            cand = leaders
+            matched = np.zeros(size, dtype=bool)
+            matched[matched_so_far] = True
+            for docs in late:
+                matched[docs] = True
+            total = int(np.count_nonzero(matched & ok))
+        else:
+            cand = np.flatnonzero(scores)
+            total = len(cand)
         if not len(cand):
             return empty
         raw = scores[cand]
