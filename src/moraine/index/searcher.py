@@ -210,7 +210,7 @@ class InvertedIndex:
                 scores[leaders[hit]] += entry.contrib[where[hit]]
             # Worth looking for a cut-off only once what was scored can outweigh what is left.
             if leaders is None and step + 1 < len(plan) and sum(upper[: step + 1]) > remaining[step + 1]:
-                cand = np.flatnonzero(scores)
+                cand = np.flatnonzero(scores > 0)
                 if len(cand) >= k:
                     kth = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
                     if remaining[step + 1] < kth:
@@ -226,7 +226,7 @@ class InvertedIndex:
                 matched[docs] = True
             total = int(np.count_nonzero(matched & ok))
         else:
-            cand = np.flatnonzero(scores)
+            cand = np.flatnonzero(scores > 0)
             total = len(cand)
         if not len(cand):
             return empty

@@ -11,55 +11,52 @@ MAX_MATCHES_PER_TERM = 300
 MAX_SCANNED = 20_000
 
 
-def _raw_positions(text: str, terms: list[str]) -> list[tuple[int, int]]:
-    """Every (start, term index) in the scanned head, sorted by position.
-
-    `str.find` on the lowercased text is fast; positions from it are valid only when
-    lowercasing kept the length (it does not for 'İ'), else a case-insensitive regex runs
-    on the original text.
-    """
-    head = text[:SCAN_CHARS]
-    lowered = head.lower()
-    found: list[tuple[int, int]] = []
-    if len(lowered) == len(head):
-        for ix, term in enumerate(terms):
-            pos = lowered.find(term)
-            while pos >= 0 and len(found) < MAX_SCANNED:
-                found.append((pos, ix))
-                pos = lowered.find(term, pos + len(term))
-        found.sort()
-        return found
-    index = {t: i for i, t in enumerate(terms)}
-    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
-    for match in pattern.finditer(head):
-        ix = index.get(match.group().lower())
-        if ix is not None:
-            found.append((match.start(), ix))
-        if len(found) >= MAX_SCANNED:
-            break
+def _find_all(haystack: str, term: str, start: int, stop: int, cap: int) -> list[int]:
+    found: list[int] = []
+    pos = haystack.find(term, start, stop)
+    while pos >= 0 and len(found) < cap:
+        found.append(pos)
+        pos = haystack.find(term, pos + len(term), stop)
     return found
 
 
 def _positions(text: str, terms: list[str]) -> list[tuple[int, int]]:
-    """(start, term index) of term occurrences, in order, each term with its own budget.
+    """(start, term index) of term occurrences, sorted; each term has its own budget.
 
-    Past its budget a frequent term is kept only next to another term's match, so it cannot
-    flood the list (or hide a rarer term), yet windows mixing several terms stay whole.
+    A frequent term is located only up to its budget, plus wherever it stands next to an
+    occurrence of a rarer term, so it can neither flood the list nor hide the rare one.
+    Positions come from `str.find` on the lowercased text when lowercasing kept its length
+    (it does not for 'İ'); otherwise from a case-insensitive regex on the original.
     """
+    head = text[:SCAN_CHARS]
+    lowered = head.lower()
+    if len(lowered) != len(head):
+        return _regex_positions(head, terms)
+    per_term = [_find_all(lowered, t, 0, len(lowered), MAX_MATCHES_PER_TERM) for t in terms]
+    found = {(p, ix) for ix, ps in enumerate(per_term) for p in ps}
+    for ix, positions in enumerate(per_term):
+        if len(positions) >= MAX_MATCHES_PER_TERM:
+            continue  # only rare terms anchor neighbourhood searches
+        for p in positions:
+            lo, hi = max(0, p - SNIPPET_CHARS), p + SNIPPET_CHARS
+            for other, term in enumerate(terms):
+                if other != ix and len(per_term[other]) >= MAX_MATCHES_PER_TERM:
+                    found.update((q, other) for q in _find_all(lowered, term, lo, hi, 64))
+    return sorted(found)
+
+
+def _regex_positions(head: str, terms: list[str]) -> list[tuple[int, int]]:
+    index = {t: i for i, t in enumerate(terms)}
+    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
     budget = [MAX_MATCHES_PER_TERM] * len(terms)
-    far = -SNIPPET_CHARS - 1
-    newest, newest_term, runner_up = far, -1, far  # latest kept match, and latest of another term
     found: list[tuple[int, int]] = []
-    for start, ix in _raw_positions(text, terms):
-        if budget[ix] <= 0:
-            other = newest if newest_term != ix else runner_up
-            if start - other > SNIPPET_CHARS:
-                continue
-        budget[ix] -= 1
-        found.append((start, ix))
-        if ix != newest_term:
-            runner_up = newest
-        newest, newest_term = start, ix
+    for match in pattern.finditer(head):
+        ix = index.get(match.group().lower())
+        if ix is not None and budget[ix] > 0:
+            budget[ix] -= 1
+            found.append((match.start(), ix))
+        if len(found) >= MAX_SCANNED:
+            break
     return found
 
 
