@@ -56,18 +56,18 @@ class InvertedIndex:
         self.version = 0  # bumped by every change: cached term scores are valid for one version
         self._terms: OrderedDict[str, _TermScores] = OrderedDict()
         self._cached_postings = 0
+        self._masks: dict[tuple[int, bytes], np.ndarray] = {}
 
     def reserve_doc(self) -> int:
         """Every event gets a doc id (so ids equal catalog rows); only some get postings."""
-        self.doc_len.append(0)
-        self.live.append(False)
-        return self.doc_len.size - 1
+        return self.reserve_docs(1)
 
     def reserve_docs(self, count: int) -> int:
         """Reserve `count` consecutive doc ids; returns the first."""
         first = self.doc_len.size
         self.doc_len.extend(np.zeros(count, dtype=np.uint32))
         self.live.extend(np.zeros(count, dtype=np.bool_))
+        self.version += 1
         return first
 
     def add(self, doc_id: int, term_tfs: dict[str, int], length: int) -> None:
@@ -147,6 +147,17 @@ class InvertedIndex:
             self._cache_put(term, entry)
         return entry
 
+    def _allowed_live(self, allowed_types: np.ndarray, type_codes: np.ndarray) -> np.ndarray:
+        """Live documents of the allowed types; the same filter recurs, so keep the last few."""
+        key = (self.version, allowed_types.tobytes())
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = allowed_types[type_codes[: self.doc_len.size]] & self.live.view
+            if len(self._masks) >= 4:
+                self._masks.pop(next(iter(self._masks)))
+            self._masks[key] = mask
+        return mask
+
     def _cache_put(self, term: str, entry: _TermScores) -> None:
         old = self._terms.pop(term, None)
         if old is not None:
@@ -187,7 +198,7 @@ class InvertedIndex:
             ok = np.zeros(size, dtype=bool)
             ok[scope] = allowed_types[type_codes[scope]] & live[scope]
         else:
-            ok = allowed_types[type_codes[:size]] & live
+            ok = self._allowed_live(allowed_types, type_codes)
         plan = [self.term_scores(term, k1, b) for term in terms]
         idfs = [entry.idf for entry in plan]
         plan.sort(key=lambda entry: -entry.idf)
