@@ -69,10 +69,12 @@ class MemTable:
         while len(self.chunks) > 1 and len(self.chunks[-1].terms) * 2 >= len(self.chunks[-2].terms):
             newer, older = self.chunks.pop(), self.chunks.pop()
             terms = np.concatenate([older.terms, newer.terms])
-            docs = np.concatenate([older.docs, newer.docs])
-            tfs = np.concatenate([older.tfs, newer.tfs])
-            order = np.lexsort((docs, terms))
-            self.chunks.append(Chunk(terms[order], docs[order], tfs[order]))
+            # Every doc of `older` precedes every doc of `newer`: a stable sort by term alone
+            # keeps docs increasing within each term.
+            order = np.argsort(terms, kind="stable")
+            docs = np.concatenate([older.docs, newer.docs])[order]
+            tfs = np.concatenate([older.tfs, newer.tfs])[order]
+            self.chunks.append(Chunk(terms[order], docs, tfs))
 
     def _compact(self) -> None:
         terms = np.concatenate([c.terms for c in self.chunks])

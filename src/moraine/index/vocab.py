@@ -8,6 +8,8 @@ lookup per occurrence and no per-term Python work.
 
 from __future__ import annotations
 
+from itertools import repeat
+
 import numpy as np
 
 from moraine.index.growable import Column
@@ -37,14 +39,20 @@ class Vocabulary:
             self.terms.append(term)
         return tid
 
-    def _add_compound(self, compound: str) -> int:
-        cid = self.comp_ids[compound] = len(self.comp_ids)
-        ids = [self.term_id(t) for t in _compound_tokens(compound)]
-        self.comp_start.append(self.comp_terms.size)
-        self.comp_len.append(len(ids))
-        if ids:
-            self.comp_terms.extend(np.asarray(ids, dtype=np.int32))
-        return cid
+    def _add_compounds(self, compounds: list[str]) -> None:
+        """Register new distinct compounds; the expansion columns grow once per batch."""
+        starts, lens, terms = [], [], []
+        base = self.comp_terms.size
+        term_id = self.term_id
+        for compound in compounds:
+            self.comp_ids[compound] = len(self.comp_ids)
+            ids = [term_id(t) for t in _compound_tokens(compound)]
+            starts.append(base + len(terms))
+            lens.append(len(ids))
+            terms.extend(ids)
+        self.comp_start.extend(np.asarray(starts, dtype=np.int64))
+        self.comp_len.extend(np.asarray(lens, dtype=np.int64))
+        self.comp_terms.extend(np.asarray(terms, dtype=np.int32))
 
     def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """(document index, term id) for every token occurrence of every text."""
@@ -58,11 +66,12 @@ class Vocabulary:
             counts[i] = len(found)
             compounds.extend(found)
         get = self.comp_ids.get
-        cids = np.fromiter((get(c, -1) for c in compounds), dtype=np.int64, count=len(compounds))
-        for i in np.flatnonzero(cids < 0).tolist():
-            compound = compounds[i]
-            cid = get(compound)
-            cids[i] = cid if cid is not None else self._add_compound(compound)
+        cids = np.array(list(map(get, compounds, repeat(-1, len(compounds)))), dtype=np.int64)
+        missing = np.flatnonzero(cids < 0)
+        if len(missing):
+            fresh = list(dict.fromkeys(compounds[i] for i in missing.tolist()))
+            self._add_compounds(fresh)
+            cids[missing] = [self.comp_ids[compounds[i]] for i in missing.tolist()]
         lens = self.comp_len.view[cids]
         starts = self.comp_start.view[cids]
         total = int(lens.sum())
