@@ -48,7 +48,7 @@ _KEYWORDS: dict[str, tuple[str, ...]] = {
     "google-api-key": ("AIza",),
     "google-oauth-token": ("ya29.",),
     "jwt": ("eyJ",),
-    "stripe-token": ("_test_", "_live_"),
+    "stripe-token": ("sk_test_", "sk_live_", "rk_test_", "rk_live_", "pk_test_", "pk_live_"),
     "stripe-webhook-secret": ("whsec_",),
     "anthropic-api-key": ("sk-ant-",),
     "openai-api-key": ("sk-",),
@@ -101,7 +101,59 @@ def _generic(match: re.Match[str]) -> str:
     return f"{match.group('key')}{match.group('sep')}[REDACTED:generic-api-key]"
 
 
-_BACKSTEP = {"stripe-token": 2}  # the marker `_test_` sits two characters into the match
+# Every token-shaped secret is a run of at least 15 `[A-Za-z0-9_-]` characters starting with
+# its marker; one regex pass finds such runs and only their starts are tested. The few rules
+# whose marker holds other characters (a dot, dashes) are found by a plain substring search.
+_RUN = re.compile(r"[A-Za-z0-9_-]{15,}")
+_LITERAL_RULES = frozenset({"pem-private-key", "slack-webhook", "google-oauth-token", "sendgrid-api-key"})
+_BY_PREFIX = sorted(
+    ((keyword, name, pattern) for name, keywords, pattern in _COMPILED if name not in _LITERAL_RULES
+     for keyword in keywords),
+    key=lambda item: -len(item[0]),
+)
+_PREFIXES = tuple(keyword for keyword, _, _ in _BY_PREFIX)
+_LITERALS = [(keyword, name, pattern) for name, keywords, pattern in _COMPILED if name in _LITERAL_RULES
+             for keyword in keywords]
+
+
+def _starts(text: str, run: re.Match[str]) -> list[int]:
+    """Word starts inside a run: its start (or just after a JSON escape like `\\n`) and after
+    each dash (`prefix-AKIA…`)."""
+    start = run.start()
+    found = [start]
+    if start >= 1 and text[start - 1] == "\\" and text[start] in "ntr":
+        found.append(start + 1)
+    dash = text.find("-", start, run.end())
+    while dash >= 0:
+        found.append(dash + 1)
+        dash = text.find("-", dash + 1, run.end())
+    return found
+
+
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    """Where credentials are."""
+    spans: list[tuple[int, int, str]] = []
+    startswith = text.startswith
+    for run in _RUN.finditer(text):
+        for pos in _starts(text, run):
+            if not startswith(_PREFIXES, pos):
+                continue
+            for keyword, name, pattern in _BY_PREFIX:
+                if startswith(keyword, pos):
+                    match = pattern.match(text, pos)
+                    if match:
+                        spans.append((match.start(), match.end(), name))
+                        break
+    for keyword, name, pattern in _LITERALS:
+        pos = text.find(keyword)
+        while pos >= 0:
+            match = pattern.match(text, pos)
+            if match and _at_boundary(text, pos):
+                spans.append((match.start(), match.end(), name))
+                pos = text.find(keyword, match.end())
+            else:
+                pos = text.find(keyword, pos + 1)
+    return spans
 
 
 def _at_boundary(text: str, start: int) -> bool:
@@ -112,22 +164,6 @@ def _at_boundary(text: str, start: int) -> bool:
     if not (before.isalnum() or before == "_"):
         return True
     return before in "ntr" and start >= 2 and text[start - 2] == "\\"
-
-
-def _spans(text: str) -> list[tuple[int, int, str]]:
-    """Where credentials are: each rule is tried only where its marker literally occurs."""
-    spans: list[tuple[int, int, str]] = []
-    for name, keywords, pattern in _COMPILED:
-        for keyword in keywords:
-            pos = text.find(keyword)
-            while pos >= 0:
-                match = pattern.match(text, max(0, pos - _BACKSTEP.get(name, 0)))
-                if match and _at_boundary(text, match.start()):
-                    spans.append((match.start(), match.end(), name))
-                    pos = text.find(keyword, max(match.end(), pos + 1))
-                else:
-                    pos = text.find(keyword, pos + 1)
-    return spans
 
 
 def redact(text: str) -> str:
