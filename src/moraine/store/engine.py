@@ -8,6 +8,7 @@ since it last looked, so all of them see one history and no event is applied twi
 from __future__ import annotations
 
 import fcntl
+import gc
 import os
 import time
 from collections.abc import Iterator
@@ -68,6 +69,7 @@ class Store:
                 )
             self.stats.torn_bytes = self.wal.cut_tail(end)
         self.position = end
+        gc.freeze()
 
     # -- writing ---------------------------------------------------------------------------
 
