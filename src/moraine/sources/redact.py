@@ -135,7 +135,14 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
     startswith = text.startswith
     for run in _RUN.finditer(text):
-        for pos in _starts(text, run):
+        start = run.start()
+        if "-" in run.group() or (start and text[start - 1] == "\\"):
+            positions = _starts(text, run)
+        elif startswith(_PREFIXES, start):
+            positions = [start]
+        else:
+            continue
+        for pos in positions:
             if not startswith(_PREFIXES, pos):
                 continue
             for keyword, name, pattern in _BY_PREFIX:
