@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-UID_RE = re.compile(r"^[a-z2-7]{26}$")
+from moraine.model import Event
+
+UID_RE = re.compile(r"^[a-z2-7]{26}$")  # what make_uid produces
 UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
 
 # Moraine's own tools: their calls and results are not searched (an agent would mostly
@@ -46,6 +48,17 @@ def make_uid(*parts: object) -> str:
     digest = hashlib.blake2b("\x1f".join(str(p) for p in parts).encode("utf-8"), digest_size=16).digest()
     n = int.from_bytes(digest, "big") << 2
     return "".join([_B32_PAIRS[(n >> shift) & 1023] for shift in range(120, -1, -10)])
+
+
+def new_event(source: str, session_key: str, ref: LineRef, sub: int, type_: str, ts_ms: int, text: str,
+              **fields: Any) -> Event:
+    """An event whose id derives from its harness, session and place in the file (line, and
+    its index among the events of that line): the same bytes always give the same id."""
+    basename = ref.file.rsplit("/", 1)[-1]
+    return Event(
+        uid=make_uid(source, session_key, basename, ref.line, sub), session_key=session_key, source=source,
+        type=type_, ts_ms=ts_ms, text=text, file=ref.file, line=ref.line, offset=ref.offset, sub=sub, **fields,
+    )
 
 
 def parse_ts_ms(value: Any) -> int | None:

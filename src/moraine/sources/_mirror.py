@@ -35,9 +35,3 @@ def claim_mirror(state: dict[str, Any], kind: str, keys: list[str], origin: str)
         window.append([kind, key, origin])
     del window[:-WINDOW]
     return False
-
-
-def reset_mirrors(state: dict[str, Any], kinds: tuple[str, ...]) -> None:
-    """Forget pending mirrors of these kinds (a new prompt starts a new exchange)."""
-    window: list[list[str]] = state.get("mirror", [])
-    state["mirror"] = [entry for entry in window if entry[0] not in kinds]

@@ -18,6 +18,7 @@ from moraine.sources._common import (
     is_moraine_tool,
     is_web_tool,
     make_uid,
+    new_event,
     parse_ts_ms,
     session_id_from_path,
 )
@@ -79,14 +80,9 @@ class _Emitter:
 
     def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
         sub = len(self.events)
-        basename = self.ref.file.rsplit("/", 1)[-1]
         merged = dict(self.base_meta) if sub == 0 else {}
         merged.update(meta or {})
-        event = Event(
-            uid=make_uid(NAME, self.session_key, basename, self.ref.line, sub),
-            session_key=self.session_key, source=NAME, type=type_, ts_ms=self.ts_ms, text=text,
-            file=self.ref.file, line=self.ref.line, offset=self.ref.offset, sub=sub, meta=merged, **fields,
-        )
+        event = new_event(NAME, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged, **fields)
         self.events.append(event)
         return event
 

@@ -20,6 +20,7 @@ from moraine.sources._common import (
     is_web_tool,
     make_uid,
     maybe_json,
+    new_event,
     parse_ts_ms,
     session_id_from_path,
 )
@@ -76,13 +77,7 @@ class _Emitter:
         self.session_key = f"{NAME}:{sid}"
 
     def add(self, type_: str, text: str = "", **fields: Any) -> Event:
-        sub = len(self.events)
-        basename = self.ref.file.rsplit("/", 1)[-1]
-        event = Event(
-            uid=make_uid(NAME, self.session_key, basename, self.ref.line, sub),
-            session_key=self.session_key, source=NAME, type=type_, ts_ms=self.ts_ms, text=text,
-            file=self.ref.file, line=self.ref.line, offset=self.ref.offset, sub=sub, **fields,
-        )
+        event = new_event(NAME, self.session_key, self.ref, len(self.events), type_, self.ts_ms, text, **fields)
         if event.model is None and type_ == "assistant_response":
             event.model = self.state.get("model")
         self.events.append(event)

@@ -14,7 +14,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -186,6 +185,3 @@ class Store:
         if behind <= 0:
             return []
         return [f"index is behind the logs by {behind} bytes not yet ingested; results may be incomplete"]
-
-    def source_files(self) -> dict[str, Path]:
-        return {path: Path(path) for path in self.checkpoints}

@@ -13,6 +13,7 @@ from moraine.mcp_server.contract import (
     encode_cursor,
     error_envelope,
     parse_datetime,
+    require_object,
     signature,
     success_envelope,
 )
@@ -48,12 +49,7 @@ BROAD_WINDOW_MS = 30 * 24 * 3600 * 1000
 
 
 def _canonical(args: Any) -> tuple[dict[str, Any], int, int]:
-    if not isinstance(args, dict):
-        raise ContractError("invalid_request", "arguments must be an object")
-    unknown = sorted(set(args) - set(FIELDS))
-    if unknown:
-        raise ContractError("invalid_request", f"unknown field: {unknown[0]}",
-                            {"field": unknown[0], "allowed": list(FIELDS)})
+    args = require_object(args, FIELDS)
     start_text, start_ms = parse_datetime(args.get("start_datetime"), "start_datetime")
     end_text, end_ms = parse_datetime(args.get("end_datetime"), "end_datetime")
     if end_ms <= start_ms:

@@ -12,6 +12,7 @@ from moraine.mcp_server.contract import (
     compact,
     error_envelope,
     parse_id,
+    require_object,
     success_envelope,
 )
 from moraine.mcp_server.tools.search_sessions import render_error
@@ -50,11 +51,7 @@ SLA_BIG_SESSION = 1500
 
 
 def _canonical(args: Any) -> tuple[dict[str, Any], ParsedId]:
-    if not isinstance(args, dict):
-        raise ContractError("invalid_request", "arguments must be an object")
-    unknown = sorted(set(args) - {"id"})
-    if unknown:
-        raise ContractError("invalid_request", f"unknown field: {unknown[0]}", {"field": unknown[0]})
+    args = require_object(args, ("id",))
     if "id" not in args or args["id"] is None:
         raise ContractError("invalid_request", "id is required", {"field": "id"})
     value = args["id"]

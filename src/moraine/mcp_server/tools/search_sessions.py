@@ -10,7 +10,14 @@ from moraine.errors import ContractError
 from moraine.index.searcher import DeadlineExceeded
 from moraine.index.snippet import snippet
 from moraine.index.tokenize import query_terms
-from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, parse_id, success_envelope
+from moraine.mcp_server.contract import (
+    Timer,
+    ToolResult,
+    error_envelope,
+    parse_id,
+    require_object,
+    success_envelope,
+)
 from moraine.mcp_server.views import session_times
 from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES
 from moraine.sources._common import format_ts
@@ -44,11 +51,7 @@ DEADLINE_S = 5.0
 
 
 def _canonical(args: Any) -> dict[str, Any]:
-    if not isinstance(args, dict):
-        raise ContractError("invalid_request", "arguments must be an object")
-    unknown = sorted(set(args) - set(FIELDS))
-    if unknown:
-        raise ContractError("invalid_request", f"unknown field: {unknown[0]}", {"field": unknown[0]})
+    args = require_object(args, FIELDS)
     query = args.get("query")
     if not isinstance(query, str) or not query.strip():
         raise ContractError("invalid_request", "query must be a non-empty string", {"field": "query"})
