@@ -123,8 +123,7 @@ def _mcp(config: Config) -> int:
 
     from moraine.mcp_server.app import ToolRunner, serve_stdio
 
-    store = Store(config)
-    runner = ToolRunner(store, catch_up=ingest_once)
+    runner = ToolRunner(lambda: Store(config), catch_up=ingest_once)
     anyio.run(serve_stdio, runner)
     return 0
 

@@ -15,7 +15,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from moraine import __version__
-from moraine.mcp_server.contract import Timer, ToolResult
+from moraine.mcp_server.contract import Timer, ToolResult, error_envelope
 from moraine.mcp_server.schemas import output_schema
 from moraine.mcp_server.tools import list_sessions, search_sessions
 from moraine.mcp_server.tools import open as open_tool
@@ -44,19 +44,51 @@ def tool_definitions() -> list[types.Tool]:
 
 
 class ToolRunner:
-    """Runs tools against one Store, catching up on new log lines first."""
+    """Runs tools against one Store, catching up on new log lines first.
 
-    def __init__(self, store: Store, catch_up: Callable[[Store], object] | None = None) -> None:
-        self.store = store
+    The Store is opened (WAL replay, first catch-up) on a background thread, so the MCP
+    handshake answers at once and a host never times out on a large state; tool calls
+    wait for it.
+    """
+
+    def __init__(self, open_store: Callable[[], Store], catch_up: Callable[[Store], object] | None = None) -> None:
         self.catch_up = catch_up
         self.lock = threading.Lock()
+        self._store: Store | None = None
+        self._failure: BaseException | None = None
+        self._ready = threading.Event()
+        threading.Thread(target=self._open, args=(open_store,), name="moraine-open", daemon=True).start()
+
+    def _open(self, open_store: Callable[[], Store]) -> None:
+        try:
+            store = open_store()
+            if self.catch_up is not None:
+                self.catch_up(store)
+            self._store = store
+        except BaseException as exc:  # reported to every call rather than lost with the thread
+            self._failure = exc
+        finally:
+            self._ready.set()
+
+    @property
+    def store(self) -> Store:
+        self._ready.wait()
+        if self._store is None:
+            raise self._failure or RuntimeError("the Moraine state could not be opened")
+        return self._store
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> ToolResult:
         timer = Timer()
+        args = arguments if arguments is not None else {}
+        try:
+            store = self.store
+        except Exception as exc:
+            envelope = error_envelope(name, args, exc, timer, 0)
+            return ToolResult(envelope, f"{name} error [internal_error]: {envelope['error']['message']}")
         with self.lock:
             if self.catch_up is not None:
-                self.catch_up(self.store)
-            return TOOLS[name].run(self.store, arguments if arguments is not None else {}, timer)
+                self.catch_up(store)
+            return TOOLS[name].run(store, args, timer)
 
 
 def build_server(runner: ToolRunner) -> Server[Any]:
