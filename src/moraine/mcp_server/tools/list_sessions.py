@@ -76,8 +76,8 @@ def _canonical(args: Any) -> tuple[dict[str, Any], int, int]:
     return request, start_ms, end_ms
 
 
-def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, deadline: float
-          ) -> tuple[list[Session], bool]:
+def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, deadline: float,
+          budget_s: float) -> tuple[list[Session], bool]:
     """Sessions with updated_at >= start and started_at < end, keyset-paged after the cursor."""
     sig = signature(start_ms, end_ms, request["mode"], request["sort"])
     by_updated = store.catalog.by_updated
@@ -100,7 +100,7 @@ def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, dea
     for i, session in enumerate(keys):
         if i % 512 == 0 and time.monotonic() > deadline:
             raise ContractError("deadline_exceeded", "list_sessions exceeded its response deadline",
-                                {"deadline_ms": int((deadline - time.monotonic()) * 1000)})
+                                {"deadline_ms": int(budget_s * 1000)})
         if session.started_ms >= end_ms or (request["mode"] and session.mode != request["mode"]):
             continue
         found.append(session)
@@ -116,8 +116,8 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
     try:
         request, start_ms, end_ms = _canonical(args)
         broad = end_ms - start_ms >= BROAD_WINDOW_MS
-        deadline = timer.deadline(DEADLINE_BROAD_S if broad else DEADLINE_TYPICAL_S)
-        sessions, more = _page(store, request, start_ms, end_ms, deadline)
+        budget = DEADLINE_BROAD_S if broad else DEADLINE_TYPICAL_S
+        sessions, more = _page(store, request, start_ms, end_ms, timer.deadline(budget), budget)
         if broad:  # a window of a month or more is the spec's "broad window"
             sla = SLA_BROAD_MODE if request["mode"] else SLA_BROAD
         next_cursor = None
