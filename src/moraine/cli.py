@@ -84,7 +84,7 @@ def _require_logs(store: Store, summary: IngestSummary) -> None:
 
 def _caught_up_store(config: Config) -> Store:
     store = Store(config)
-    ingest_once(store)
+    _require_logs(store, ingest_once(store))
     return store
 
 

@@ -49,8 +49,16 @@ class Store:
         if not self.home.exists():
             if not create:
                 raise StateError(f"no Moraine state at {self.home}: run `moraine index` first")
-            self.home.mkdir(parents=True, mode=0o700)
-        os.chmod(self.home, 0o700)
+            try:
+                self.home.mkdir(parents=True, mode=0o700)
+            except OSError as exc:
+                raise StateError(f"cannot create the Moraine state at {self.home}: {exc.strerror}") from exc
+        if not os.access(self.home, os.R_OK | os.W_OK | os.X_OK):
+            raise StateError(f"the Moraine state at {self.home} is not readable and writable by this user")
+        try:
+            os.chmod(self.home, 0o700)
+        except OSError as exc:
+            raise StateError(f"cannot make {self.home} private to this user: {exc.strerror}") from exc
         self.lock_path = self.home / "lock"
         self.catalog = Catalog()
         self.index = InvertedIndex()
