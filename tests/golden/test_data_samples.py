@@ -7,6 +7,7 @@ title and mode. Regenerate the samples only on purpose (data_samples/build_sampl
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -169,3 +170,30 @@ def test_half_written_lines_are_consumed_once_completed(tmp_path: Path) -> None:
             assert line["line"] in after, f"{key}:{line['line']} must be read once its newline arrives"
             assert len(after) == before + 1
             assert not [i for i in store.stats.issues if i.file == path and i.line == line["line"]]
+
+
+def _session_of_key(store: Store, root: Path, key: str):
+    docs = [d for ds in _docs_by_line(store, _path(root, key)).values() for d in ds]
+    return store.catalog.session_of(docs[0])
+
+
+def test_open_session_links_subagents_and_project_neighbours(indexed: tuple[Store, Path]) -> None:
+    from moraine.mcp_server.tools import open as open_tool
+
+    store, root = indexed
+    parent = _session_of_key(store, root, "claude-subagent-parent")
+    child = _session_of_key(store, root, "claude-subagent-child")
+    data = open_tool.run(store, {"id": parent.id}).structured["data"]
+    assert data["subagent_session_ids"] == [child.id]
+    child_data = open_tool.run(store, {"id": child.id}).structured["data"]
+    assert child_data["session"]["parent_session_id"] == parent.id
+    # Neighbours: sessions of the same cwd ordered by start time, each pointing at the next.
+    same = sorted((s for s in store.catalog.sessions if s.cwd == parent.cwd), key=lambda s: (s.started_ms, s.sid))
+    assert len(same) >= 3
+    for before, after in itertools.pairwise(same):
+        forward = open_tool.run(store, {"id": before.id}).structured["data"]["traversal"]
+        backward = open_tool.run(store, {"id": after.id}).structured["data"]["traversal"]
+        assert forward["next_session_id"] == after.id
+        assert backward["previous_session_id"] == before.id
+    first = open_tool.run(store, {"id": same[0].id}).structured["data"]["traversal"]
+    assert first["previous_session_id"] is None
