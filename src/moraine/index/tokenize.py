@@ -15,13 +15,15 @@ MAX_TOKEN_BYTES = 64
 MAX_TEXT_CHARS = 1_000_000
 _CACHE_LIMIT = 500_000
 _COMPOUND = re.compile(r"[^\W_]\w*(?:[./:@+#-]+\w+)*")
-_SEPARATORS = re.compile(r"[./:@+#_-]+")
+_SEPARATOR_TO_SPACE = str.maketrans("./:@+#_-", "        ")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u31f0-\u31ff]+")
 
 
 def _fits(token: str) -> bool:
-    return len(token) >= 2 and len(token.encode("utf-8")) <= MAX_TOKEN_BYTES
+    if len(token) < 2:
+        return False
+    return len(token) <= MAX_TOKEN_BYTES if token.isascii() else len(token.encode("utf-8")) <= MAX_TOKEN_BYTES
 
 
 def _cjk_grams(run: str) -> list[str]:
@@ -61,7 +63,7 @@ def _piece_tokens(piece: str) -> list[str]:
     if parts is None:
         if len(_PIECES) >= _CACHE_LIMIT:
             _PIECES.clear()
-        if piece.isascii() and piece.isalnum() and (piece.islower() or piece.isdigit()):
+        if piece.isascii() and piece.isalnum() and (piece.islower() or piece.isdigit()):  # common case
             parts = [piece] if _fits(piece) else []
         else:
             parts = []
@@ -73,9 +75,10 @@ def _piece_tokens(piece: str) -> list[str]:
 def _compound_tokens(compound: str) -> tuple[str, ...]:
     if compound.isascii() and compound.isalnum() and (compound.islower() or compound.isdigit()):
         return (compound,) if _fits(compound) else ()
-    pieces = [p for p in _SEPARATORS.split(compound) if p]
+    pieces = compound.translate(_SEPARATOR_TO_SPACE).split()
     out: list[str] = []
-    if len(pieces) > 1 and len(compound) <= MAX_TOKEN_BYTES and not _CJK.search(compound):
+    ascii_only = compound.isascii()
+    if len(pieces) > 1 and len(compound) <= MAX_TOKEN_BYTES and (ascii_only or not _CJK.search(compound)):
         whole = compound.lower()
         if _fits(whole):
             out.append(whole)
