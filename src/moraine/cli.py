@@ -111,7 +111,7 @@ def _status(config: Config, as_json: bool) -> int:
           f"{report['searchable_documents']} searchable documents; WAL {report['wal_bytes']:,} bytes")
     for source, count in report["sources"].items():
         print(f"  {source}: {count} files")
-    print(f"  bytes not indexed yet (incl. half-written last lines waiting for their newline): {report['pending_bytes']}")
+    print(f"  bytes not indexed yet: {report['pending_bytes']} (half-written last lines wait for their newline)")
     print(f"  quarantined lines: {len(issues)}")
     for issue in issues[:20]:
         print(f"    {issue['file']}:{issue['line']} (offset {issue['offset']}): {issue['reason']}")
