@@ -284,3 +284,17 @@ def test_secret_on_its_own_output_line_never_reaches_the_wal(tmp_path: Path) -> 
     ingest_once(store)
     wal = (tmp_path / "state" / "wal.log").read_bytes()
     assert GITHUB.encode() not in wal and AWS_KEY.encode() not in wal
+
+
+@pytest.mark.parametrize("line", [
+    '{"output": "{\\"db\\": {\\"password\\": \\"Hq7zP2mX9vLk4RtY8wNc3Bd\\"}}"}',
+    '{"output": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9kLmNo"}',
+    '{"output": "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9kLmNo"}',
+    '{"output": "export GITHUB_TOKEN=\\"Zq4Lm8Np2Rt6Vx0Bc3Df7Gh\\""}',
+])
+def test_generic_secrets_in_escaped_json_and_env_names_are_redacted(line: str) -> None:
+    out = redact(line)
+    assert "[REDACTED:generic-api-key]" in out
+    for secret in ("Hq7zP2mX9vLk4RtY8wNc3Bd", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9kLmNo", "Zq4Lm8Np2Rt6Vx0Bc3Df7Gh"):
+        assert secret not in out
+    json.loads(out)

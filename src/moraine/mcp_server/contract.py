@@ -145,7 +145,9 @@ def decode_cursor(cursor: str) -> dict[str, Any]:
     except (binascii.Error, ValueError, UnicodeDecodeError):
         raise ContractError("invalid_request", "cursor is not a valid list_sessions cursor",
                             {"field": "cursor"}) from None
-    if not isinstance(payload, dict) or {"u", "i", "f"} - set(payload):
+    if (not isinstance(payload, dict) or {"u", "i", "f"} - set(payload) or isinstance(payload["u"], bool)
+            or not isinstance(payload["u"], int) or not isinstance(payload["i"], str)
+            or not isinstance(payload["f"], str)):
         raise ContractError("invalid_request", "cursor is not a valid list_sessions cursor", {"field": "cursor"})
     return payload
 

@@ -62,12 +62,15 @@ _KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 _COMPILED = [(name, _KEYWORDS[name], re.compile(pattern)) for name, pattern in _RULES]
 _GENERIC_WORDS = ("key", "token", "secret", "passw", "auth", "bearer", "credential")
+# After a key word: the rest of an identifier (`aws_secret_access_key`), a quote that may be
+# JSON-escaped inside a JSON string (`\\"password\\": \\"…\\"`), `:` or `=`, and a long value.
 _SEPARATOR_AHEAD = re.compile(
-    r"(?:ord|d|orization)?[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?[0-9a-z_./+=-]{20}|\s+[0-9a-z_./+=-]{20}"
+    r"[a-z0-9_-]{0,30}(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?(?:bearer\s+)?[0-9a-z_./+=-]{20}|\s+[0-9a-z_./+=-]{20}"
 )
 _GENERIC = re.compile(
-    r"(?i)(?P<key>api[_-]?key|access[_-]?token|auth[_-]?token|authorization|bearer|client[_-]?secret|credential"
-    r"|passwd|password|private[_-]?key|secret|token)(?P<sep>[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?|(?<=bearer)\s+)"
+    r"(?i)(?P<key>[a-z0-9_-]{0,30}?(?:api[_-]?key|access[_-]?token|auth[_-]?token|authorization|bearer"
+    r"|client[_-]?secret|credential|passwd|password|private[_-]?key|secret|token)[a-z0-9_-]{0,30}?)"
+    r"(?P<sep>(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?(?:bearer\s+)?|(?<=bearer)\s+)"
     r"(?P<value>[0-9A-Za-z_./+=-]{20,})"
 )
 _STOP_WORDS = ("example", "placeholder", "changeme", "dummy", "sample", "redacted", "notasecret", "xxxx")

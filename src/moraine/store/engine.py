@@ -88,10 +88,20 @@ class Store:
             fcntl.flock(fd, fcntl.LOCK_EX)
             if hasattr(self, "wal"):
                 self.position = self._replay(self.position)
+                self._cut_torn_tail()
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
+
+    def _cut_torn_tail(self) -> None:
+        """Bytes after the last whole frame, seen under the lock, are a writer's crash mid-append:
+        cut them before appending, or the next frame would land behind garbage."""
+        if self.wal.size() > self.position:
+            if self.wal.damaged_after(self.position):
+                raise StateError(f"{self.wal.path} is damaged at byte {self.position}: intact frames follow a "
+                                 "bad one; refusing to write after it")
+            self.stats.torn_bytes += self.wal.cut_tail(self.position)
 
     def commit(self, events: list[Event], issues: list[IngestIssue], checkpoints: dict[str, Checkpoint]) -> None:
         """Append one frame (events + issues + the checkpoints they reach), then apply it.

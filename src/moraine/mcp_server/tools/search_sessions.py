@@ -59,13 +59,9 @@ def _canonical(args: Any) -> dict[str, Any]:
     if len(query) > 4096:
         raise ContractError("invalid_request", "query must be at most 4096 characters", {"field": "query"})
     within = args.get("within_id")
-    if within is not None:
-        if not isinstance(within, str) or not within.strip():
-            raise ContractError("invalid_request", "within_id must be a session or turn ID string or null",
-                                {"field": "within_id"})
-        if parse_id(within, "within_id").kind == "event":
-            raise ContractError("invalid_request", "within_id accepts session and turn IDs, not event IDs",
-                                {"field": "within_id"})
+    if within is not None and parse_id(within, "within_id").kind == "event":
+        raise ContractError("invalid_request", "within_id accepts session and turn IDs, not event IDs",
+                            {"field": "within_id"})
     return {"query": query, "within_id": within, "event_types": _event_types(args.get("event_types")),
             "n_hits": _n_hits(args.get("n_hits"))}
 
@@ -80,6 +76,9 @@ def _event_types(value: Any) -> list[str]:
         raise ContractError("invalid_request", "event_types must contain at least one event type",
                             {"field": "event_types"})
     for item in value:
+        if not isinstance(item, str):
+            raise ContractError("invalid_request", "event_types must contain event type names (strings)",
+                                {"field": "event_types"})
         if item not in SEARCHABLE_TYPES:
             raise ContractError("unsupported_event_type", f"unsupported event type: {item}",
                                 {"field": "event_types", "supported": list(SEARCHABLE_TYPES)})
