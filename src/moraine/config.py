@@ -39,6 +39,8 @@ class IngestConfig(_Strict):
     debounce_ms: int = Field(100, ge=0, le=60_000)
     reconcile_interval_s: float = Field(30.0, ge=1, le=86_400)
     batch_events: int = Field(5000, ge=1, le=1_000_000)
+    workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1, le=64,
+                         description="processes that parse and redact logs during a bulk pass")
 
 
 class StoreConfig(_Strict):

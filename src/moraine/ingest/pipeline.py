@@ -111,7 +111,7 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         use_pool = parallel if parallel is not None else (total >= PARALLEL_BYTES and (os.cpu_count() or 1) > 1)
         pending = _Pending()
         done = 0
-        for parts in _normalized(tasks, use_pool):
+        for parts in _normalized(tasks, use_pool, store.config.ingest.workers):
             for part in parts:
                 pending.add(part, limit, store, summary)
                 done += part[4]
@@ -127,13 +127,14 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     return summary
 
 
-def _normalized(tasks: list[tuple[str, str, list[Any], int]], use_pool: bool) -> Iterator[list[Part]]:
+def _normalized(tasks: list[tuple[str, str, list[Any], int]], use_pool: bool, workers: int
+                ) -> Iterator[list[Part]]:
     """Normalized parts in task order; with a pool, the worker runs ahead of the indexer."""
     if not use_pool:
         yield from map(normalize_file, tasks)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         yield from pool.map(normalize_file, tasks, chunksize=4)
 
 

@@ -68,7 +68,7 @@ _SEPARATOR_AHEAD = re.compile(
     r"[a-z0-9_-]{0,30}(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?(?:bearer\s+)?[0-9a-z_./+=-]{20}|\s+[0-9a-z_./+=-]{20}"
 )
 _GENERIC = re.compile(
-    r"(?i)(?P<key>[a-z0-9_-]{0,30}?(?:api[_-]?key|access[_-]?token|auth[_-]?token|authorization|bearer"
+    r"(?i)(?P<key>(?:api[_-]?key|access[_-]?token|auth[_-]?token|authorization|bearer"
     r"|client[_-]?secret|credential|passwd|password|private[_-]?key|secret|token)[a-z0-9_-]{0,30}?)"
     r"(?P<sep>(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?(?:bearer\s+)?|(?<=bearer)\s+)"
     r"(?P<value>[0-9A-Za-z_./+=-]{20,})"
