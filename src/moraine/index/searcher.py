@@ -54,7 +54,7 @@ class InvertedIndex:
         self.n_docs = 0  # live documents with at least one token
         self.total_len = 0
         self.version = 0  # bumped by every change: cached term scores are valid for one version
-        self._terms: OrderedDict[str | tuple[str, bytes], _TermScores] = OrderedDict()
+        self._terms: OrderedDict[str, _TermScores] = OrderedDict()
         self._cached_postings = 0
         self._masks: dict[tuple[int, bytes], np.ndarray] = {}
 
@@ -147,22 +147,6 @@ class InvertedIndex:
             self._cache_put(term, entry)
         return entry
 
-    def _filtered_scores(self, term: str, k1: float, b: float, allowed_types: np.ndarray,
-                         type_codes: np.ndarray) -> _TermScores:
-        """`term_scores` restricted to the allowed event types, cached the same way: a warm
-        unscoped query then does one scatter-add per term and nothing else."""
-        base = self.term_scores(term, k1, b)
-        key = (term, allowed_types.tobytes())
-        entry = self._terms.get(key)
-        if entry is not None and entry.key == base.key:
-            self._terms.move_to_end(key)
-            return entry
-        keep = allowed_types[type_codes[base.docs]]
-        entry = _TermScores(base.key, base.docs[keep], base.contrib[keep], base.idf)
-        if len(base.docs) >= CACHE_MIN_POSTINGS:
-            self._cache_put(key, entry)
-        return entry
-
     def _allowed_live(self, allowed_types: np.ndarray, type_codes: np.ndarray) -> np.ndarray:
         """Live documents of the allowed types; the same filter recurs, so keep the last few."""
         key = (self.version, allowed_types.tobytes())
@@ -174,7 +158,7 @@ class InvertedIndex:
             self._masks[key] = mask
         return mask
 
-    def _cache_put(self, term: str | tuple[str, bytes], entry: _TermScores) -> None:
+    def _cache_put(self, term: str, entry: _TermScores) -> None:
         old = self._terms.pop(term, None)
         if old is not None:
             self._cached_postings -= len(old.docs)
@@ -215,10 +199,7 @@ class InvertedIndex:
             ok[scope] = allowed_types[type_codes[scope]] & live[scope]
         else:
             ok = self._allowed_live(allowed_types, type_codes)
-        if scope is None:  # postings already filtered to live docs of the allowed types
-            plan = [self._filtered_scores(term, k1, b, allowed_types, type_codes) for term in terms]
-        else:
-            plan = [self.term_scores(term, k1, b) for term in terms]
+        plan = [self.term_scores(term, k1, b) for term in terms]
         idfs = [entry.idf for entry in plan]
         plan.sort(key=lambda entry: -entry.idf)
         upper = [entry.idf * (k1 + 1.0) for entry in plan]
@@ -230,9 +211,7 @@ class InvertedIndex:
             if deadline is not None and time.monotonic() > deadline:
                 raise DeadlineExceeded
             docs = entry.docs
-            if leaders is None and scope is None:
-                scores[docs] += entry.contrib
-            elif leaders is None:
+            if leaders is None:
                 keep = ok[docs]
                 scores[docs[keep]] += entry.contrib[keep]
             elif len(docs):
