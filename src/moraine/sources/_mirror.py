@@ -17,7 +17,10 @@ WINDOW = 12
 def text_key(text: str) -> str:
     """Identity of a message's text for mirror matching; image placeholders are ignored
     (the `response_item` carries `[image]`, the `event_msg` mirror only the words)."""
-    collapsed = " ".join(w for w in text.split() if w not in ("[image]", "[document]"))
+    words = text.split()
+    if "[" in text:
+        words = [w for w in words if w not in ("[image]", "[document]")]
+    collapsed = " ".join(words)
     return hashlib.blake2b(collapsed.encode("utf-8"), digest_size=8).hexdigest()
 
 
