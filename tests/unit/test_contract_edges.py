@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
-from moraine.config import load_config
-from moraine.ingest.pipeline import ingest_once
 from moraine.mcp_server.contract import encode_cursor
 from moraine.mcp_server.tools import list_sessions, search_sessions
 from moraine.store.engine import Store
 
-SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"
-
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    root = tmp_path_factory.mktemp("edges")
-    shutil.copytree(SAMPLES / "codex", root / "codex")
-    shutil.copytree(SAMPLES / "claude", root / "claude")
-    env = {"CODEX_HOME": str(root / "codex"), "CLAUDE_CONFIG_DIR": str(root / "claude")}
-    store = Store(load_config({"home": str(root / "state")}, env=env))
-    ingest_once(store)
-    return store
+def store(samples_store: Store) -> Store:
+    return samples_store
 
 
 @pytest.mark.parametrize("within", [123, "", "   ", ["session:x"]])

@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
-from moraine.config import load_config
-from moraine.ingest.pipeline import ingest_once
 from moraine.mcp_server.tools import list_sessions, search_sessions
 from moraine.store.engine import Store
 
-SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"
-
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    root = tmp_path_factory.mktemp("deadline")
-    shutil.copytree(SAMPLES / "codex", root / "codex")
-    shutil.copytree(SAMPLES / "claude", root / "claude")
-    env = {"CODEX_HOME": str(root / "codex"), "CLAUDE_CONFIG_DIR": str(root / "claude")}
-    store = Store(load_config({"home": str(root / "state")}, env=env))
-    ingest_once(store)
-    return store
+def store(samples_store: Store) -> Store:
+    return samples_store
 
 
 def test_search_past_its_deadline_is_deadline_exceeded(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -121,7 +121,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
         summary = payload.get("message") if isinstance(payload.get("message"), str) else ""
         emit.add("compaction", summary or "")
     elif record.get("record_type") == "state":
-        pass  # old-format resume marker: carries nothing to show or search
+        return []  # old-format resume marker: carries nothing to show or search
     else:
         emit.add("unknown", "", meta={"record_type": str(kind)})
     return emit.events
