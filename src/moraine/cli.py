@@ -14,7 +14,7 @@ from typing import Any
 from moraine import __version__
 from moraine.config import Config, load_config
 from moraine.errors import MoraineError, NoLogsError
-from moraine.ingest.pipeline import IngestSummary, ingest_once, terminal_progress
+from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, terminal_progress
 from moraine.mcp_server.contract import ToolResult
 from moraine.store.engine import Store
 
@@ -123,7 +123,7 @@ def _mcp(config: Config) -> int:
 
     from moraine.mcp_server.app import ToolRunner, serve_stdio
 
-    runner = ToolRunner(lambda: Store(config), catch_up=ingest_once)
+    runner = ToolRunner(lambda: Store(config), catch_up=catch_up)
     anyio.run(serve_stdio, runner)
     return 0
 

@@ -96,13 +96,33 @@ def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
     return parts
 
 
-def ingest_once(store: Store, progress: Progress | None = None, *, parallel: bool | None = None) -> IngestSummary:
+FULL_SWEEP_S = 2.0  # a quick catch-up re-stats every log at least this often
+RECENT_S = 3600.0  # logs modified within this window count as live: stat-ed on every catch-up
+
+
+def catch_up(store: Store) -> IngestSummary:
+    """The catch-up before an MCP answer: new files and live logs (modified in the last hour)
+    every time, every other log at most every FULL_SWEEP_S seconds. Stat-ing thousands of
+    dormant logs per call would cost more than the query; a dormant session that resumes is
+    seen within FULL_SWEEP_S."""
+    now = time.monotonic()
+    if now - store.last_sweep >= FULL_SWEEP_S:
+        store.last_sweep = now
+        return ingest_once(store)
+    return ingest_once(store, live_only=True)
+
+
+def ingest_once(store: Store, progress: Progress | None = None, *, parallel: bool | None = None,
+                live_only: bool = False) -> IngestSummary:
     """Catch up every configured log; safe to run concurrently from several processes."""
     started = time.monotonic()
     summary = IngestSummary()
     with store.writer():
         files, summary.roots_missing = discover(store)
         summary.files_seen = len(files)
+        if live_only:
+            horizon = time.time() - RECENT_S
+            files = [f for f in files if f[0] not in store.checkpoints or store.mtimes.get(f[0], 0.0) >= horizon]
         work = _changed(store, files)
         total = sum(size - cp.offset for _, _, cp, size in work)
         limit = store.config.ingest.batch_events
@@ -147,6 +167,7 @@ def _changed(store: Store, files: Iterable[tuple[str, Adapter]]) -> list[tuple[s
             stat = os.stat(path)
         except OSError:
             continue
+        store.mtimes[path] = stat.st_mtime
         checkpoint = store.checkpoints.get(path)
         if checkpoint is None:
             checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, adapter.initial_state(path))

@@ -66,6 +66,8 @@ class Store:
         self.stats = StoreStats()
         self.lag_bytes = 0  # complete-line bytes known in the logs but not yet ingested
         self.discovery = Discovery()
+        self.mtimes: dict[str, float] = {}  # last seen mtime per log (decides what a quick catch-up stats)
+        self.last_sweep = float("-inf")  # monotonic time of the last catch-up that stat-ed every log
         with self.writer():
             self.wal = Wal(self.home / "wal.log", config.store.fsync)
             end = self._replay(0)
