@@ -48,27 +48,54 @@ def _without_lone_surrogates(node: Any) -> Any:
     return node
 
 
+def _redacted(node: Any) -> Any:
+    """Every string inside a value (tool arguments, metadata) with credentials redacted."""
+    if isinstance(node, str):
+        return redact(node)
+    if isinstance(node, list):
+        return [_redacted(item) for item in node]
+    if isinstance(node, dict):
+        return {key: _redacted(value) for key, value in node.items()}
+    return node
+
+
+def _redact_events(events: list[Event]) -> list[Event]:
+    """Redaction covers every field that is stored: text, arguments and metadata. Working on
+    the extracted values (not the raw line) skips what is never stored, such as encrypted
+    reasoning and token accounting, and sees strings unescaped."""
+    for event in events:
+        event.text = redact(event.text)
+        if event.arguments is not None:
+            event.arguments = _redacted(event.arguments)
+        if event.meta:
+            event.meta = _redacted(event.meta)
+    return events
+
+
+def _issue(ref: LineRef, reason: str, text: str) -> IngestIssue:
+    """A quarantined line keeps a redacted fragment (redacted whole, then cut, so a credential
+    is never split at the cut)."""
+    return IngestIssue(ref.file, ref.generation, ref.line, ref.offset, redact(reason), redact(text)[:FRAGMENT_CHARS])
+
+
 def normalize_line(
     adapter: Adapter, raw: bytes, ref: LineRef, state: dict[str, Any]
 ) -> tuple[list[Event], IngestIssue | None]:
-    """Redact, decode and normalize one complete line; a bad line is an issue, not an error."""
+    """Decode, normalize and redact one complete line; a bad line is an issue, not an error."""
     if len(raw) > MAX_LINE_BYTES:
         return [], IngestIssue(ref.file, ref.generation, ref.line, ref.offset, "line_too_large", "")
-    text = redact(raw.decode("utf-8", errors="replace"))
+    text = raw.decode("utf-8", errors="replace")
     if not text.strip():
         return [], None
     try:
         record = json.loads(text)
     except ValueError as exc:
-        return [], IngestIssue(ref.file, ref.generation, ref.line, ref.offset,
-                               f"json_parse_error: {exc}", text[:FRAGMENT_CHARS])
+        return [], _issue(ref, f"json_parse_error: {exc}", text)
     if not isinstance(record, dict):
-        return [], IngestIssue(ref.file, ref.generation, ref.line, ref.offset,
-                               f"not_an_object: {type(record).__name__}", text[:FRAGMENT_CHARS])
+        return [], _issue(ref, f"not_an_object: {type(record).__name__}", text)
     if "\\ud" in text or "\\uD" in text:
         record = _without_lone_surrogates(record)
     try:
-        return adapter.parse(record, ref, state), None
+        return _redact_events(adapter.parse(record, ref, state)), None
     except Exception as exc:  # an adapter bug must not stop ingest: quarantine the line
-        return [], IngestIssue(ref.file, ref.generation, ref.line, ref.offset,
-                               f"normalize_error: {type(exc).__name__}: {exc}", text[:FRAGMENT_CHARS])
+        return [], _issue(ref, f"normalize_error: {type(exc).__name__}: {exc}", text)
