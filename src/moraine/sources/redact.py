@@ -1,8 +1,9 @@
-"""Credential redaction, applied to every raw line before it is parsed or stored.
+"""Credential redaction, applied to every value Moraine keeps before it is stored.
 
-Working on the raw JSON line means every field (prompt, arguments, output, quarantined
-fragment) is covered by one pass. Every pattern's character class excludes quotes and
-backslashes, so a replacement can never break the JSON around it.
+`sources.normalize_line` runs it over each event's text, arguments and metadata and over
+quarantined fragments. The rules also hold on raw JSON text (a JSON escape such as `\\n`
+counts as a word boundary; quoted keys may be escaped), so a fragment of a bad line is
+covered too, and every replacement is free of quotes and backslashes.
 """
 
 from __future__ import annotations
