@@ -43,13 +43,18 @@ class Vocabulary:
         """Register new distinct compounds; the expansion columns grow once per batch."""
         starts, lens, terms = [], [], []
         base = self.comp_terms.size
-        term_id = self.term_id
+        comp_ids, term_ids, known = self.comp_ids, self.term_ids, self.terms
         for compound in compounds:
-            self.comp_ids[compound] = len(self.comp_ids)
-            ids = [term_id(t) for t in _compound_tokens(compound)]
+            comp_ids[compound] = len(comp_ids)
             starts.append(base + len(terms))
-            lens.append(len(ids))
-            terms.extend(ids)
+            parts = _compound_tokens(compound)
+            lens.append(len(parts))
+            for part in parts:  # term_id() inlined: this loop runs once per new token
+                tid = term_ids.get(part)
+                if tid is None:
+                    tid = term_ids[part] = len(known)
+                    known.append(part)
+                terms.append(tid)
         self.comp_start.extend(np.asarray(starts, dtype=np.int64))
         self.comp_len.extend(np.asarray(lens, dtype=np.int64))
         self.comp_terms.extend(np.asarray(terms, dtype=np.int32))
