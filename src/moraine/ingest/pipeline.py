@@ -203,7 +203,7 @@ class _Pending:
     def flush(self, store: Store, summary: IngestSummary) -> None:
         if not (self.events or self.issues or self.checkpoints):
             return
-        store.commit_wire(self.events, self.issues, self.checkpoints)
+        store.commit(self.events, self.issues, self.checkpoints)
         summary.events += len(self.events)
         summary.issues += len(self.issues)
         self.events, self.issues, self.checkpoints = [], [], {}

@@ -15,7 +15,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from moraine import __version__
-from moraine.mcp_server.contract import Timer, ToolResult, error_envelope
+from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
 from moraine.mcp_server.schemas import output_schema
 from moraine.mcp_server.tools import list_sessions, search_sessions
 from moraine.mcp_server.tools import open as open_tool
@@ -84,7 +84,7 @@ class ToolRunner:
             store = self.store
         except Exception as exc:
             envelope = error_envelope(name, args, exc, timer, 0)
-            return ToolResult(envelope, f"{name} error [internal_error]: {envelope['error']['message']}")
+            return ToolResult(envelope, render_error(envelope))
         with self.lock:
             if self.catch_up is not None:
                 self.catch_up(store)

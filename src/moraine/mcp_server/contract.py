@@ -96,6 +96,12 @@ def error_envelope(tool: str, request: Any, error: Exception, timer: Timer, sla_
     }
 
 
+def render_error(envelope: dict[str, Any]) -> str:
+    """The text content beside an error envelope."""
+    error = envelope["error"]
+    return f'{envelope["tool"]} error [{error["code"]}]: {error["message"]}'
+
+
 def require_object(args: Any, allowed: tuple[str, ...]) -> dict[str, Any]:
     if args is None:
         args = {}

@@ -140,11 +140,6 @@ class Catalog:
         session.turns = None
         return old
 
-    def append(self, doc_id: int, event: Event) -> Session:
-        """Record one event under a doc id the index reserved for it."""
-        self.append_batch(doc_id, [event], [event.to_wire()])
-        return self.session_of(doc_id)
-
     def append_batch(self, first_doc: int, events: list[Event], rows: list[list[Any]]) -> None:
         """Record events under consecutive doc ids; columns grow once per batch."""
         assert first_doc == len(self.content), "doc ids and catalog rows must stay aligned"
@@ -228,14 +223,6 @@ class Catalog:
             parent_ix = self.by_key.get(session.parent_key)
             if parent_ix is not None and session.key not in self.sessions[parent_ix].children:
                 self.sessions[parent_ix].children.append(session.key)
-
-    def link_children(self) -> None:
-        """Parents seen after their subagents: attach children now."""
-        for session in self.sessions:
-            if session.parent_key and session.parent_key in self.by_key:
-                parent = self.sessions[self.by_key[session.parent_key]]
-                if session.key not in parent.children:
-                    parent.children.append(session.key)
 
     # -- reading ---------------------------------------------------------------------------
 

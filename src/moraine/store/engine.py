@@ -68,16 +68,11 @@ class Store:
         self.discovery = Discovery()
         self.mtimes: dict[str, float] = {}  # last seen mtime per log (decides what a quick catch-up stats)
         self.last_sweep = float("-inf")  # monotonic time of the last catch-up that stat-ed every log
+        self.position = 0
         with self.writer():
             self.wal = Wal(self.home / "wal.log", config.store.fsync)
-            end = self._replay(0)
-            if self.wal.damaged_after(end):
-                raise StateError(
-                    f"{self.wal.path} is damaged at byte {end}: intact frames follow a bad one. Refusing to "
-                    "start rather than drop them; move the state aside and rebuild it with `moraine index`."
-                )
-            self.stats.torn_bytes = self.wal.cut_tail(end)
-        self.position = end
+            self.position = self._replay(0)
+            self._cut_torn_tail()
         gc.freeze()
 
     # -- writing ---------------------------------------------------------------------------
@@ -101,20 +96,18 @@ class Store:
         cut them before appending, or the next frame would land behind garbage."""
         if self.wal.size() > self.position:
             if self.wal.damaged_after(self.position):
-                raise StateError(f"{self.wal.path} is damaged at byte {self.position}: intact frames follow a "
-                                 "bad one; refusing to write after it")
+                raise StateError(
+                    f"{self.wal.path} is damaged at byte {self.position}: intact frames follow a bad one. "
+                    "Refusing to go on rather than drop them; move the state aside and rebuild it with "
+                    "`moraine index`."
+                )
             self.stats.torn_bytes += self.wal.cut_tail(self.position)
 
-    def commit(self, events: list[Event], issues: list[IngestIssue], checkpoints: dict[str, Checkpoint]) -> None:
+    def commit(self, events: list[list[Any]], issues: list[list[Any]], checkpoints: dict[str, list[Any]]) -> None:
         """Append one frame (events + issues + the checkpoints they reach), then apply it.
 
-        Must be called inside `writer()`.
+        Rows are in wire form, as the parse workers produce them. Call inside `writer()`.
         """
-        self.commit_wire([e.to_wire() for e in events], [i.to_wire() for i in issues],
-                         {path: cp.to_wire() for path, cp in checkpoints.items()})
-
-    def commit_wire(self, events: list[list[Any]], issues: list[list[Any]], checkpoints: dict[str, list[Any]]) -> None:
-        """`commit` for rows already in wire form (as worker processes produce them)."""
         payload = {"events": events, "issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000)}
         end = self.wal.append(payload)
         self._apply(payload)

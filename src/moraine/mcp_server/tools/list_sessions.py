@@ -13,11 +13,11 @@ from moraine.mcp_server.contract import (
     encode_cursor,
     error_envelope,
     parse_datetime,
+    render_error,
     require_object,
     signature,
     success_envelope,
 )
-from moraine.mcp_server.tools.search_sessions import render_error
 from moraine.mcp_server.views import session_full
 from moraine.model import MODES
 from moraine.store.catalog import Session

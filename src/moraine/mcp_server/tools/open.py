@@ -12,10 +12,10 @@ from moraine.mcp_server.contract import (
     compact,
     error_envelope,
     parse_id,
+    render_error,
     require_object,
     success_envelope,
 )
-from moraine.mcp_server.tools.search_sessions import render_error
 from moraine.mcp_server.views import (
     event_id,
     event_summary_text,

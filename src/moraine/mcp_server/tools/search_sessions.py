@@ -15,6 +15,7 @@ from moraine.mcp_server.contract import (
     ToolResult,
     error_envelope,
     parse_id,
+    render_error,
     require_object,
     success_envelope,
 )
@@ -183,8 +184,3 @@ def render(envelope: dict[str, Any]) -> str:
                      f'session {hit["open"]["session_id"]})')
     lines.extend(f"warning: {w}" for w in envelope["warnings"])
     return "\n".join(lines)
-
-
-def render_error(envelope: dict[str, Any]) -> str:
-    error = envelope["error"]
-    return f'{envelope["tool"]} error [{error["code"]}]: {error["message"]}'
