@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from contract_harness import (
+    CANONICAL_TYPES,
     DAY_END,
     DAY_START,
     EVENT_ID_RE,
@@ -19,17 +20,7 @@ from contract_harness import (
     walk_timestamps,
 )
 
-EVENT_TYPES = {
-    "user_input",
-    "assistant_response",
-    "reasoning",
-    "tool_call",
-    "tool_response",
-    "compaction",
-    "system",
-    "runtime",
-    "unknown",
-}
+EVENT_TYPES = {*CANONICAL_TYPES, "unknown"}
 QUERIES = [
     "pelican",
     "narwhal",
@@ -79,19 +70,7 @@ class Graph:
 def graph(server: McpServer) -> Graph:
     g = Graph(server)
     for query in QUERIES:
-        for types in (
-            None,
-            [
-                "user_input",
-                "assistant_response",
-                "reasoning",
-                "tool_call",
-                "tool_response",
-                "compaction",
-                "system",
-                "runtime",
-            ],
-        ):
+        for types in (None, CANONICAL_TYPES):
             env = server.ok("search_sessions", {"query": query, "event_types": types, "n_hits": 50})
             g.seeds |= walk_ids(env["data"])
     cursor = None
