@@ -123,18 +123,18 @@ class Corpus:
             scope = np.array(sorted(rng.sample(range(n_docs), size)), dtype=np.int64)
         return terms, k, allowed, scope
 
-    def search(self, terms, k, allowed, scope, *, k1: float = K1, b: float = B):
+    def search(self, terms, k, allowed, scope, *, k1: float = K1, b: float = B, exact_total: bool = True):
         type_codes, ts, uids = self.columns()
         mask = np.zeros(len(EVENT_TYPES), dtype=bool)
         mask[sorted(allowed)] = True
         return self.index.search(terms, k, k1=k1, b=b, type_codes=type_codes, allowed_types=mask,
-                                 tiebreak_ts=ts, tiebreak_uid=uids, scope=scope)
+                                 tiebreak_ts=ts, tiebreak_uid=uids, scope=scope, exact_total=exact_total)
 
     def reference(self, terms, k, allowed, scope, *, k1: float = K1, b: float = B):
         return reference_search(list(self.live.values()), terms, k, k1=k1, b=b, allowed_codes=allowed,
                                 scope=None if scope is None else {int(s) for s in scope})
 
-    def check(self, n_queries: int, *, k1: float = K1, b: float = B) -> int:
+    def check(self, n_queries: int, *, k1: float = K1, b: float = B, exact_total: bool = True) -> int:
         """Compare `n_queries` random requests; returns how many had at least one hit."""
         self.flush()
         assert self.index.n_docs == len(self.live)
@@ -142,11 +142,11 @@ class Corpus:
         with_hits = 0
         for i in range(n_queries):
             terms, k, allowed, scope = self.random_request()
-            hits = self.search(terms, k, allowed, scope, k1=k1, b=b)
+            hits = self.search(terms, k, allowed, scope, k1=k1, b=b, exact_total=exact_total)
             ref = self.reference(terms, k, allowed, scope, k1=k1, b=b)
             scoped = None if scope is None else len(scope)
             ctx = f"(query {i}: terms={terms} k={k} types={sorted(allowed)} scope={scoped})"
-            assert_hits_match(hits, ref, ctx)
+            assert_hits_match(hits, ref, ctx, exact_total=exact_total)
             with_hits += bool(ref.docs)
         return with_hits
 
@@ -393,3 +393,25 @@ def test_mathematically_tied_scores_are_ordered_by_timestamp() -> None:
                       tiebreak_ts=ts, tiebreak_uid=uids)
     assert abs(hits.raw[0] - hits.raw[1]) < 1e-12
     assert hits.docs.tolist()[:2] == [0, 1]
+
+
+def test_search_with_bounded_total_matches_reference(corpus: Corpus) -> None:
+    """What search_sessions asks for: the ranking exact, the total exact up to k + 1."""
+    assert corpus.check(200, exact_total=False) > 120
+
+
+def test_long_queries_of_common_terms_match_reference(corpus: Corpus) -> None:
+    """Many common terms: the pruning keeps a large leader set, scores it densely and
+    tightens it term by term; the ranking must still equal the reference."""
+    corpus.flush()
+    by_df = sorted(corpus.index.vocab.terms, key=lambda t: -len(corpus.index.postings(t)[0]))
+    common = by_df[:60]
+    rng = random.Random(77)
+    for i in range(60):
+        terms = rng.sample(common, rng.randint(4, 14)) + rng.sample(by_df[60:], rng.randint(0, 2))
+        k = rng.choice((1, 5, 10, 50))
+        allowed = set(range(len(SEARCHABLE))) if i % 2 else {TYPE_CODE[t] for t in rng.sample(SEARCHABLE, 3)}
+        for exact in (True, False):
+            hits = corpus.search(terms, k, allowed, None, exact_total=exact)
+            ref = corpus.reference(terms, k, allowed, None)
+            assert_hits_match(hits, ref, f"(query {i}: {terms} k={k})", exact_total=exact)

@@ -181,13 +181,13 @@ class InvertedIndex:
         tiebreak_uid: np.ndarray,
         scope: np.ndarray | None = None,
         deadline: float | None = None,
+        exact_total: bool = True,
     ) -> Hits:
         """Top-k documents by BM25, then timestamp desc, then uid asc; filters as masks.
 
-        Terms are scored rarest first. Once k candidates lead by more than every remaining
-        term could add to a new document (its upper bound idf·(k1+1)), the remaining — common —
-        terms only update the candidates (a binary search each) instead of scoring all their
-        postings. Results are exact; the match count still covers every posting.
+        With `exact_total=False`, `total` is exact only up to k + 1: enough to say whether
+        more matches exist (the contract's `truncated`) without visiting every posting of the
+        common terms the pruning skipped.
         """
         empty = Hits(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), 0)
         if self.n_docs == 0 or not terms:
@@ -201,47 +201,16 @@ class InvertedIndex:
             ok = self._allowed_live(allowed_types, type_codes)
         plan = [self.term_scores(term, k1, b) for term in terms]
         idfs = [entry.idf for entry in plan]
-        plan.sort(key=lambda entry: -entry.idf)
-        upper = [entry.idf * (k1 + 1.0) for entry in plan]
-        remaining = [*np.cumsum(upper[::-1])[::-1].tolist(), 0.0]
-        scores = np.zeros(size, dtype=np.float64)
-        leaders: np.ndarray | None = None
-        late: list[np.ndarray] = []  # postings only probed: counted for `total`, not scored in full
-        for step, entry in enumerate(plan):
-            if deadline is not None and time.monotonic() > deadline:
-                raise DeadlineExceeded
-            docs = entry.docs
-            if leaders is None:
-                keep = ok[docs]
-                scores[docs[keep]] += entry.contrib[keep]
-            elif len(docs):
-                late.append(docs)
-                where = np.minimum(np.searchsorted(docs, leaders), len(docs) - 1)
-                hit = docs[where] == leaders
-                scores[leaders[hit]] += entry.contrib[where[hit]]
-            # Worth looking for a cut-off only once what was scored can outweigh what is left.
-            if leaders is None and step + 1 < len(plan) and sum(upper[: step + 1]) > remaining[step + 1]:
-                cand = np.flatnonzero(scores > 0)
-                if len(cand) >= k:
-                    kth = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
-                    if remaining[step + 1] < kth:
-                        # Unseen documents cannot reach the k-th score any more; nor can seen
-                        # ones whose score plus everything left stays below it.
-                        leaders = cand[scores[cand] + remaining[step + 1] >= kth]
-                        matched_so_far = cand
-        if leaders is not None:
-            cand = leaders
-            matched = np.zeros(size, dtype=bool)
-            matched[matched_so_far] = True
-            for docs in late:
-                matched[docs] = True
-            total = int(np.count_nonzero(matched & ok))
-        else:
-            cand = np.flatnonzero(scores > 0)
+        if deadline is not None and time.monotonic() > deadline:
+            raise DeadlineExceeded
+        if len(plan) == 1:  # one term: its filtered postings are the candidates, no score array
+            keep = ok[plan[0].docs]
+            cand, raw = plan[0].docs[keep], plan[0].contrib[keep]
             total = len(cand)
+        else:
+            cand, raw, total = _score_terms(plan, ok, k, k1, deadline, exact_total)
         if not len(cand):
             return empty
-        raw = scores[cand]
         # Equal scores summed in another order differ in the last bits: rank on 12 significant
         # digits so true ties fall through to timestamp, then id, as the contract orders them.
         rank_key = np.round(raw, 12 - int(np.ceil(np.log10(max(float(raw.max()), 1e-300)))))
@@ -254,3 +223,68 @@ class InvertedIndex:
         ranked_raw = raw[order]
         normalized = np.clip(ranked_raw / best, 0.0, 1.0) if best > 0 else np.zeros(len(order))
         return Hits(cand[order], ranked_raw, normalized, total)
+
+
+def _score_terms(plan: list[_TermScores], ok: np.ndarray, k: int, k1: float, deadline: float | None,
+                 exact_total: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """(candidate docs, their raw scores, match count) of a multi-term query, MaxScore-style.
+
+    Terms are scored rarest first. Once k candidates lead by more than every remaining term
+    could add to a new document (its upper bound idf·(k1+1)), the remaining — common — terms
+    only update the leaders, which tighten term by term. The ranking is exact.
+    """
+    plan = sorted(plan, key=lambda entry: -entry.idf)
+    upper = [entry.idf * (k1 + 1.0) for entry in plan]
+    remaining = [*np.cumsum(upper[::-1])[::-1].tolist(), 0.0]
+    scores = np.zeros(len(ok), dtype=np.float64)
+    leaders: np.ndarray | None = None
+    matched_so_far = np.zeros(0, dtype=np.int64)  # every match seen when the pruning began
+    late: list[np.ndarray] = []  # postings only probed: counted for the total, not scored in full
+    for step, entry in enumerate(plan):
+        if deadline is not None and time.monotonic() > deadline:
+            raise DeadlineExceeded
+        docs = entry.docs
+        if leaders is None:
+            keep = ok[docs]
+            scores[docs[keep]] += entry.contrib[keep]
+        elif len(docs):
+            if exact_total or len(matched_so_far) <= k:
+                late.append(docs)
+            if len(leaders) * 16 >= len(docs):  # many leaders: one scatter beats a probe each
+                scores[docs] += entry.contrib  # (only leaders' scores are read from here on)
+            else:
+                where = np.minimum(np.searchsorted(docs, leaders), len(docs) - 1)
+                hit = docs[where] == leaders
+                scores[leaders[hit]] += entry.contrib[where[hit]]
+            leaders = _still_leading(leaders, scores, k, remaining[step + 1])
+        # Worth looking for a cut-off only once what was scored can outweigh what is left.
+        if leaders is None and step + 1 < len(plan) and sum(upper[: step + 1]) > remaining[step + 1]:
+            cand = np.flatnonzero(scores > 0)
+            if len(cand) >= k:
+                kth = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
+                if remaining[step + 1] < kth:
+                    # Unseen documents cannot reach the k-th score any more; nor can seen
+                    # ones whose score plus everything left stays below it.
+                    leaders = cand[scores[cand] + remaining[step + 1] >= kth]
+                    matched_so_far = cand
+    if leaders is None:
+        cand = np.flatnonzero(scores > 0)
+        return cand, scores[cand], len(cand)
+    if not exact_total and len(matched_so_far) > k:
+        return leaders, scores[leaders], len(matched_so_far)
+    matched = np.zeros(len(ok), dtype=bool)
+    matched[matched_so_far] = True
+    for docs in late:
+        matched[docs] = True
+    return leaders, scores[leaders], int(np.count_nonzero(matched & ok))
+
+
+def _still_leading(leaders: np.ndarray, scores: np.ndarray, k: int, remaining: float) -> np.ndarray:
+    """The leaders that can still reach the k-th best score: the k-th leader's score only
+    grows and what is left to add only shrinks, so the set tightens with every term. A hair
+    of slack keeps documents that tie with the k-th up to summation order."""
+    if len(leaders) <= k:
+        return leaders
+    current = scores[leaders]
+    kth = np.partition(current, len(leaders) - k)[len(leaders) - k]
+    return leaders[current + remaining >= kth * (1.0 - 1e-12)]

@@ -7,7 +7,8 @@ import re
 SNIPPET_CHARS = 300
 LEAD_CHARS = 40  # context kept before the first match of the chosen window
 SCAN_CHARS = 400_000
-MAX_MATCHES_PER_TERM = 300
+MAX_MATCHES_PER_TERM = 64
+NEAR_MATCHES = 256  # a frequent term's occurrences located per neighbourhood of rarer terms
 MAX_SCANNED = 20_000
 
 
@@ -33,16 +34,28 @@ def _positions(text: str, terms: list[str]) -> list[tuple[int, int]]:
     if len(lowered) != len(head):
         return _regex_positions(head, terms)
     per_term = [_find_all(lowered, t, 0, len(lowered), MAX_MATCHES_PER_TERM) for t in terms]
-    found = {(p, ix) for ix, ps in enumerate(per_term) for p in ps}
-    for ix, positions in enumerate(per_term):
-        if len(positions) >= MAX_MATCHES_PER_TERM:
-            continue  # only rare terms anchor neighbourhood searches
-        for p in positions:
-            lo, hi = max(0, p - SNIPPET_CHARS), p + SNIPPET_CHARS
-            for other, term in enumerate(terms):
-                if other != ix and len(per_term[other]) >= MAX_MATCHES_PER_TERM:
-                    found.update((q, other) for q in _find_all(lowered, term, lo, hi, 64))
-    return sorted(found)
+    found = [(p, ix) for ix, ps in enumerate(per_term) for p in ps]
+    frequent = [ix for ix, ps in enumerate(per_term) if len(ps) >= MAX_MATCHES_PER_TERM]
+    if frequent and len(frequent) < len(terms):
+        anchors = sorted(p for ps in per_term if len(ps) < MAX_MATCHES_PER_TERM for p in ps)
+        for lo, hi in _neighbourhoods(anchors):
+            for ix in frequent:
+                found.extend((q, ix) for q in _find_all(lowered, terms[ix], lo, hi, NEAR_MATCHES))
+        found = list(set(found))
+    found.sort()
+    return found
+
+
+def _neighbourhoods(anchors: list[int]) -> list[tuple[int, int]]:
+    """The spans within a snippet's reach of the anchors, overlapping ones merged (sorted input)."""
+    spans: list[tuple[int, int]] = []
+    for p in anchors:
+        lo, hi = max(0, p - SNIPPET_CHARS), p + SNIPPET_CHARS
+        if spans and lo <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], hi)
+        else:
+            spans.append((lo, hi))
+    return spans
 
 
 def _regex_positions(head: str, terms: list[str]) -> list[tuple[int, int]]:

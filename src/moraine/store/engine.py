@@ -160,7 +160,8 @@ class Store:
     # -- reading ---------------------------------------------------------------------------
 
     def search(
-        self, query: str, k: int, types: list[str], scope: np.ndarray | None, deadline: float | None
+        self, query: str, k: int, types: list[str], scope: np.ndarray | None, deadline: float | None,
+        *, exact_total: bool = True,
     ) -> Hits:
         terms = query_terms(query, self.config.bm25.max_query_terms)
         allowed = np.zeros(len(EVENT_TYPES), dtype=bool)
@@ -169,7 +170,7 @@ class Store:
         return self.index.search(
             terms, k, k1=self.config.bm25.k1, b=self.config.bm25.b, type_codes=c.type_code.view,
             allowed_types=allowed, tiebreak_ts=c.ts.view, tiebreak_uid=c.uid.view, scope=scope,
-            deadline=deadline,
+            deadline=deadline, exact_total=exact_total,
         )
 
     def session_by_sid(self, sid: str) -> Session | None:

@@ -146,7 +146,7 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
                                 "characters are excluded, except CJK)", {"field": "query"})
         warnings = _warnings(store, request["query"], terms)
         hits = store.search(request["query"], request["n_hits"], request["event_types"], scope,
-                            timer.deadline(DEADLINE_S))
+                            timer.deadline(DEADLINE_S), exact_total=False)
         results = [_hit(store, i + 1, int(d), float(s), terms)
                    for i, (d, s) in enumerate(zip(hits.docs, hits.scores, strict=True))]
         data = {"result_count": len(results), "limit": request["n_hits"],
