@@ -60,7 +60,7 @@ def _print_result(result: ToolResult, as_json: bool) -> int:
 
 def _index(config: Config, as_json: bool) -> int:
     store = Store(config)
-    summary = ingest_once(store, terminal_progress("indexing"))
+    summary = ingest_once(store, terminal_progress("indexing"), snapshot=True)
     _require_logs(store, summary)
     if as_json:
         print(json.dumps({**summary.as_dict(), "total_events": store.stats.events,
@@ -98,7 +98,7 @@ def _status(config: Config, as_json: bool) -> int:
                "reason": i.reason} for i in store.stats.issues]
     report = {
         "home": str(config.home), "events": store.stats.events, "sessions": len(store.catalog.sessions),
-        "searchable_documents": store.index.n_docs, "wal_bytes": store.wal.size(),
+        "searchable_documents": store.index.n_docs, "wal_bytes": store.wal_set.size(),
         "segments": len(store.index.segments), "last_ingest_ms": store.stats.last_ingest_ms,
         "pending_bytes": store.pending_bytes(), "sources": {k: len(v) for k, v in files.items()},
         "files": files, "quarantined": issues,

@@ -34,7 +34,8 @@ async def _call_all(env: dict[str, str]) -> list[dict]:
 def test_a_damaged_state_gives_internal_error_envelopes(tmp_path: Path) -> None:
     home = tmp_path / "state"
     home.mkdir(mode=0o700)
-    (home / "wal.log").write_bytes(b"NOTMORAINE" + b"\0" * 64)
+    (home / "wal").mkdir(mode=0o700)
+    (home / "wal" / "00000001.log").write_bytes(b"NOTMORAINE" + b"\0" * 64)
     env = {"MORAINE_HOME": str(home), "CODEX_HOME": str(tmp_path / "codex"),
            "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "PATH": os.environ.get("PATH", ""),
            "HOME": str(tmp_path)}

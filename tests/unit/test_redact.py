@@ -259,8 +259,8 @@ def test_no_secret_reaches_catalog_index_or_wal(secret_store: Store) -> None:
     # ordinary words still are searchable
     assert store.search("deployment configured", 5, list(SEARCHABLE_TYPES), None, None).total >= 1
 
-    # nor a byte of any secret in the write-ahead log (msgpack stores strings as raw UTF-8)
-    wal = (store.home / "wal.log").read_bytes()
+    # nor a byte of any secret in the state files (msgpack stores strings as raw UTF-8)
+    wal = b"".join(p.read_bytes() for p in store.home.rglob("*") if p.is_file())
     assert b"REDACTED" in wal
     for secret in ALL_SECRETS:
         assert secret.encode() not in wal
@@ -282,7 +282,7 @@ def test_secret_on_its_own_output_line_never_reaches_the_wal(tmp_path: Path) -> 
                          env={"CODEX_HOME": str(tmp_path / "codex"), "CLAUDE_CONFIG_DIR": str(tmp_path / "cl")})
     store = Store(config)
     ingest_once(store)
-    wal = (tmp_path / "state" / "wal.log").read_bytes()
+    wal = (tmp_path / "state" / "wal" / "00000001.log").read_bytes()
     assert GITHUB.encode() not in wal and AWS_KEY.encode() not in wal
 
 

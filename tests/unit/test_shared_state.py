@@ -25,7 +25,7 @@ def test_a_torn_frame_is_cut_before_the_next_append(tmp_path: Path) -> None:
     config = load_config({"home": str(tmp_path / "state")}, env=env)
     first, second = Store(config), Store(config)
     ingest_once(first)
-    with (tmp_path / "state" / "wal.log").open("ab") as wal:  # `second` died half-way through a frame
+    with (tmp_path / "state" / "wal" / "00000001.log").open("ab") as wal:  # `second` died half-way through a frame
         wal.write(b"\x40\x00\x00\x00\x00\x00\x00\x00partial")
     with log.open("a") as fh:
         fh.write(_line(2, "yak"))

@@ -158,11 +158,16 @@ def _build_wal_state(base: Path) -> dict:
     with log.open("a") as fh:
         fh.write("\n".join(_small_log(2, start=4)) + "\n")
     ingest_once(store)
-    wal_bytes = (base / "state" / "wal.log").read_bytes()
-    frames = list(Wal(base / "state" / "wal.log", "never").frames())
+    wal_bytes = (base / "state" / "wal" / "00000001.log").read_bytes()
+    frames = list(Wal(base / "state" / "wal" / "00000001.log", "never").frames())
     assert len(frames) >= 6 and frames[-1].end == len(wal_bytes)
     return {"config": config, "wal": wal_bytes, "frames": frames, "log": log,
             "uids": store.catalog.uid.view.tolist(), "events": store.stats.events}
+
+
+def _wal_file(home: Path) -> Path:
+    (home / "wal").mkdir(parents=True, exist_ok=True)
+    return home / "wal" / "00000001.log"
 
 
 def _expected_at(frames: list, cut: int) -> tuple[list, int, dict]:
@@ -193,7 +198,7 @@ def test_truncation_at_every_byte_of_the_last_two_frames_recovers_the_whole_fram
     start = frames[-2].offset
     assert len(data) - start < 4000, "keep the test fast: small frames"
     for cut in range(start, len(data) + 1):
-        (home / "wal.log").write_bytes(data[:cut])
+        _wal_file(home).write_bytes(data[:cut])
         store = Store(config)
         uids, end, expect = _expected_at(frames, cut)
         assert store.catalog.uid.view.tolist() == uids, cut
@@ -201,7 +206,7 @@ def test_truncation_at_every_byte_of_the_last_two_frames_recovers_the_whole_fram
         assert store.stats.events == len(uids)
         assert store.stats.torn_bytes == cut - end
         assert (store.stats.torn_bytes > 0) == (cut not in {f.end for f in frames})
-        assert (home / "wal.log").stat().st_size == end, "the torn tail is cut off"
+        assert (home / "wal" / "00000001.log").stat().st_size == end, "the torn tail is cut off"
         assert {p: cp.to_wire() for p, cp in store.checkpoints.items()} == expect["checkpoints"]
         assert store.index.n_docs == _indexable(expect["payloads"])
 
@@ -215,7 +220,7 @@ def test_after_a_torn_tail_the_next_ingest_restores_every_event(wal_state: dict,
     for cut in cuts:
         shutil.rmtree(home, ignore_errors=True)
         home.mkdir()
-        (home / "wal.log").write_bytes(data[:cut])
+        _wal_file(home).write_bytes(data[:cut])
         store = Store(config)
         assert store.stats.torn_bytes > 0
         ingest_once(store)  # the checkpoints of the whole frames say where to read again
@@ -234,7 +239,7 @@ def test_a_bad_frame_before_valid_ones_is_reported_not_truncated(wal_state: dict
     home.mkdir()
     damaged = bytearray(data)
     damaged[frames[1].offset + 10] ^= 0xFF  # inside the body of the second of several frames
-    (home / "wal.log").write_bytes(bytes(damaged))
+    _wal_file(home).write_bytes(bytes(damaged))
     with pytest.raises(StateError):
         Store(config.model_copy(update={"home": home}))
-    assert (home / "wal.log").read_bytes() == bytes(damaged)
+    assert (home / "wal" / "00000001.log").read_bytes() == bytes(damaged)

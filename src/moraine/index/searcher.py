@@ -109,6 +109,32 @@ class InvertedIndex:
         self.mem = MemTable(self.vocab)
         return segment
 
+    def merge_segments(self) -> int:
+        """Tiered merge policy: while the newest segment is at least half the size of the one
+        before it, merge the two (dropping retired documents' postings). Segments then grow
+        geometrically: O(log n) of them, and each posting is rewritten O(log n) times."""
+        merges = 0
+        while len(self.segments) > 1 and self.segments[-1].n_postings * 2 >= self.segments[-2].n_postings:
+            newer, older = self.segments.pop(), self.segments.pop()
+            self.segments.append(Segment.merge([older, newer], self.live.view))
+            merges += 1
+        if merges:
+            self.version += 1
+        return merges
+
+    def snapshot_arrays(self) -> dict[str, np.ndarray]:
+        return {"doc_len": self.doc_len.view, "live": self.live.view}
+
+    def restore(self, arrays: dict[str, np.ndarray], segments: list[Segment]) -> None:
+        self.doc_len.size = self.live.size = 0
+        self.doc_len.extend(np.asarray(arrays["doc_len"]))
+        self.live.extend(np.asarray(arrays["live"]))
+        self.segments = segments
+        live = self.live.view
+        self.n_docs = int(np.count_nonzero(live & (self.doc_len.view > 0)))
+        self.total_len = int(self.doc_len.view[live].sum(dtype=np.int64))
+        self.version += 1
+
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """Live postings of a term across every segment and the memtable."""
         parts = [seg.postings(term) for seg in self.segments]

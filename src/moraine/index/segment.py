@@ -11,11 +11,14 @@ Scores are never stored: corpus statistics change as events arrive.
 
 from __future__ import annotations
 
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from moraine.durable import fsync_path
 from moraine.index.memtable import MemTable
 
 ARRAYS = ("terms", "offsets", "docs", "tfs", "doc_ids", "doc_lens")
@@ -29,6 +32,7 @@ class Segment:
     tfs: np.ndarray
     doc_ids: np.ndarray
     doc_lens: np.ndarray
+    name: str = ""  # its directory once persisted (immutable from then on)
 
     @classmethod
     def from_memtable(cls, mem: MemTable) -> Segment:
@@ -55,8 +59,9 @@ class Segment:
                    np.asarray(doc_ids, dtype=np.uint32), np.asarray(doc_lens, dtype=np.uint32))
 
     @classmethod
-    def merge(cls, parts: list[Segment]) -> Segment:
-        """Compact several segments into one (doc ranges are disjoint and increasing)."""
+    def merge(cls, parts: list[Segment], live: np.ndarray | None = None) -> Segment:
+        """Compact several segments into one (doc ranges are disjoint and increasing); with
+        `live`, postings of retired documents are dropped on the way."""
         strings = np.concatenate([p.terms.astype(object) for p in parts]) if parts else np.zeros(0, object)
         unique, inverse = np.unique(strings.astype("S"), return_inverse=True)
         index_parts, base = [], 0
@@ -65,9 +70,15 @@ class Segment:
             index_parts.append(np.repeat(inverse[base : base + len(part.terms)], counts))
             base += len(part.terms)
         index = np.concatenate(index_parts) if index_parts else np.zeros(0, np.int64)
-        return cls._build(unique.astype(object), index, np.concatenate([p.docs for p in parts]),
-                          np.concatenate([p.tfs for p in parts]), np.concatenate([p.doc_ids for p in parts]),
-                          np.concatenate([p.doc_lens for p in parts]))
+        docs, tfs = np.concatenate([p.docs for p in parts]), np.concatenate([p.tfs for p in parts])
+        doc_ids, doc_lens = np.concatenate([p.doc_ids for p in parts]), np.concatenate([p.doc_lens for p in parts])
+        if live is not None:
+            keep, keep_docs = live[docs], live[doc_ids]
+            index, docs, tfs = index[keep], docs[keep], tfs[keep]
+            doc_ids, doc_lens = doc_ids[keep_docs], doc_lens[keep_docs]
+            used = np.unique(index)
+            unique, index = unique[used], np.searchsorted(used, index)
+        return cls._build(unique.astype(object), index, docs, tfs, doc_ids, doc_lens)
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         key = term.encode("utf-8")
@@ -79,11 +90,27 @@ class Segment:
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
         return self.docs[lo:hi], self.tfs[lo:hi]
 
+    @property
+    def n_postings(self) -> int:
+        return len(self.docs)
+
     def save(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
+        """Write the arrays durably into a temp directory, then rename it into place."""
+        temp = directory.with_name(directory.name + ".tmp")
+        temp.mkdir(parents=True, exist_ok=True)
         for name in ARRAYS:
-            np.save(directory / f"{name}.npy", getattr(self, name), allow_pickle=False)
+            path = temp / f"{name}.npy"
+            with open(path, "wb") as fh:
+                np.save(fh, np.asarray(getattr(self, name)), allow_pickle=False)
+                fh.flush()
+                os.fsync(fh.fileno())
+        fsync_path(temp)
+        if directory.exists():  # left by a crash before its generation was published
+            shutil.rmtree(directory)
+        os.replace(temp, directory)
+        fsync_path(directory.parent)
 
     @classmethod
     def load(cls, directory: Path) -> Segment:
-        return cls(*(np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in ARRAYS))
+        arrays = (np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in ARRAYS)
+        return cls(*arrays, name=directory.name)

@@ -113,8 +113,12 @@ def catch_up(store: Store) -> IngestSummary:
 
 
 def ingest_once(store: Store, progress: Progress | None = None, *, parallel: bool | None = None,
-                live_only: bool = False) -> IngestSummary:
-    """Catch up every configured log; safe to run concurrently from several processes."""
+                live_only: bool = False, snapshot: bool = False) -> IngestSummary:
+    """Catch up every configured log; safe to run concurrently from several processes.
+
+    A snapshot is published whenever `store.snapshot_events` accumulated in the WAL, and at
+    the end with `snapshot` (a one-shot `moraine index`), so a restart maps it instead of
+    replaying a long WAL."""
     started = time.monotonic()
     summary = IngestSummary()
     with store.writer():
@@ -140,6 +144,10 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
                     progress(done, total)
         pending.flush(store, summary)
         store.lag_bytes = 0  # every complete line seen in this pass is now indexed
+        if snapshot and store.events_since_snapshot:
+            store.publish()
+        else:
+            store.maybe_publish()
     # The catalog holds millions of long-lived objects; keep them out of the cyclic GC's
     # full collections, which otherwise stall a query now and then for tens of ms.
     gc.freeze()
@@ -207,6 +215,7 @@ class _Pending:
         summary.events += len(self.events)
         summary.issues += len(self.issues)
         self.events, self.issues, self.checkpoints = [], [], {}
+        store.maybe_publish()
 
 
 def terminal_progress(label: str) -> Progress | None:

@@ -19,6 +19,7 @@ from sortedcontainers import SortedKeyList, SortedList
 from moraine.index.growable import Column
 from moraine.model import TERMINAL_FINISH, TYPE_CODE, Event
 from moraine.sources._common import make_uid
+from moraine.store.contents import Contents
 
 USER = TYPE_CODE["user_input"]
 ASSISTANT = TYPE_CODE["assistant_response"]
@@ -47,7 +48,7 @@ class Session:
     sid: str
     source: str
     docs: list[int] = field(default_factory=list)
-    order: list[tuple[Any, ...]] = field(default_factory=list)
+    order: list[tuple[Any, ...]] | None = field(default_factory=list)  # None: rebuild from the columns
     file_ts: dict[str, int] = field(default_factory=dict)
     cwd: str | None = None
     parent_key: str | None = None
@@ -86,6 +87,48 @@ def _first_line(text: str) -> str:
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
+class UidIndex:
+    """uid → live doc: a sorted array (persisted by snapshots, mmap-able) plus a dict of the
+    docs added since, so a restart does not rebuild a million-entry dict."""
+
+    def __init__(self, alive: Column) -> None:
+        self.alive = alive
+        self.sorted_uids = np.zeros(0, dtype="S26")
+        self.sorted_docs = np.zeros(0, dtype=np.int64)
+        self.recent: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.alive.view))
+
+    def get(self, uid: str) -> int | None:
+        doc = self.recent.get(uid)
+        if doc is not None or not len(self.sorted_uids):
+            return doc
+        key = np.bytes_(uid.encode("ascii"))
+        i = int(self.sorted_uids.searchsorted(key))
+        if i < len(self.sorted_uids) and self.sorted_uids[i] == key:
+            doc = int(self.sorted_docs[i])
+            return doc if self.alive.view[doc] else None
+        return None
+
+    def add(self, uid: str, doc: int) -> None:
+        self.recent[uid] = doc
+
+    def pop(self, uid: str) -> int | None:
+        doc = self.get(uid)
+        self.recent.pop(uid, None)
+        return doc
+
+    def compacted(self, uids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every live doc's uid, sorted, with its doc: what a snapshot stores."""
+        docs = np.flatnonzero(self.alive.view)
+        order = np.argsort(uids[docs], kind="stable")
+        return uids[docs][order], docs[order].astype(np.int64)
+
+    def restore(self, sorted_uids: np.ndarray, sorted_docs: np.ndarray) -> None:
+        self.sorted_uids, self.sorted_docs, self.recent = sorted_uids, sorted_docs, {}
+
+
 class Catalog:
     """Every event ever applied, with its session, in deterministic order."""
 
@@ -101,11 +144,15 @@ class Catalog:
         self.pos = Column(np.int32)
         self.tool_ix = Column(np.int32)
         self.model_ix = Column(np.int32)
+        self.file_ix = Column(np.int32)
+        self.line = Column(np.int32)
+        self.sub = Column(np.int32)
         self.tool_names: list[str] = [""]
         self.model_names: list[str] = [""]
+        self.file_names: list[str] = [""]
         self._interned: dict[tuple[int, str], int] = {}
-        self.content: list[bytes] = []
-        self.by_uid: dict[str, int] = {}
+        self.content = Contents()
+        self.by_uid = UidIndex(self.alive)
         self.sessions: list[Session] = []
         self.by_key: dict[str, int] = {}
         self.by_sid: dict[str, int] = {}
@@ -129,16 +176,38 @@ class Catalog:
 
     def replaced(self, uid: str) -> int | None:
         """Retire the live doc with this uid (a re-read generation replaces, never duplicates)."""
-        old = self.by_uid.pop(uid, None)
-        if old is None:
-            return None
-        self.alive[old] = False
-        session = self.sessions[int(self.session_ix.view[old])]
-        i = session.docs.index(old)
-        del session.docs[i]
-        del session.order[i]
-        session.turns = None
+        old = self.by_uid.pop(uid)
+        if old is not None:
+            self._retire(old)
         return old
+
+    def retire_file(self, path: str) -> list[int]:
+        """Retire every live event read from `path` (the file was replaced, truncated or forgotten)."""
+        ix = self._interned.get((2, path))
+        if ix is None:
+            return []
+        docs = np.flatnonzero((self.file_ix.view == ix) & self.alive.view).tolist()
+        uids = self.uid.view
+        for doc in docs:
+            self.by_uid.pop(uids[doc].decode("ascii"))
+            self._retire(doc)
+        return docs
+
+    def _retire(self, doc: int) -> None:
+        self.alive[doc] = False
+        session = self.sessions[int(self.session_ix.view[doc])]
+        session.docs.remove(doc)
+        session.order = None
+        session.turns = None
+
+    def ordered(self, session: Session) -> list[tuple[Any, ...]]:
+        """The session's sort keys (file start, file, line, sub), parallel to its docs."""
+        if session.order is None:
+            docs = np.asarray(session.docs, dtype=np.int64)
+            names = [self.file_names[i] for i in self.file_ix.view[docs].tolist()]
+            session.order = [(session.file_ts[f], f, ln, sb) for f, ln, sb in
+                             zip(names, self.line.view[docs].tolist(), self.sub.view[docs].tolist(), strict=True)]
+        return session.order
 
     def append_batch(self, first_doc: int, events: list[Event], rows: list[list[Any]]) -> None:
         """Record events under consecutive doc ids; columns grow once per batch."""
@@ -156,19 +225,23 @@ class Catalog:
         self.pos.extend(np.zeros(n, dtype=np.int32))
         self.tool_ix.extend(np.array([self._intern(self.tool_names, 0, e.tool_name) for e in events], np.int32))
         self.model_ix.extend(np.array([self._intern(self.model_names, 1, e.model) for e in events], np.int32))
+        self.file_ix.extend(np.array([self._intern(self.file_names, 2, e.file) for e in events], np.int32))
+        self.line.extend(np.array([e.line for e in events], np.int32))
+        self.sub.extend(np.array([e.sub for e in events], np.int32))
         packb = msgpack.packb
-        self.content.extend(packb(row, use_bin_type=True) for row in rows)
+        self.content.extend([packb(row, use_bin_type=True) for row in rows])
         for offset, (event, session) in enumerate(zip(events, sessions, strict=True)):
             doc_id = first_doc + offset
-            self.by_uid[event.uid] = doc_id
+            self.by_uid.add(event.uid, doc_id)
             file_ts = session.file_ts.setdefault(event.file, event.ts_ms)
             key = (file_ts, event.file, event.line, event.sub)
-            if not session.order or key > session.order[-1]:
-                session.order.append(key)
+            order = self.ordered(session)
+            if not order or key > order[-1]:
+                order.append(key)
                 session.docs.append(doc_id)
             else:
-                i = bisect.bisect_right(session.order, key)
-                session.order.insert(i, key)
+                i = bisect.bisect_right(order, key)
+                order.insert(i, key)
                 session.docs.insert(i, doc_id)
             self._fold_meta(session, event)
             session.turns = None
@@ -207,6 +280,11 @@ class Catalog:
     def touch(self, session: Session, before: tuple[int, int, str | None]) -> None:
         """Re-key a changed session in the ordered views (updated_at, project neighbours)."""
         old_started, old_updated, old_cwd = before
+        if not session.docs:  # every event retired (its log replaced or forgotten): out of the views
+            self.by_updated.discard(session)
+            if old_cwd:
+                self.projects.get(old_cwd, SortedList()).discard((old_started, session.sid))
+            return
         times = self.ts.view[session.docs] if session.docs else np.zeros(1, np.int64)
         known = times[times > 0]  # a record without any timestamp must not date the session 1970
         times = known if len(known) else times
@@ -223,6 +301,57 @@ class Catalog:
             parent_ix = self.by_key.get(session.parent_key)
             if parent_ix is not None and session.key not in self.sessions[parent_ix].children:
                 self.sessions[parent_ix].children.append(session.key)
+
+    # -- persistence (see store.snapshot) -------------------------------------------------
+
+    COLUMNS = ("uid", "type_code", "ts", "session_ix", "starts_turn", "terminal", "commentary", "alive",
+               "tool_ix", "model_ix", "file_ix", "line", "sub")
+    _SESSION_FIELDS = ("key", "sid", "source", "file_ts", "cwd", "parent_key", "children", "title_custom",
+                       "title_ai", "title_summary", "first_prompt", "web", "moraine", "tools", "started_ms",
+                       "updated_ms")
+
+    def snapshot_arrays(self) -> dict[str, np.ndarray]:
+        arrays = {name: getattr(self, name).view for name in self.COLUMNS}
+        arrays["uid_sorted"], arrays["uid_docs"] = self.by_uid.compacted(self.uid.view)
+        lengths = np.array([len(s.docs) for s in self.sessions], dtype=np.int64)
+        arrays["session_offsets"] = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        arrays["session_docs"] = (np.fromiter((d for s in self.sessions for d in s.docs), dtype=np.int64)
+                                  if self.sessions else np.zeros(0, np.int64))
+        return arrays
+
+    def snapshot_meta(self) -> dict[str, Any]:
+        return {"tool_names": self.tool_names, "model_names": self.model_names, "file_names": self.file_names,
+                "sessions": [[getattr(s, f) for f in self._SESSION_FIELDS] for s in self.sessions]}
+
+    def restore(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        """Rebuild from a snapshot; columns are copied into growable memory (they are small:
+        the large parts, contents and postings, stay mapped)."""
+        for name in self.COLUMNS:
+            column = getattr(self, name)
+            column.size = 0
+            column.extend(np.asarray(arrays[name]))
+        self.tool_names, self.model_names, self.file_names = meta["tool_names"], meta["model_names"], \
+            meta["file_names"]
+        self._interned = {(kind, name): ix for kind, table in enumerate((self.tool_names, self.model_names,
+                                                                         self.file_names))
+                          for ix, name in enumerate(table) if ix}
+        self.pos = Column(np.int32)
+        self.pos.extend(np.zeros(self.uid.size, dtype=np.int32))
+        self.by_uid = UidIndex(self.alive)
+        self.by_uid.restore(arrays["uid_sorted"], arrays["uid_docs"])
+        offsets, docs = np.asarray(arrays["session_offsets"]), np.asarray(arrays["session_docs"])
+        for ix, row in enumerate(meta["sessions"]):
+            session = Session(**dict(zip(self._SESSION_FIELDS, row, strict=True)))
+            session.docs = docs[offsets[ix] : offsets[ix + 1]].tolist()
+            session.order = None
+            self.sessions.append(session)
+            self.by_key[session.key] = ix
+            self.by_sid[session.sid] = ix
+            if not session.docs:
+                continue
+            self.by_updated.add(session)
+            if session.cwd:
+                self.projects.setdefault(session.cwd, SortedList()).add((session.started_ms, session.sid))
 
     # -- reading ---------------------------------------------------------------------------
 

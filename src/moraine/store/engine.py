@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import gc
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,14 +20,17 @@ from typing import Any
 import numpy as np
 
 from moraine.config import Config
+from moraine.durable import file_crc
 from moraine.errors import StateError
 from moraine.index.searcher import Hits, InvertedIndex
+from moraine.index.segment import Segment
 from moraine.index.tokenize import query_terms
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.watcher import Discovery
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
 from moraine.store.catalog import Catalog, Session
-from moraine.store.wal import Wal
+from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
+from moraine.store.wal import HEADER, Position, Wal, WalSet
 
 UNINDEXED = frozenset({"unknown"})
 
@@ -41,11 +45,13 @@ class StoreStats:
 
 
 class Store:
-    """State directory layout: `wal.log` (the history), `lock` (the writer lock)."""
+    """State directory layout: see `store.snapshot` (CURRENT, generations, segments, content,
+    wal/) plus `lock`, the writer lock."""
 
     def __init__(self, config: Config, *, create: bool = True) -> None:
         self.config = config
         self.home = config.home
+        os.umask(0o077)  # every file and directory of the state is private to the user
         if not self.home.exists():
             if not create:
                 raise StateError(f"no Moraine state at {self.home}: run `moraine index` first")
@@ -60,20 +66,65 @@ class Store:
         except OSError as exc:
             raise StateError(f"cannot make {self.home} private to this user: {exc.strerror}") from exc
         self.lock_path = self.home / "lock"
-        self.catalog = Catalog()
-        self.index = InvertedIndex()
-        self.checkpoints: dict[str, Checkpoint] = {}
-        self.stats = StoreStats()
         self.lag_bytes = 0  # complete-line bytes known in the logs but not yet ingested
         self.discovery = Discovery()
         self.mtimes: dict[str, float] = {}  # last seen mtime per log (decides what a quick catch-up stats)
         self.last_sweep = float("-inf")  # monotonic time of the last catch-up that stat-ed every log
-        self.position = 0
+        self._reset()
         with self.writer():
-            self.wal = Wal(self.home / "wal.log", config.store.fsync)
-            self.position = self._replay(0)
-            self._cut_torn_tail()
+            self._load()
         gc.freeze()
+
+    def _reset(self) -> None:
+        self.catalog = Catalog()
+        self.index = InvertedIndex()
+        self.checkpoints: dict[str, Checkpoint] = {}
+        self.stats = StoreStats()
+        self.manifest: Manifest | None = None
+        self.shared_sums: dict[str, dict[str, int]] = {}  # checksums of written segments and chunks
+        self.next_segment = 1
+        self.events_since_snapshot = 0
+        self.position: Position = (0, 0)
+
+    def _load(self) -> None:
+        """The published snapshot (mapped, not re-read), then the WAL frames after it."""
+        self.wal_set = WalSet(self.home / "wal", self.config.store.fsync)
+        manifest = current_manifest(self.home)
+        if manifest is not None:
+            self._restore(manifest)
+        self._collect_garbage()
+        seqs = self.wal_set.seqs()
+        first = manifest.wal_seq if manifest else seqs[0]
+        if seqs[0] > first or first not in seqs:
+            raise StateError(f"write-ahead log {self.wal_set.path(first)} is missing: frames after the snapshot "
+                             "are lost; run `moraine doctor --repair`")
+        self.position = (first, len(HEADER))
+        self._catch_up_wal()
+
+    def _restore(self, manifest: Manifest) -> None:
+        arrays, meta = read_generation(self.home, manifest)
+        self.catalog.restore({k[4:]: v for k, v in arrays.items() if k.startswith("cat.")}, meta["catalog"])
+        for stem in manifest.content:
+            self.catalog.content.attach(self.home / "content", stem)
+        segments = [Segment.load(self.home / "segments" / name) for name in manifest.segments]
+        self.index.restore({k[4:]: v for k, v in arrays.items() if k.startswith("idx.")}, segments)
+        self.checkpoints = {path: Checkpoint.from_wire(row) for path, row in meta["checkpoints"].items()}
+        st = meta["stats"]
+        self.stats = StoreStats(st["frames"], st["events"], [IngestIssue.from_wire(r) for r in meta["issues"]],
+                                st["last_ingest_ms"], st["torn_bytes"])
+        self.next_segment = meta["next_segment"]
+        self.manifest = manifest
+        self.shared_sums = {rel: info for rel, info in manifest.files.items() if not rel.startswith("gen-")}
+
+    def _collect_garbage(self) -> None:
+        if self.manifest is not None:
+            collect_garbage(self.home, self.manifest)
+            self.wal_set.remove_before(self.manifest.wal_seq)
+        else:
+            for name in ("segments", "content"):
+                shutil.rmtree(self.home / name, ignore_errors=True)
+            for path in self.home.glob("gen-*"):
+                shutil.rmtree(path, ignore_errors=True)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -83,46 +134,137 @@ class Store:
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            if hasattr(self, "wal"):
-                self.position = self._replay(self.position)
-                self._cut_torn_tail()
+            if self.position[0]:
+                self._catch_up_wal()
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
+    def _catch_up_wal(self) -> None:
+        """Apply frames appended since `position` (by this process or another), across WAL
+        files; when another process published a snapshot that retired our file, reload."""
+        seqs = self.wal_set.seqs()
+        seq, offset = self.position
+        if seq not in seqs:
+            self._reset()
+            self._load()
+            return
+        for number in [n for n in seqs if n >= seq]:
+            wal = self.wal_set.open(number)
+            start = offset if number == seq else len(HEADER)
+            end = self._replay(wal, start)
+            self.position = (number, end)
+            if number != seqs[-1] and wal.size() > end:
+                raise StateError(f"{wal.path} is damaged at byte {end} (a closed WAL file must end with a whole "
+                                 "frame); run `moraine doctor --repair` to salvage every intact frame")
+        self._cut_torn_tail()
+
     def _cut_torn_tail(self) -> None:
         """Bytes after the last whole frame, seen under the lock, are a writer's crash mid-append:
         cut them before appending, or the next frame would land behind garbage."""
-        if self.wal.size() > self.position:
-            if self.wal.damaged_after(self.position):
+        wal = self.wal_set.open(self.position[0])
+        end = self.position[1]
+        if wal.size() > end:
+            if wal.damaged_after(end):
                 raise StateError(
-                    f"{self.wal.path} is damaged at byte {self.position}: intact frames follow a bad one. "
-                    "Refusing to go on rather than drop them; move the state aside and rebuild it with "
-                    "`moraine index`."
+                    f"{wal.path} is damaged at byte {end}: intact frames follow a bad one. Refusing to go on "
+                    "rather than drop them; run `moraine doctor --repair` to salvage every intact frame."
                 )
-            self.stats.torn_bytes += self.wal.cut_tail(self.position)
+            self.stats.torn_bytes += wal.cut_tail(end)
 
-    def commit(self, events: list[list[Any]], issues: list[list[Any]], checkpoints: dict[str, list[Any]]) -> None:
+    def commit(self, events: list[list[Any]], issues: list[list[Any]], checkpoints: dict[str, list[Any]],
+               extra: dict[str, Any] | None = None) -> None:
         """Append one frame (events + issues + the checkpoints they reach), then apply it.
 
         Rows are in wire form, as the parse workers produce them. Call inside `writer()`.
         """
         payload = {"events": events, "issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000)}
-        end = self.wal.append(payload)
+        payload.update(extra or {})
+        end = self.wal_set.open(self.position[0]).append(payload)
         self._apply(payload)
-        self.position = end
+        self.position = (self.position[0], end)
 
-    def _replay(self, start: int) -> int:
-        end = max(start, 16)
-        for frame in self.wal.frames(start):
+    def _replay(self, wal: Wal, start: int) -> int:
+        end = max(start, len(HEADER))
+        for frame in wal.frames(start):
             self._apply(frame.payload)
             end = frame.end
         return end
 
+    def forget(self, paths: list[str]) -> int:
+        """Retire every event read from these logs and drop their checkpoints (one frame).
+        Call inside `writer()`."""
+        before = int(np.count_nonzero(self.catalog.alive.view))
+        self.commit([], [], {}, {"forget": sorted(paths)})
+        return before - int(np.count_nonzero(self.catalog.alive.view))
+
+    def publish(self) -> Manifest:
+        """Seal, merge, rotate the WAL and publish a snapshot generation; then drop what it
+        covers. Call inside `writer()`."""
+        self.index.seal()
+        self.index.merge_segments()
+        wal_seq = self.wal_set.rotate()
+        self.position = (wal_seq, len(HEADER))
+        names = []
+        for i, segment in enumerate(self.index.segments):
+            if not segment.name:
+                name = f"seg-{self.next_segment:08d}"
+                self.next_segment += 1
+                directory = self.home / "segments" / name
+                segment.save(directory)
+                self.index.segments[i] = Segment.load(directory)
+                for path in directory.iterdir():
+                    self.shared_sums[f"segments/{name}/{path.name}"] = {"size": path.stat().st_size,
+                                                                        "crc32": file_crc(path)}
+            names.append(self.index.segments[i].name)
+        stem = self.catalog.content.write_chunk(self.home / "content")
+        if stem is not None:
+            for suffix in (".bin", ".off.npy"):
+                path = self.home / "content" / f"{stem}{suffix}"
+                self.shared_sums[f"content/{stem}{suffix}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+        arrays = {f"cat.{k}": v for k, v in self.catalog.snapshot_arrays().items()}
+        arrays.update({f"idx.{k}": v for k, v in self.index.snapshot_arrays().items()})
+        st = self.stats
+        meta = {"catalog": self.catalog.snapshot_meta(),
+                "checkpoints": {path: cp.to_wire() for path, cp in self.checkpoints.items()},
+                "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
+                          "torn_bytes": st.torn_bytes},
+                "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment}
+        keep = {f"segments/{n}/" for n in names}
+        content = list(self.catalog.content.names)
+        sums = {rel: info for rel, info in self.shared_sums.items()
+                if any(rel.startswith(k) for k in keep) or rel.split("/", 1)[-1].split(".")[0] in content}
+        generation = (self.manifest.generation + 1) if self.manifest else 1
+        self.manifest = write_generation(self.home, generation, wal_seq, arrays, meta, self.counts(), names,
+                                         content, sums)
+        self.shared_sums = sums
+        self.events_since_snapshot = 0
+        self._collect_garbage()
+        return self.manifest
+
+    def maybe_publish(self) -> Manifest | None:
+        """Publish when enough has accumulated since the last snapshot. Call inside `writer()`."""
+        if self.events_since_snapshot >= self.config.store.snapshot_events:
+            return self.publish()
+        return None
+
+    def counts(self) -> dict[str, int]:
+        return {"events": self.stats.events, "live_events": int(np.count_nonzero(self.catalog.alive.view)),
+                "docs": len(self.catalog.content), "searchable": self.index.n_docs,
+                "sessions": len(self.catalog.sessions), "segments": len(self.index.segments),
+                "files": len(self.checkpoints)}
+
     def _apply(self, payload: dict[str, Any]) -> None:
         touched: dict[int, tuple[int, int, str | None]] = {}
         catalog, index = self.catalog, self.index
+        for path in payload.get("forget", ()):
+            self._retire_file(path, touched)
+            self.checkpoints.pop(path, None)
+        for path, row in payload.get("checkpoints", {}).items():
+            known = self.checkpoints.get(path)
+            if known is not None and Checkpoint.from_wire(row).generation > known.generation:
+                self._retire_file(path, touched)  # replaced or truncated: its new generation replaces it
         rows = payload.get("events", ())
         events = [Event.from_wire(row) for row in rows]
         seen: dict[str, int] = {}
@@ -153,9 +295,18 @@ class Store:
             self.checkpoints[path] = Checkpoint.from_wire(row)
         self.stats.frames += 1
         self.stats.events += len(payload.get("events", ()))
+        self.events_since_snapshot += len(payload.get("events", ()))
         self.stats.last_ingest_ms = max(self.stats.last_ingest_ms, int(payload.get("at", 0)))
         if len(index.mem) >= self.config.store.seal_events:
             index.seal()
+
+    def _retire_file(self, path: str, touched: dict[int, tuple[int, int, str | None]]) -> None:
+        for doc in self.catalog.retire_file(path):
+            self.index.delete(doc)
+            ix = int(self.catalog.session_ix.view[doc])
+            if ix not in touched:
+                session = self.catalog.sessions[ix]
+                touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
 
     # -- reading ---------------------------------------------------------------------------
 

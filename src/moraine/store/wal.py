@@ -137,3 +137,55 @@ def _read_frame(fh: BinaryIO, offset: int) -> Frame | None:
     except (ValueError, msgpack.UnpackException):
         return None
     return Frame(offset, offset + FRAME.size + length, payload)
+
+
+Position = tuple[int, int]  # (WAL file number, byte offset in it)
+
+
+class WalSet:
+    """Numbered WAL files in `wal/`: appends go to the newest. A snapshot rotates to a new
+    file first, so every older file is wholly covered by it and can go once it is published."""
+
+    def __init__(self, directory: Path, fsync: str = "batch") -> None:
+        self.dir = directory
+        self.fsync = fsync
+        directory.mkdir(mode=0o700, exist_ok=True)
+        legacy = directory.parent / "wal.log"  # the single-file layout of format 1 states
+        if legacy.exists() and not self.seqs():
+            os.replace(legacy, self.path(1))
+        if not self.seqs():
+            Wal(self.path(1), fsync)
+
+    def path(self, seq: int) -> Path:
+        return self.dir / f"{seq:08d}.log"
+
+    def seqs(self) -> list[int]:
+        return sorted(int(p.name[:-4]) for p in self.dir.glob("*.log") if p.name[:-4].isdigit())
+
+    def open(self, seq: int) -> Wal:
+        return Wal(self.path(seq), self.fsync)
+
+    def current(self) -> Wal:
+        return self.open(self.seqs()[-1])
+
+    def rotate(self) -> int:
+        """Start a new, empty WAL file; returns its number."""
+        seq = self.seqs()[-1] + 1
+        Wal(self.path(seq), self.fsync)
+        fd = os.open(self.dir, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return seq
+
+    def remove_before(self, seq: int) -> int:
+        removed = 0
+        for old in self.seqs():
+            if old < seq:
+                self.path(old).unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+    def size(self) -> int:
+        return sum(self.path(seq).stat().st_size for seq in self.seqs() if self.path(seq).exists())
