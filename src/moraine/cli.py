@@ -1,4 +1,5 @@
-"""`moraine` command line: the same tool functions as MCP, readable text or `--json`.
+"""`moraine` command line: the same tool functions as MCP, readable text or `--json`, and
+the state commands (snapshot, restore, doctor, reindex, forget, status).
 
 Exit codes: 0 ok, 1 error, 2 bad arguments, 3 configuration, 4 state, 5 no logs.
 """
@@ -6,16 +7,22 @@ Exit codes: 0 ok, 1 error, 2 bad arguments, 3 configuration, 4 state, 5 no logs.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
+import os
+import shutil
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from moraine import __version__
 from moraine.config import Config, load_config
-from moraine.errors import MoraineError, NoLogsError
+from moraine.errors import MoraineError, NoLogsError, StateError, UsageError
 from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, terminal_progress
 from moraine.mcp_server.contract import ToolResult
+from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
 from moraine.store.engine import Store
 
 
@@ -46,6 +53,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sort")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("status", help="what is indexed, from which files, and what was quarantined")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("snapshot", help="publish a snapshot of the state now; with --out, also copy it there")
+    p.add_argument("--out", type=Path, help="directory to copy a consistent snapshot into (new or empty)")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("restore", help="replace the state by a snapshot made with `snapshot --out`")
+    p.add_argument("path", type=Path)
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("doctor", help="check the state files (snapshot checksums, WAL frames)")
+    p.add_argument("--repair", action="store_true", help="salvage every intact WAL frame of a damaged WAL")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("reindex", help="rebuild the state from the logs (IDs stay the same)")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("forget", help="drop the events of logs (e.g. deleted ones) from the state")
+    p.add_argument("paths", nargs="*", type=Path, help="log files to forget")
+    p.add_argument("--missing", action="store_true", help="forget every log that no longer exists")
     p.add_argument("--json", action="store_true")
     return parser
 
@@ -93,13 +115,21 @@ def _status(config: Config, as_json: bool) -> int:
     files: dict[str, list[dict[str, Any]]] = {}
     for path, cp in sorted(store.checkpoints.items()):
         files.setdefault(cp.source, []).append(
-            {"path": path, "generation": cp.generation, "offset": cp.offset, "lines": cp.line})
+            {"path": path, "generation": cp.generation, "offset": cp.offset, "lines": cp.line,
+             "exists": os.path.exists(path)})
     issues = [{"file": i.file, "generation": i.generation, "line": i.line, "offset": i.offset,
                "reason": i.reason} for i in store.stats.issues]
     report = {
         "home": str(config.home), "events": store.stats.events, "sessions": len(store.catalog.sessions),
+        "live_events": int(store.catalog.alive.view.sum()),
         "searchable_documents": store.index.n_docs, "wal_bytes": store.wal_set.size(),
-        "segments": len(store.index.segments), "last_ingest_ms": store.stats.last_ingest_ms,
+        "wal_files": len(store.wal_set.seqs()), "wal_events_since_snapshot": store.events_since_snapshot,
+        "segments": len(store.index.segments),
+        "segment_postings": [int(s.n_postings) for s in store.index.segments],
+        "memtable_documents": len(store.index.mem),
+        "generation": store.manifest.generation if store.manifest else None,
+        "snapshot_ms": store.manifest.created_ms if store.manifest else None,
+        "last_ingest_ms": store.stats.last_ingest_ms, "torn_bytes_cut": store.stats.torn_bytes,
         "pending_bytes": store.pending_bytes(), "sources": {k: len(v) for k, v in files.items()},
         "files": files, "quarantined": issues,
     }
@@ -107,15 +137,136 @@ def _status(config: Config, as_json: bool) -> int:
         print(json.dumps(report, indent=2))
         return 0
     print(f"Moraine state at {config.home}")
-    print(f"  {report['events']} events in {report['sessions']} sessions; "
-          f"{report['searchable_documents']} searchable documents; WAL {report['wal_bytes']:,} bytes")
-    for source, count in report["sources"].items():
-        print(f"  {source}: {count} files")
+    print(f"  {report['live_events']} events in {report['sessions']} sessions; "
+          f"{report['searchable_documents']} searchable documents")
+    generation = report["generation"]
+    print("  snapshot: " + (f"generation {generation}, {_when(report['snapshot_ms'])}" if generation else "none yet")
+          + f"; {report['segments']} segments + {report['memtable_documents']} documents in memory")
+    print(f"  WAL: {report['wal_files']} file(s), {report['wal_bytes']:,} bytes, "
+          f"{report['wal_events_since_snapshot']} events since the snapshot")
+    print(f"  last ingest: {_when(report['last_ingest_ms'])}")
+    for source, entries in files.items():
+        gone = sum(1 for e in entries if not e["exists"])
+        print(f"  {source}: {len(entries)} files" + (f" ({gone} no longer on disk, still searchable)" if gone else ""))
     print(f"  bytes not indexed yet: {report['pending_bytes']} (half-written last lines wait for their newline)")
     print(f"  quarantined lines: {len(issues)}")
     for issue in issues[:20]:
         print(f"    {issue['file']}:{issue['line']} (offset {issue['offset']}): {issue['reason']}")
     return 0
+
+
+def _when(ms: int | None) -> str:
+    if not ms:
+        return "never"
+    return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(ms / 1000))
+
+
+def _emit(data: dict[str, Any], as_json: bool, text: str) -> None:
+    print(json.dumps(data, indent=2) if as_json else text)
+
+
+def _snapshot(config: Config, out: Path | None, as_json: bool) -> int:
+    store = Store(config, create=False)
+    with store.writer():
+        manifest = store.manifest
+        if manifest is None or store.frames_since_snapshot:
+            manifest = store.publish()
+        data: dict[str, Any] = {"generation": manifest.generation, "home": str(config.home),
+                                "events": manifest.counts.get("live_events", 0)}
+        if out is not None:
+            data.update(copy_snapshot(config.home, manifest, out, terminal_progress("copying snapshot")))
+    text = f"snapshot generation {data['generation']} of {config.home} ({data['events']} events)"
+    if out is not None:
+        text += f" copied to {out}: {data['files']} files, {data['bytes']:,} bytes"
+    _emit(data, as_json, text)
+    return 0
+
+
+def _restore(config: Config, path: Path, as_json: bool) -> int:
+    if daemon_holding(config.home):
+        raise StateError(f"a Moraine daemon holds {config.home}; stop it (`moraine stop`) before restoring")
+    manifest = verify_snapshot(path)
+    store = Store(config)
+    with store.writer():
+        installed = install_snapshot(config.home, path, manifest)
+        store._reset()
+        store._load()
+    data = {"home": str(config.home), "from": str(path), "generation": installed.generation,
+            "events": installed.counts.get("live_events", 0), "sessions": installed.counts.get("sessions", 0)}
+    _emit(data, as_json, f"restored {path} into {config.home}: {data['events']} events in {data['sessions']} "
+          f"sessions (generation {data['generation']}); the next ingest reads what the logs gained since")
+    return 0
+
+
+def _reindex(config: Config, as_json: bool) -> int:
+    temp = config.home / "reindex.tmp"
+    shutil.rmtree(temp, ignore_errors=True)
+    Store(config)  # the state must be usable (and stays so while the rebuild runs)
+    fresh = Store(config.model_copy(update={"home": temp}))
+    summary = ingest_once(fresh, terminal_progress("reindexing"), snapshot=True)
+    _require_logs(fresh, summary)
+    assert fresh.manifest is not None
+    store = Store(config)
+    with store.writer():
+        installed = install_snapshot(config.home, temp, fresh.manifest, move=True)
+        store._reset()
+        store._load()
+    shutil.rmtree(temp, ignore_errors=True)
+    data = {**summary.as_dict(), "home": str(config.home), "generation": installed.generation,
+            "events": installed.counts.get("live_events", 0), "sessions": installed.counts.get("sessions", 0)}
+    _emit(data, as_json, f"rebuilt {config.home} from {summary.files_read} logs in {summary.seconds:.1f}s: "
+          f"{data['events']} events in {data['sessions']} sessions (generation {data['generation']})")
+    return 0
+
+
+def _forget(config: Config, paths: list[Path], missing: bool, as_json: bool) -> int:
+    store = Store(config, create=False)
+    with store.writer():
+        known = set(store.checkpoints)
+        if missing:
+            targets = sorted(p for p in known if not os.path.exists(p))
+        else:
+            targets = []
+            for path in paths:
+                match = next((str(c) for c in (path, path.expanduser().resolve()) if str(c) in known), None)
+                if match is None:
+                    raise MoraineError(f"{path} is not a log Moraine has read (see `moraine status`)")
+                targets.append(match)
+        retired = store.forget(targets) if targets else 0
+        if targets:
+            store.publish()
+    data = {"forgotten": targets, "events_retired": retired}
+    _emit(data, as_json, f"forgot {len(targets)} log(s): {retired} events removed from the index")
+    return 0
+
+
+def _doctor(config: Config, repair: bool, as_json: bool) -> int:
+    if not config.home.exists():
+        raise StateError(f"no Moraine state at {config.home}")
+    fd = os.open(config.home / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        report = doctor(config.home, repair)
+    finally:
+        os.close(fd)
+    healthy = report.healthy
+    if repair and report.repaired and not report.snapshot_problems:
+        Store(config)  # the repaired state opens (the WAL now ends with a rewind frame)
+        healthy = True
+    data = {**report.as_dict(), "ok": healthy}
+    lines = [f"Moraine state at {config.home}: " + ("healthy" if report.healthy else "PROBLEMS FOUND")]
+    lines.append(f"  snapshot: generation {report.generation}" if report.generation else "  snapshot: none")
+    lines += [f"  snapshot problem: {p}" for p in report.snapshot_problems]
+    for w in report.wal:
+        state = "damaged" if w.damaged else (f"{w.torn_bytes} torn bytes at the end" if w.torn_bytes else "ok")
+        lines.append(f"  {w.path}: {w.frames} frames, {w.size:,} bytes, {state}"
+                     + (f", {w.salvageable} intact frames after the damage" if w.damaged else ""))
+    lines += [f"  missing: {m}" for m in report.missing_wal]
+    lines += [f"  repaired: {r}" for r in report.repaired]
+    if not report.healthy and not repair:
+        lines.append("  run `moraine doctor --repair` to salvage every intact frame")
+    _emit(data, as_json, "\n".join(lines))
+    return 0 if healthy else StateError.exit_code
 
 
 def _mcp(config: Config) -> int:
@@ -137,6 +288,18 @@ def run(argv: Sequence[str] | None = None) -> int:
         return _mcp(config)
     if args.command == "status":
         return _status(config, args.json)
+    if args.command == "snapshot":
+        return _snapshot(config, args.out, args.json)
+    if args.command == "restore":
+        return _restore(config, args.path, args.json)
+    if args.command == "doctor":
+        return _doctor(config, args.repair, args.json)
+    if args.command == "reindex":
+        return _reindex(config, args.json)
+    if args.command == "forget":
+        if not args.paths and not args.missing:
+            raise UsageError("name the logs to forget, or pass --missing")
+        return _forget(config, args.paths, args.missing, args.json)
     from moraine.mcp_server.tools import list_sessions, search_sessions
     from moraine.mcp_server.tools import open as open_tool
 

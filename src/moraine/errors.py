@@ -26,6 +26,12 @@ class ContractError(MoraineError):
         self.details = details or {}
 
 
+class UsageError(MoraineError):
+    """The command line is wrong in a way argparse cannot see."""
+
+    exit_code = 2
+
+
 class ConfigError(MoraineError):
     """The configuration file, environment or flags are wrong."""
 

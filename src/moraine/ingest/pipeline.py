@@ -144,7 +144,7 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
                     progress(done, total)
         pending.flush(store, summary)
         store.lag_bytes = 0  # every complete line seen in this pass is now indexed
-        if snapshot and store.events_since_snapshot:
+        if snapshot and (store.frames_since_snapshot or store.manifest is None):
             store.publish()
         else:
             store.maybe_publish()

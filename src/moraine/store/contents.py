@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import mmap
+import secrets
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +45,7 @@ class Contents:
         if not self.fresh:
             return None
         directory.mkdir(mode=0o700, exist_ok=True)
-        stem = f"{self.base:012d}"
+        stem = f"{self.base:012d}-{secrets.token_hex(4)}"  # first doc, and unique across states (restore)
         lengths = np.fromiter((len(r) for r in self.fresh), dtype=np.int64, count=len(self.fresh))
         offsets = np.zeros(len(self.fresh) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -67,7 +68,7 @@ class Contents:
                 data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         else:
             data = b""
-        first = int(stem)
+        first = int(stem.split("-")[0])
         assert first == self.base, "content chunks must be contiguous"
         self.chunks.append((first, offsets, data))
         self.firsts.append(first)

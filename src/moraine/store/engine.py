@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import gc
 import os
+import secrets
 import shutil
 import time
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from moraine.index.tokenize import query_terms
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.watcher import Discovery
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
+from moraine.sources import ADAPTERS
 from moraine.store.catalog import Catalog, Session
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
 from moraine.store.wal import HEADER, Position, Wal, WalSet
@@ -84,6 +86,7 @@ class Store:
         self.shared_sums: dict[str, dict[str, int]] = {}  # checksums of written segments and chunks
         self.next_segment = 1
         self.events_since_snapshot = 0
+        self.frames_since_snapshot = 0
         self.position: Position = (0, 0)
 
     def _load(self) -> None:
@@ -209,7 +212,7 @@ class Store:
         names = []
         for i, segment in enumerate(self.index.segments):
             if not segment.name:
-                name = f"seg-{self.next_segment:08d}"
+                name = f"seg-{self.next_segment:08d}-{secrets.token_hex(4)}"  # unique across states (restore)
                 self.next_segment += 1
                 directory = self.home / "segments" / name
                 segment.save(directory)
@@ -239,7 +242,7 @@ class Store:
         self.manifest = write_generation(self.home, generation, wal_seq, arrays, meta, self.counts(), names,
                                          content, sums)
         self.shared_sums = sums
-        self.events_since_snapshot = 0
+        self.events_since_snapshot = self.frames_since_snapshot = 0
         self._collect_garbage()
         return self.manifest
 
@@ -258,6 +261,10 @@ class Store:
     def _apply(self, payload: dict[str, Any]) -> None:
         touched: dict[int, tuple[int, int, str | None]] = {}
         catalog, index = self.catalog, self.index
+        if payload.get("rewind"):  # `doctor --repair` lost frames: read every log again (uids dedupe)
+            self.checkpoints = {path: Checkpoint(cp.source, cp.inode, 0, cp.generation, 0, 0,
+                                                 ADAPTERS[cp.source].initial_state(path))
+                                for path, cp in self.checkpoints.items()}
         for path in payload.get("forget", ()):
             self._retire_file(path, touched)
             self.checkpoints.pop(path, None)
@@ -296,6 +303,7 @@ class Store:
         self.stats.frames += 1
         self.stats.events += len(payload.get("events", ()))
         self.events_since_snapshot += len(payload.get("events", ()))
+        self.frames_since_snapshot += 1
         self.stats.last_ingest_ms = max(self.stats.last_ingest_ms, int(payload.get("at", 0)))
         if len(index.mem) >= self.config.store.seal_events:
             index.seal()
