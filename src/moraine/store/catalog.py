@@ -111,6 +111,24 @@ class UidIndex:
             return doc if self.alive.view[doc] else None
         return None
 
+    def find_many(self, uids: list[str]) -> list[int | None]:
+        """`get` for a batch: one vectorized search of the sorted part for all of them."""
+        found: list[int | None] = [self.recent.get(u) for u in uids]
+        if not len(self.sorted_uids):
+            return found
+        misses = [i for i, doc in enumerate(found) if doc is None]
+        if misses:
+            keys = np.array([uids[i].encode("ascii") for i in misses], dtype="S26")
+            at = np.minimum(self.sorted_uids.searchsorted(keys), len(self.sorted_uids) - 1)
+            hit = self.sorted_uids[at] == keys
+            docs = self.sorted_docs[at]
+            alive = self.alive.view
+            for j in np.flatnonzero(hit).tolist():
+                doc = int(docs[j])
+                if alive[doc]:
+                    found[misses[j]] = doc
+        return found
+
     def add(self, uid: str, doc: int) -> None:
         self.recent[uid] = doc
 
@@ -339,19 +357,22 @@ class Catalog:
         self.pos.extend(np.zeros(self.uid.size, dtype=np.int32))
         self.by_uid = UidIndex(self.alive)
         self.by_uid.restore(arrays["uid_sorted"], arrays["uid_docs"])
-        offsets, docs = np.asarray(arrays["session_offsets"]), np.asarray(arrays["session_docs"])
+        bounds = np.asarray(arrays["session_offsets"]).tolist()
+        docs = np.asarray(arrays["session_docs"]).tolist()
+        fields = self._SESSION_FIELDS
+        projects: dict[str, list[tuple[int, str]]] = {}
         for ix, row in enumerate(meta["sessions"]):
-            session = Session(**dict(zip(self._SESSION_FIELDS, row, strict=True)))
-            session.docs = docs[offsets[ix] : offsets[ix + 1]].tolist()
+            session = Session(**dict(zip(fields, row, strict=True)))
+            session.docs = docs[bounds[ix] : bounds[ix + 1]]
             session.order = None
             self.sessions.append(session)
             self.by_key[session.key] = ix
             self.by_sid[session.sid] = ix
-            if not session.docs:
-                continue
-            self.by_updated.add(session)
-            if session.cwd:
-                self.projects.setdefault(session.cwd, SortedList()).add((session.started_ms, session.sid))
+            if session.docs and session.cwd:
+                projects.setdefault(session.cwd, []).append((session.started_ms, session.sid))
+        # bulk-built ordered views: one sort each instead of an insertion per session
+        self.by_updated = SortedKeyList((s for s in self.sessions if s.docs), key=self.by_updated.key)
+        self.projects = {cwd: SortedList(items) for cwd, items in projects.items()}
 
     # -- reading ---------------------------------------------------------------------------
 

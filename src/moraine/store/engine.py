@@ -279,9 +279,10 @@ class Store:
             if event.uid in seen:  # the same record twice in one frame: the later one wins
                 events[seen[event.uid]] = None  # type: ignore[call-overload]
             seen[event.uid] = i
-            old = catalog.replaced(event.uid)
-            if old is not None:
-                index.delete(old)
+        for uid, known in zip(seen, catalog.by_uid.find_many(list(seen)), strict=True):
+            if known is not None:  # re-read (a rewind, a crash's lost frame): the new record replaces it
+                catalog.replaced(uid)
+                index.delete(known)
         kept = [(e, r) for e, r in zip(events, rows, strict=True) if e is not None]
         events, rows = [e for e, _ in kept], [r for _, r in kept]
         for event in events:
