@@ -44,7 +44,8 @@ class IngestConfig(_Strict):
 
 
 class StoreConfig(_Strict):
-    fsync: Literal["always", "batch", "never"] = "batch"
+    fsync: Literal["always", "batch", "never"] = Field(
+        "batch", description="WAL durability: fsync every frame, once per ingest pass, or leave it to the OS")
     seal_events: int = Field(50_000, ge=100, le=10_000_000)
     snapshot_events: int = Field(200_000, ge=1, le=100_000_000,
                                  description="events in the WAL after which a snapshot is published")

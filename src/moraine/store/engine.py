@@ -139,7 +139,10 @@ class Store:
             fcntl.flock(fd, fcntl.LOCK_EX)
             if self.position[0]:
                 self._catch_up_wal()
+            start = self.position
             yield
+            if self.config.store.fsync == "batch" and self.position != start:
+                self.wal_set.open(self.position[0]).sync()  # one fsync per batch of frames
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)

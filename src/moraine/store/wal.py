@@ -112,7 +112,7 @@ class Wal:
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
             os.write(fd, data)
-            if self.fsync != "never":
+            if self.fsync == "always":
                 os.fsync(fd)
             return os.lseek(fd, 0, os.SEEK_END)
         finally:
@@ -120,6 +120,13 @@ class Wal:
 
     def size(self) -> int:
         return self.path.stat().st_size
+
+    def sync(self) -> None:
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _read_frame(fh: BinaryIO, offset: int) -> Frame | None:
