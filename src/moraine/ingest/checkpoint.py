@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgpack
+
 
 @dataclass(slots=True)
 class Checkpoint:
@@ -15,7 +17,7 @@ class Checkpoint:
     generation: int = 1
     offset: int = 0
     line: int = 0
-    state: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] | bytes = field(default_factory=dict)  # bytes: packed, unpacked when read again
     missing: bool = False
 
     def to_wire(self) -> list[Any]:
@@ -25,3 +27,15 @@ class Checkpoint:
     @classmethod
     def from_wire(cls, row: list[Any]) -> Checkpoint:
         return cls(*row)
+
+    def adapter_state(self) -> dict[str, Any]:
+        """The adapter's state, unpacked on first use: a restart loads thousands of
+        checkpoints but reads on from only the few logs that grew."""
+        if isinstance(self.state, bytes):
+            self.state = msgpack.unpackb(self.state, raw=False, strict_map_key=False)
+        return self.state
+
+    def packed(self) -> list[Any]:
+        """Wire form with the state packed (what a snapshot stores)."""
+        state = self.state if isinstance(self.state, bytes) else msgpack.packb(self.state, use_bin_type=True)
+        return [self.source, self.inode, self.size, self.generation, self.offset, self.line, state, self.missing]

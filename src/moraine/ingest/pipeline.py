@@ -73,13 +73,14 @@ def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
     path, adapter_name, checkpoint_wire, limit = task
     adapter = ADAPTERS[adapter_name]
     checkpoint = Checkpoint.from_wire(checkpoint_wire)
+    state = checkpoint.adapter_state()
     parts: list[Part] = []
     events: list[list[Any]] = []
     issues: list[list[Any]] = []
     start = checkpoint.offset
     for line in complete_lines(path, checkpoint.offset, checkpoint.line):
         ref = LineRef(path, checkpoint.generation, line.number, line.offset)
-        new, issue = normalize_line(adapter, line.raw, ref, checkpoint.state)
+        new, issue = normalize_line(adapter, line.raw, ref, state)
         events.extend(e.to_wire() for e in new)
         if issue:
             issues.append(issue.to_wire())

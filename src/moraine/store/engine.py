@@ -73,8 +73,12 @@ class Store:
         self.mtimes: dict[str, float] = {}  # last seen mtime per log (decides what a quick catch-up stats)
         self.last_sweep = float("-inf")  # monotonic time of the last catch-up that stat-ed every log
         self._reset()
-        with self.writer():
-            self._load()
+        gc.disable()  # loading allocates many small containers: the cyclic GC would rescan them repeatedly
+        try:
+            with self.writer():
+                self._load()
+        finally:
+            gc.enable()
         gc.freeze()
 
     def _reset(self) -> None:
@@ -233,7 +237,7 @@ class Store:
         arrays.update({f"idx.{k}": v for k, v in self.index.snapshot_arrays().items()})
         st = self.stats
         meta = {"catalog": self.catalog.snapshot_meta(),
-                "checkpoints": {path: cp.to_wire() for path, cp in self.checkpoints.items()},
+                "checkpoints": {path: cp.packed() for path, cp in self.checkpoints.items()},
                 "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
                           "torn_bytes": st.torn_bytes},
                 "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment}

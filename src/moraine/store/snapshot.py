@@ -123,10 +123,12 @@ def write_generation(home: Path, generation: int, wal_seq: int, arrays: dict[str
 
 
 def read_generation(home: Path, manifest: Manifest) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The generation's arrays (small ones loaded, checked against the manifest) and meta."""
+    """The generation's arrays (mapped) and meta. Every file's size is checked and the meta's
+    CRC32; the full CRC32 check of every file is `moraine doctor`'s and `restore`'s (it
+    would read the whole state on every start)."""
     directory = home / manifest.dirname
-    check_files(home, manifest, deep_prefix=manifest.dirname + "/")
-    arrays = {p.stem: np.load(p, allow_pickle=False) for p in directory.glob("*.npy")}
+    check_files(home, manifest, deep_prefix=f"{manifest.dirname}/meta.")
+    arrays = {p.stem: np.load(p, mmap_mode="r", allow_pickle=False) for p in directory.glob("*.npy")}
     meta = msgpack.unpackb((directory / "meta.msgpack").read_bytes(), raw=False, strict_map_key=False)
     return arrays, meta
 
