@@ -85,13 +85,14 @@ def _index(config: Config, as_json: bool) -> int:
     summary = ingest_once(store, terminal_progress("indexing"), snapshot=True)
     _require_logs(store, summary)
     if as_json:
-        print(json.dumps({**summary.as_dict(), "total_events": store.stats.events,
-                          "sessions": len(store.catalog.sessions), "home": str(config.home)}))
+        print(json.dumps({**summary.as_dict(), "total_events": int(store.catalog.alive.view.sum()),
+                          "sessions": len(store.catalog.by_updated), "home": str(config.home)}))
     else:
         rate = summary.events / summary.seconds if summary.seconds else 0.0
         print(f"indexed {summary.events} new events from {summary.files_read} of {summary.files_seen} files "
               f"in {summary.seconds:.1f}s ({rate:,.0f} events/s); {summary.issues} line(s) quarantined; "
-              f"{len(store.catalog.sessions)} sessions, {store.stats.events} events in {config.home}")
+              f"{len(store.catalog.by_updated)} sessions, {int(store.catalog.alive.view.sum())} events "
+              f"in {config.home}")
         for root in summary.roots_missing:
             print(f"note: source root not found: {root}")
     return 0
@@ -120,7 +121,8 @@ def _status(config: Config, as_json: bool) -> int:
     issues = [{"file": i.file, "generation": i.generation, "line": i.line, "offset": i.offset,
                "reason": i.reason} for i in store.stats.issues]
     report = {
-        "home": str(config.home), "events": store.stats.events, "sessions": len(store.catalog.sessions),
+        "home": str(config.home), "events": int(store.catalog.alive.view.sum()),
+        "events_applied": store.stats.events, "sessions": len(store.catalog.by_updated),
         "live_events": int(store.catalog.alive.view.sum()),
         "searchable_documents": store.index.n_docs, "wal_bytes": store.wal_set.size(),
         "wal_files": len(store.wal_set.seqs()), "wal_events_since_snapshot": store.events_since_snapshot,

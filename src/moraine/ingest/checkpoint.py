@@ -19,10 +19,12 @@ class Checkpoint:
     line: int = 0
     state: dict[str, Any] | bytes = field(default_factory=dict)  # bytes: packed, unpacked when read again
     missing: bool = False
+    head_len: int = 0  # bytes at the start of the file that `head_hash` covers
+    head_hash: str = ""  # tells a recreated file from the old one when the inode number is reused
 
     def to_wire(self) -> list[Any]:
         return [self.source, self.inode, self.size, self.generation, self.offset, self.line, self.state,
-                self.missing]
+                self.missing, self.head_len, self.head_hash]
 
     @classmethod
     def from_wire(cls, row: list[Any]) -> Checkpoint:
@@ -38,4 +40,5 @@ class Checkpoint:
     def packed(self) -> list[Any]:
         """Wire form with the state packed (what a snapshot stores)."""
         state = self.state if isinstance(self.state, bytes) else msgpack.packb(self.state, use_bin_type=True)
-        return [self.source, self.inode, self.size, self.generation, self.offset, self.line, state, self.missing]
+        return [self.source, self.inode, self.size, self.generation, self.offset, self.line, state, self.missing,
+                self.head_len, self.head_hash]

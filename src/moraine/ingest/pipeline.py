@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from moraine.ingest.checkpoint import Checkpoint
-from moraine.ingest.tailer import complete_lines, needs_reset
+from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.sources import ADAPTERS, Adapter, normalize_line
 from moraine.sources._common import LineRef
 from moraine.store.engine import Store
@@ -88,11 +88,13 @@ def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
         if len(events) >= limit:
             # Mid-file, the size seen means nothing yet: record size = offset, so if a later
             # frame is lost in a crash the next pass reads the rest again.
+            record_head(path, checkpoint)
             middle = copy.deepcopy(checkpoint)
             middle.size = checkpoint.offset
             parts.append((path, events, issues, middle.to_wire(), checkpoint.offset - start))
             events, issues, start = [], [], checkpoint.offset
     checkpoint.size = max(checkpoint.size, checkpoint.offset)
+    record_head(path, checkpoint)
     parts.append((path, events, issues, checkpoint.to_wire(), checkpoint.offset - start))
     return parts
 
@@ -180,7 +182,7 @@ def _changed(store: Store, files: Iterable[tuple[str, Adapter]]) -> list[tuple[s
         checkpoint = store.checkpoints.get(path)
         if checkpoint is None:
             checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, adapter.initial_state(path))
-        elif needs_reset(checkpoint, stat):
+        elif needs_reset(checkpoint, stat, path if stat.st_size != checkpoint.size else None):
             checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, checkpoint.generation + 1, 0, 0,
                                     adapter.initial_state(path))
         elif stat.st_size == checkpoint.size:

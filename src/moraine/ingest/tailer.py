@@ -7,6 +7,7 @@ a shrink means the file was replaced or truncated: a new generation reads from o
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,8 +25,31 @@ class Line:
     end: int  # byte offset just past its newline
 
 
-def needs_reset(checkpoint: Checkpoint, stat: os.stat_result) -> bool:
-    return (checkpoint.inode not in (0, stat.st_ino)) or stat.st_size < checkpoint.offset
+HEAD_BYTES = 4096
+
+
+def needs_reset(checkpoint: Checkpoint, stat: os.stat_result, path: str | None = None) -> bool:
+    """A new inode, a shrink, or different first bytes (a file deleted and recreated can get
+    the same inode number back, and grow past the old offset) mean a new generation."""
+    if checkpoint.inode not in (0, stat.st_ino) or stat.st_size < checkpoint.offset:
+        return True
+    return path is not None and checkpoint.head_len > 0 and head_hash(path, checkpoint.head_len) != checkpoint.head_hash
+
+
+def head_hash(path: str, length: int) -> str:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(length)
+    except OSError:
+        return ""
+    return hashlib.blake2b(data, digest_size=16).hexdigest() if len(data) == length else ""
+
+
+def record_head(path: str, checkpoint: Checkpoint) -> None:
+    """Remember a hash of the file's first bytes read so far (up to HEAD_BYTES)."""
+    want = min(HEAD_BYTES, checkpoint.offset)
+    if checkpoint.head_len < want:
+        checkpoint.head_len, checkpoint.head_hash = want, head_hash(path, want)
 
 
 def complete_lines(path: str, offset: int, line: int, limit: int | None = None) -> Iterator[Line]:

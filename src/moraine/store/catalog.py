@@ -64,6 +64,7 @@ class Session:
     updated_ms: int = 0
     bounds: list[int] | None = None
     turns: list[Turn] | None = None
+    stale_meta: bool = False  # events were retired: titles, flags, cwd, parent are folded again
 
     @property
     def id(self) -> str:
@@ -217,6 +218,7 @@ class Catalog:
         session.docs.remove(doc)
         session.order = None
         session.turns = None
+        session.stale_meta = True
 
     def ordered(self, session: Session) -> list[tuple[Any, ...]]:
         """The session's sort keys (file start, file, line, sub), parallel to its docs."""
@@ -295,26 +297,46 @@ class Catalog:
         if event.starts_turn and session.first_prompt is None and event.text.strip():
             session.first_prompt = _first_line(event.text)
 
+    def _refold_meta(self, session: Session) -> None:
+        """Derive the session's titles, flags, cwd and parent again from its live events."""
+        self._unlink_child(session)
+        for name in ("cwd", "parent_key", "title_custom", "title_ai", "title_summary", "first_prompt"):
+            setattr(session, name, None)
+        session.web = session.moraine = session.tools = False
+        for doc in session.docs:
+            self._fold_meta(session, self.event(doc))
+        session.stale_meta = False
+
+    def _unlink_child(self, session: Session) -> None:
+        parent_ix = self.by_key.get(session.parent_key or "")
+        if parent_ix is not None and session.key in self.sessions[parent_ix].children:
+            self.sessions[parent_ix].children.remove(session.key)
+
     def touch(self, session: Session, before: tuple[int, int, str | None]) -> None:
         """Re-key a changed session in the ordered views (updated_at, project neighbours)."""
         old_started, old_updated, old_cwd = before
+        if session.stale_meta:
+            self._refold_meta(session)
+        listed = session in self.by_updated
         if not session.docs:  # every event retired (its log replaced or forgotten): out of the views
             self.by_updated.discard(session)
             if old_cwd:
                 self.projects.get(old_cwd, SortedList()).discard((old_started, session.sid))
+            self._unlink_child(session)
             return
         times = self.ts.view[session.docs] if session.docs else np.zeros(1, np.int64)
         known = times[times > 0]  # a record without any timestamp must not date the session 1970
         times = known if len(known) else times
         started, updated = int(times.min()), int(times.max())
-        if updated != old_updated or started != old_started:
+        if updated != old_updated or started != old_started or not listed:
             self.by_updated.discard(session)
             session.started_ms, session.updated_ms = started, updated
             self.by_updated.add(session)
-        if session.cwd and (session.cwd != old_cwd or started != old_started):
+        if session.cwd != old_cwd or started != old_started or not listed:
             if old_cwd:
                 self.projects.get(old_cwd, SortedList()).discard((old_started, session.sid))
-            self.projects.setdefault(session.cwd, SortedList()).add((started, session.sid))
+            if session.cwd:
+                self.projects.setdefault(session.cwd, SortedList()).add((started, session.sid))
         if session.parent_key:
             parent_ix = self.by_key.get(session.parent_key)
             if parent_ix is not None and session.key not in self.sessions[parent_ix].children:

@@ -91,6 +91,7 @@ class Store:
         self.next_segment = 1
         self.events_since_snapshot = 0
         self.frames_since_snapshot = 0
+        self.issue_keys: set[tuple[str, int, int, int]] = set()
         self.position: Position = (0, 0)
 
     def _load(self) -> None:
@@ -120,6 +121,7 @@ class Store:
         self.stats = StoreStats(st["frames"], st["events"], [IngestIssue.from_wire(r) for r in meta["issues"]],
                                 st["last_ingest_ms"], st["torn_bytes"])
         self.next_segment = meta["next_segment"]
+        self.issue_keys = {(i.file, i.generation, i.line, i.offset) for i in self.stats.issues}
         self.manifest = manifest
         self.shared_sums = {rel: info for rel, info in manifest.files.items() if not rel.startswith("gen-")}
 
@@ -262,7 +264,7 @@ class Store:
     def counts(self) -> dict[str, int]:
         return {"events": self.stats.events, "live_events": int(np.count_nonzero(self.catalog.alive.view)),
                 "docs": len(self.catalog.content), "searchable": self.index.n_docs,
-                "sessions": len(self.catalog.sessions), "segments": len(self.index.segments),
+                "sessions": len(self.catalog.by_updated), "segments": len(self.index.segments),
                 "files": len(self.checkpoints)}
 
     def _apply(self, payload: dict[str, Any]) -> None:
@@ -305,7 +307,11 @@ class Store:
         for ix, before in touched.items():
             catalog.touch(catalog.sessions[ix], before)
         for row in payload.get("issues", ()):
-            self.stats.issues.append(IngestIssue.from_wire(row))
+            issue = IngestIssue.from_wire(row)
+            key = (issue.file, issue.generation, issue.line, issue.offset)
+            if key not in self.issue_keys:  # a line re-read (rewind, lost frame) is quarantined once
+                self.issue_keys.add(key)
+                self.stats.issues.append(issue)
         for path, row in payload.get("checkpoints", {}).items():
             self.checkpoints[path] = Checkpoint.from_wire(row)
         self.stats.frames += 1

@@ -69,7 +69,7 @@ def _locate(store: Store, parsed: ParsedId, raw: str) -> tuple[Session, Turn | N
         session, turn, _ = store.catalog.turn_of(doc)
         return session, turn, doc
     session = store.session_by_sid(parsed.key)
-    if session is None:
+    if session is None or not session.docs:  # unknown, or every event retired (its log forgotten)
         raise missing
     if parsed.kind == "session":
         return session, None, None

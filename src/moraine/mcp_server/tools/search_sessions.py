@@ -101,7 +101,7 @@ def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
         return None, SLA_GLOBAL
     parsed = parse_id(within, "within_id")
     session = store.session_by_sid(parsed.key)
-    if session is None:
+    if session is None or not session.docs:
         raise ContractError("not_found", "session not found" if parsed.kind == "session" else "turn not found",
                             {"kind": parsed.kind, "id": within})
     if parsed.kind == "session":
