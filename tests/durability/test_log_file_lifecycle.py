@@ -543,11 +543,8 @@ def test_deleted_and_recreated_log_is_a_new_generation(lab: Lab, harness: str) -
     log.write([*log.header(), *log.lines(old)])
     store = lab.store()
     ingest(store)
-    inode = log.path.stat().st_ino
     log.path.unlink()
-    log.write([*log.header(), *log.lines(new, first_second=30)])
-    if log.path.stat().st_ino != inode:
-        pytest.xfail("the file system gave the new file a new inode number; the reuse case is not exercised")
+    log.write([*log.header(), *log.lines(new, first_second=30)])  # often gets the same inode number back
     summary = ingest(store)
     assert summary.issues == 0
     assert all(hits(store, w) == [] for w in old)
