@@ -8,7 +8,9 @@ index process's peak RSS), reports the state's size against the raw logs, then r
 times each way and quotes median and P95:
   * `open+search`: a new Python process opens the state and answers search_sessions;
   * `moraine mcp`: the SDK's ClientSession spawns `moraine mcp` over stdio and times spawn →
-    handshake → first search_sessions answer (including its catch-up stat of every log).
+    handshake → first search_sessions answer (including its catch-up stat of every log);
+  * the reference: a new process opens an SQLite FTS5 file of the same searchable texts
+    (built once beside the state) and answers the same query's top 10.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import json
 import os
 import resource
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -47,6 +50,40 @@ print(json.dumps({"import_s": t1 - t0, "open_s": t2 - t1, "search_s": t3 - t2,
                   "hits": result.structured["data"]["result_count"],
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
+
+
+FTS_CHILD = """
+import json, sqlite3, sys, time
+t0 = time.perf_counter()
+db = sqlite3.connect(sys.argv[1])
+match = " OR ".join('"' + w + '"' for w in sys.argv[2].split())
+rows = db.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10", (match,)).fetchall()
+print(json.dumps({"query_s": time.perf_counter() - t0, "hits": len(rows)}))
+"""
+
+
+def build_fts(state: Path, path: Path) -> float:
+    """The reference: SQLite FTS5 over the same searchable texts, in a file on disk."""
+    from moraine.config import load_config
+    from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE
+    from moraine.store.engine import Store
+
+    started = time.perf_counter()
+    store = Store(load_config({"home": str(state)}), create=False)
+    codes = np.array([TYPE_CODE[t] for t in DEFAULT_SEARCH_TYPES])
+    docs = np.flatnonzero(np.isin(store.catalog.type_code.view, codes) & store.index.live.view)
+    db = sqlite3.connect(path)
+    db.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
+    db.executemany("INSERT INTO docs(body) VALUES (?)", ((store.catalog.event(int(d)).text,) for d in docs))
+    db.commit()
+    db.close()
+    return time.perf_counter() - started
+
+
+def fts_restart(db: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", FTS_CHILD, str(db), QUERY], check=True, capture_output=True, text=True)
+    return time.perf_counter() - started
 
 
 def tree_bytes(path: Path) -> int:
@@ -103,6 +140,11 @@ def run(corpus: Path, state: Path, runs: int) -> dict[str, Any]:
     mcp = [anyio.run(mcp_first_search, env) for _ in range(runs)]
     report["mcp_handshake"] = stats([m[0] for m in mcp])
     report["mcp_first_search"] = stats([m[1] for m in mcp])
+    fts = state.parent / f"{state.name}.fts5.db"
+    if not fts.exists():
+        report["fts5_build_s"] = build_fts(state, fts)
+    report["fts5_bytes"] = fts.stat().st_size
+    report["fts5_restart"] = stats([fts_restart(fts) for _ in range(runs)])
     return report
 
 
@@ -119,7 +161,8 @@ def table(r: dict[str, Any]) -> str:
                        ("open_search_open_s", "  of which: open the state"),
                        ("open_search_search_s", "  of which: first search"),
                        ("mcp_handshake", "`moraine mcp`: spawn → handshake"),
-                       ("mcp_first_search", "`moraine mcp`: spawn → first search_sessions answer")):
+                       ("mcp_first_search", "`moraine mcp`: spawn → first search_sessions answer"),
+                       ("fts5_restart", "reference: new process, SQLite FTS5 file, first top-10 query")):
         lines.append(f"| {label} | {r[key]['median_s']:.2f} | {r[key]['p95_s']:.2f} |")
     lines.append(f"\npeak RSS of the restarted process: {r['open_search_rss_mb']:,.0f} MB")
     return "\n".join(lines)
