@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from typing import Any
 
 from moraine import __version__
 from moraine.config import Config, load_config
-from moraine.errors import MoraineError, NoLogsError, StateError, UsageError
+from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
 from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, terminal_progress
 from moraine.mcp_server.contract import ToolResult
 from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
@@ -34,7 +35,14 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("index", help="ingest every configured log into the state directory, then exit")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
-    sub.add_parser("mcp", help="serve MCP on stdio (what an agent host launches)")
+    p = sub.add_parser("mcp", help="MCP on stdio for an agent host: a bridge to the daemon (started when none runs)")
+    p.add_argument("--standalone", action="store_true", help="serve from this process instead of the daemon")
+    p = sub.add_parser("daemon", help="run the long-lived daemon: live watching, MCP on a Unix socket")
+    p.add_argument("--foreground", action="store_true", help="stay in the foreground (for service managers)")
+    sub.add_parser("stop", help="stop the running daemon (final snapshot, socket removed)")
+    p = sub.add_parser("setup", help="print (or --write) the MCP server entry for Claude Code and Codex")
+    p.add_argument("--write", action="store_true", help="merge the entry into ~/.claude.json and ~/.codex/config.toml")
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("search", help="search_sessions from the shell")
     p.add_argument("query")
     p.add_argument("--within", dest="within_id")
@@ -133,6 +141,7 @@ def _status(config: Config, as_json: bool) -> int:
         "snapshot_ms": store.manifest.created_ms if store.manifest else None,
         "last_ingest_ms": store.stats.last_ingest_ms, "torn_bytes_cut": store.stats.torn_bytes,
         "pending_bytes": store.pending_bytes(), "sources": {k: len(v) for k, v in files.items()},
+        "daemon": _daemon_report(config),
         "files": files, "quarantined": issues,
     }
     if as_json:
@@ -147,6 +156,12 @@ def _status(config: Config, as_json: bool) -> int:
     print(f"  WAL: {report['wal_files']} file(s), {report['wal_bytes']:,} bytes, "
           f"{report['wal_events_since_snapshot']} events since the snapshot")
     print(f"  last ingest: {_when(report['last_ingest_ms'])}")
+    daemon = report["daemon"]
+    if daemon:
+        print(f"  daemon: pid {daemon['pid']}, up {daemon['uptime_s']:.0f}s, {daemon['connections']} connection(s), "
+              f"{daemon['lag_bytes']} bytes behind the logs, socket {daemon['socket']}")
+    else:
+        print("  daemon: not running (`moraine daemon` starts it; `moraine mcp` does too)")
     for source, entries in files.items():
         gone = sum(1 for e in entries if not e["exists"])
         print(f"  {source}: {len(entries)} files" + (f" ({gone} no longer on disk, still searchable)" if gone else ""))
@@ -155,6 +170,16 @@ def _status(config: Config, as_json: bool) -> int:
     for issue in issues[:20]:
         print(f"    {issue['file']}:{issue['line']} (offset {issue['offset']}): {issue['reason']}")
     return 0
+
+
+def _daemon_report(config: Config) -> dict[str, Any] | None:
+    from moraine.daemon.service import read_status
+
+    status = read_status(config.home)
+    if status is None or not daemon_holding(config.home):
+        return None
+    return {"pid": status["pid"], "uptime_s": time.time() - status["started"], "connections": status["connections"],
+            "lag_bytes": status["lag_bytes"], "socket": status["socket"], "backfilled": status["backfilled"]}
 
 
 def _when(ms: int | None) -> str:
@@ -271,6 +296,44 @@ def _doctor(config: Config, repair: bool, as_json: bool) -> int:
     return 0 if healthy else StateError.exit_code
 
 
+def _daemon(config: Config, foreground: bool) -> int:
+    if foreground:
+        from moraine.daemon.service import Daemon
+
+        return Daemon(config).run()
+    from moraine.daemon.bridge import DaemonUnavailable, connect
+
+    if daemon_holding(config.home):
+        raise DaemonRunningError(f"a Moraine daemon already serves {config.home}")
+    try:
+        connect(config).close()
+    except DaemonUnavailable as exc:
+        raise StateError(str(exc)) from exc
+    from moraine.daemon.service import read_status
+
+    status = read_status(config.home) or {}
+    print(f"moraine daemon running (pid {status.get('pid', '?')}) on {config.socket_path}; "
+          f"log: {config.home / 'run' / 'daemon.log'}")
+    return 0
+
+
+def _stop(config: Config) -> int:
+    from moraine.daemon.service import read_status
+
+    status = read_status(config.home)
+    if not daemon_holding(config.home) or status is None:
+        print(f"no Moraine daemon runs on {config.home}")
+        return 0
+    os.kill(int(status["pid"]), signal.SIGTERM)
+    deadline = time.monotonic() + 120
+    while daemon_holding(config.home):
+        if time.monotonic() > deadline:
+            raise StateError(f"the daemon (pid {status['pid']}) did not stop within 120 s")
+        time.sleep(0.05)
+    print(f"stopped the Moraine daemon (pid {status['pid']})")
+    return 0
+
+
 def _mcp(config: Config) -> int:
     import anyio
 
@@ -287,7 +350,19 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "index":
         return _index(config, args.json)
     if args.command == "mcp":
-        return _mcp(config)
+        if args.standalone:
+            return _mcp(config)
+        from moraine.daemon.bridge import serve
+
+        return serve(config)
+    if args.command == "daemon":
+        return _daemon(config, args.foreground)
+    if args.command == "stop":
+        return _stop(config)
+    if args.command == "setup":
+        from moraine.setup import run_setup
+
+        return run_setup(args.write, args.json)
     if args.command == "status":
         return _status(config, args.json)
     if args.command == "snapshot":

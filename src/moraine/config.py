@@ -51,12 +51,26 @@ class StoreConfig(_Strict):
                                  description="events in the WAL after which a snapshot is published")
 
 
+class DaemonConfig(_Strict):
+    socket: Path | None = Field(None, description="the MCP socket (default $MORAINE_HOME/run/mcp.sock)")
+    snapshot_interval_s: float = Field(300.0, ge=1, le=86_400,
+                                       description="publish a snapshot this often when anything changed")
+    start_timeout_s: float = Field(120.0, ge=1, le=3600, description="how long `moraine mcp` waits for a daemon")
+    idle_exit_s: float = Field(0.0, ge=0, description="exit after this long without connections (0: never)")
+    catch_up_on_call: bool = Field(True, description="read live logs' new lines before answering each call")
+
+
 class Config(_Strict):
     home: Path
     sources: list[SourceConfig]
     bm25: Bm25Config = Bm25Config()
     ingest: IngestConfig = IngestConfig()
     store: StoreConfig = StoreConfig()
+    daemon: DaemonConfig = DaemonConfig()
+
+    @property
+    def socket_path(self) -> Path:
+        return self.daemon.socket or self.home / "run" / "mcp.sock"
 
     @property
     def state_dir(self) -> Path:
@@ -91,7 +105,7 @@ _NOT_SETTINGS = ("MORAINE_HOME", "MORAINE_CONFIG")
 
 def _env_overrides(env: dict[str, str]) -> dict[str, Any]:
     """`MORAINE_BM25_K1=1.5` → `{"bm25": {"k1": "1.5"}}` (pydantic converts the type)."""
-    sections = {"bm25", "ingest", "store"}
+    sections = {"bm25", "ingest", "store", "daemon"}
     result: dict[str, Any] = {}
     for key, value in env.items():
         if not key.startswith("MORAINE_") or key in ("MORAINE_HOME", "MORAINE_CONFIG"):

@@ -44,6 +44,12 @@ class StateError(MoraineError):
     exit_code = 4
 
 
+class DaemonRunningError(MoraineError):
+    """Another daemon already serves this state (or its socket)."""
+
+    exit_code = 6
+
+
 class NoLogsError(MoraineError):
     """None of the configured source roots holds any log."""
 

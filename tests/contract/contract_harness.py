@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -457,6 +458,11 @@ def build_corpus(root: Path) -> Corpus:
 # --------------------------------------------------------------------------------------------
 
 
+def stop_daemon(home: Path) -> None:
+    """`moraine mcp` started a daemon for this state: stop it with the test."""
+    subprocess.run([str(MORAINE), "--home", str(home), "stop"], capture_output=True, timeout=120, check=False)
+
+
 class McpServer:
     """`moraine mcp` as a subprocess, driven by the MCP SDK client through a blocking portal."""
 
@@ -466,6 +472,7 @@ class McpServer:
             "MORAINE_HOME": str(corpus.moraine_home),
             "CODEX_HOME": str(corpus.codex_home),
             "CLAUDE_CONFIG_DIR": str(corpus.claude_home),
+            "MORAINE_DAEMON_IDLE_EXIT_S": "30",  # a daemon a test forgot to stop goes away by itself
         }
         self.params = StdioServerParameters(command=str(MORAINE), args=["mcp"], env=env, cwd=str(corpus.root))
         self.errlog = (corpus.root / "server-stderr.log").open("w")
@@ -491,6 +498,7 @@ class McpServer:
             with contextlib.suppress(Exception):  # a broken server's teardown must not hide the result
                 cm.__exit__(None, None, None)
         self.errlog.close()
+        stop_daemon(self.corpus.moraine_home)
 
     def stderr(self) -> str:
         if not self.errlog.closed:

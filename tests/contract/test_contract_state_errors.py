@@ -4,6 +4,7 @@ tool call with an in-band `internal_error` naming the problem (never a hang or a
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -36,10 +37,14 @@ def test_a_damaged_state_gives_internal_error_envelopes(tmp_path: Path) -> None:
     home.mkdir(mode=0o700)
     (home / "wal").mkdir(mode=0o700)
     (home / "wal" / "00000001.log").write_bytes(b"NOTMORAINE" + b"\0" * 64)
+    (tmp_path / "codex" / "sessions").mkdir(parents=True)  # the log roots exist; only the state is bad
     env = {"MORAINE_HOME": str(home), "CODEX_HOME": str(tmp_path / "codex"),
            "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "PATH": os.environ.get("PATH", ""),
            "HOME": str(tmp_path)}
-    results = anyio.run(_call_all, env)
+    try:
+        results = anyio.run(_call_all, env)
+    finally:
+        subprocess.run([MORAINE, "--home", str(home), "stop"], capture_output=True, timeout=120, check=False)
     for envelope in results:
         assert envelope["schema_version"] == "moraine.mcp.error.v1"
         assert envelope["error"]["code"] == "internal_error"

@@ -116,7 +116,7 @@ def catch_up(store: Store) -> IngestSummary:
 
 
 def ingest_once(store: Store, progress: Progress | None = None, *, parallel: bool | None = None,
-                live_only: bool = False, snapshot: bool = False) -> IngestSummary:
+                live_only: bool = False, snapshot: bool = False, only: set[str] | None = None) -> IngestSummary:
     """Catch up every configured log; safe to run concurrently from several processes.
 
     A snapshot is published whenever `store.snapshot_events` accumulated in the WAL, and at
@@ -127,6 +127,8 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     with store.writer():
         files, summary.roots_missing = discover(store)
         summary.files_seen = len(files)
+        if only is not None:  # the daemon's watcher names the files that changed
+            files = [f for f in files if f[0] in only]
         if live_only:
             horizon = time.time() - RECENT_S
             files = [f for f in files if f[0] not in store.checkpoints or store.mtimes.get(f[0], 0.0) >= horizon]

@@ -6,6 +6,7 @@ catch-up ingest that precedes each answer must not interleave with a query.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -51,9 +52,12 @@ class ToolRunner:
     wait for it.
     """
 
-    def __init__(self, open_store: Callable[[], Store], catch_up: Callable[[Store], object] | None = None) -> None:
+    def __init__(self, open_store: Callable[[], Store], catch_up: Callable[[Store], object] | None = None,
+                 before_call: Callable[[Store], object] | None = None, *, serial: bool = True) -> None:
         self.catch_up = catch_up
-        self.lock = threading.Lock()
+        self.before_call = before_call  # the daemon: refresh the freshness figure
+        self.lock: threading.Lock | contextlib.nullcontext[None] = threading.Lock() if serial else \
+            contextlib.nullcontext()
         self._store: Store | None = None
         self._failure: BaseException | None = None
         self._ready = threading.Event()
@@ -88,7 +92,10 @@ class ToolRunner:
         with self.lock:
             if self.catch_up is not None:
                 self.catch_up(store)
-            return TOOLS[name].run(store, args, timer)
+            if self.before_call is not None:
+                self.before_call(store)
+            with store.lock:
+                return TOOLS[name].run(store, args, timer)
 
 
 def build_server(runner: ToolRunner) -> Server[Any]:

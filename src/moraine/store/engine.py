@@ -12,6 +12,7 @@ import gc
 import os
 import secrets
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -72,6 +73,9 @@ class Store:
         self.discovery = Discovery()
         self.mtimes: dict[str, float] = {}  # last seen mtime per log (decides what a quick catch-up stats)
         self.last_sweep = float("-inf")  # monotonic time of the last catch-up that stat-ed every log
+        # Guards the in-memory state within a process: a daemon's ingest thread applies frames
+        # while its connection threads search; the flock (`writer()`) orders processes.
+        self.lock = threading.RLock()
         self._reset()
         gc.disable()  # loading allocates many small containers: the cyclic GC would rescan them repeatedly
         try:
@@ -144,7 +148,8 @@ class Store:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             if self.position[0]:
-                self._catch_up_wal()
+                with self.lock:
+                    self._catch_up_wal()
             start = self.position
             yield
             if self.config.store.fsync == "batch" and self.position != start:
@@ -194,8 +199,9 @@ class Store:
         payload = {"events": events, "issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000)}
         payload.update(extra or {})
         end = self.wal_set.open(self.position[0]).append(payload)
-        self._apply(payload)
-        self.position = (self.position[0], end)
+        with self.lock:
+            self._apply(payload)
+            self.position = (self.position[0], end)
 
     def _replay(self, wal: Wal, start: int) -> int:
         end = max(start, len(HEADER))
@@ -214,6 +220,10 @@ class Store:
     def publish(self) -> Manifest:
         """Seal, merge, rotate the WAL and publish a snapshot generation; then drop what it
         covers. Call inside `writer()`."""
+        with self.lock:
+            return self._publish()
+
+    def _publish(self) -> Manifest:
         self.index.seal()
         self.index.merge_segments()
         wal_seq = self.wal_set.rotate()

@@ -1,0 +1,1 @@
+"""The long-lived daemon and the stdio bridge agent hosts launch."""

@@ -1,0 +1,346 @@
+"""`moraine daemon`: one warm index that follows the logs live, served over a Unix socket.
+
+Threads: the anyio main loop accepts connections (one MCP session each) and runs tool calls
+on worker threads; one ingest thread backfills, then sleeps until the watcher (watchdog)
+marks files dirty, re-reads them after a short debounce, runs a reconcile scan of every log
+now and then (a missed file event is repaired within `ingest.reconcile_interval_s`), and
+publishes snapshots (`daemon.snapshot_interval_s`, or `store.snapshot_events`). A path that
+changes while it is being read stays dirty and is read again, so no append is missed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from moraine import __version__
+from moraine.config import Config
+from moraine.errors import DaemonRunningError, NoLogsError, StateError
+from moraine.store.admin import DAEMON_LOCK
+from moraine.store.engine import Store
+
+STATUS_FILE = Path("run") / "daemon.json"
+
+
+def log(message: str) -> None:
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} moraine daemon: {message}", file=sys.stderr, flush=True)
+
+
+def read_status(home: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads((home / STATUS_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def socket_alive(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(2)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+class Daemon:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.home = config.home
+        self.socket_path = config.socket_path
+        self.started = time.time()
+        self.connections = 0
+        self.calls = 0
+        self.dirty: set[str] = set()
+        self.reading: set[str] = set()
+        self.dirty_lock = threading.Lock()
+        self.wake = threading.Event()
+        self.stopping = threading.Event()
+        self.store: Store | None = None
+        self.runner: Any = None
+        self.last_pass_ms = 0
+        self.backfilled = False
+        self._lock_fd: int | None = None
+
+    # -- start and stop --------------------------------------------------------------------
+
+    def run(self) -> int:
+        self._claim_state()
+        try:
+            roots = self._roots()
+            self._clear_stale_socket()
+            log(f"starting (pid {os.getpid()}, state {self.home}, socket {self.socket_path})")
+            from moraine.mcp_server.app import ToolRunner
+
+            # The state opens (snapshot + WAL) in the background: the socket answers the MCP
+            # handshake at once; a state that cannot open makes every call an in-band error
+            # naming the fix, instead of a daemon that dies at each start.
+            self.runner = ToolRunner(lambda: Store(self.config), before_call=self._before_call, serial=False)
+            self._write_status()
+            observer = self._watch(roots)
+            ingest = threading.Thread(target=self._ingest_loop, name="moraine-ingest", daemon=True)
+            ingest.start()
+            try:
+                anyio.run(self._serve)
+            finally:
+                self.stopping.set()
+                self.wake.set()
+                if observer is not None:
+                    observer.stop()
+                ingest.join(timeout=60)
+                self._final_snapshot()
+        finally:
+            self._release()
+        log("stopped")
+        return 0
+
+    def _claim_state(self) -> None:
+        """The daemon lock (one daemon per state); a read-only or foreign state is refused."""
+        try:
+            self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise StateError(f"cannot create the Moraine state at {self.home}: {exc.strerror}") from exc
+        if not os.access(self.home, os.W_OK | os.X_OK):
+            raise StateError(f"the Moraine state at {self.home} is not writable by this user (read-only?)")
+        run = self.home / "run"
+        try:
+            run.mkdir(mode=0o700, exist_ok=True)
+            os.chmod(run, 0o700)
+            fd = os.open(self.home / DAEMON_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise StateError(f"cannot write the Moraine state at {self.home}: {exc.strerror}") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            other = read_status(self.home) or {}
+            raise DaemonRunningError(f"a Moraine daemon (pid {other.get('pid', '?')}) already serves {self.home}; "
+                                     "`moraine stop` stops it") from None
+        self._lock_fd = fd
+
+    def _roots(self) -> list[Path]:
+        roots = [Path(s.root).expanduser() for s in self.config.sources if s.enabled]
+        present = [r for r in roots if r.is_dir()]
+        for root in roots:
+            if root not in present:
+                log(f"source root not found (watched once it appears): {root}")
+        if not present:
+            raise NoLogsError("no configured source root exists: " + ", ".join(str(r) for r in roots)
+                              + "; set CODEX_HOME / CLAUDE_CONFIG_DIR or the sources in config.toml")
+        return present
+
+    def _clear_stale_socket(self) -> None:
+        path = self.socket_path
+        if len(str(path).encode()) > 100:
+            raise StateError(f"socket path too long for a Unix socket: {path} (set daemon.socket)")
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if path.exists() or path.is_symlink():
+            if socket_alive(path):
+                raise DaemonRunningError(f"another process already serves {path}")
+            path.unlink()
+            log(f"removed a stale socket left by a daemon that died: {path}")
+
+    def _release(self) -> None:
+        for path in (self.socket_path, self.home / STATUS_FILE):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _final_snapshot(self) -> None:
+        store = self.store
+        if store is not None and store.frames_since_snapshot:
+            with store.writer():
+                store.publish()
+            log("final snapshot published")
+
+    # -- serving ---------------------------------------------------------------------------
+
+    async def _serve(self) -> None:
+        from moraine.mcp_server.app import build_server
+
+        server = build_server(self.runner)
+        listener = await anyio.create_unix_listener(self.socket_path)
+        os.chmod(self.socket_path, 0o600)
+        self._write_status()
+        log("listening")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._on_signals, tg.cancel_scope)
+            tg.start_soon(self._status_ticker)
+            async with listener:
+                await listener.serve(self._handler(server), task_group=tg)
+
+    def _handler(self, server: Any) -> Callable[[anyio.abc.SocketStream], Any]:
+        from moraine.daemon.transport import socket_streams
+
+        async def handle(stream: anyio.abc.SocketStream) -> None:
+            self.connections += 1
+            self._write_status()
+            try:
+                async with stream, socket_streams(stream) as (read, write):
+                    await server.run(read, write, server.create_initialization_options())
+            except Exception as exc:  # one client's failure never stops the daemon
+                if not isinstance(exc, (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream)):
+                    log(f"connection ended with {type(exc).__name__}: {exc}")
+            finally:
+                self.connections -= 1
+                self._write_status()
+
+        return handle
+
+    async def _on_signals(self, scope: anyio.CancelScope) -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for signum in signals:
+                log(f"received {signal.Signals(signum).name}: stopping")
+                self.stopping.set()
+                scope.cancel()
+                return
+
+    async def _status_ticker(self) -> None:
+        idle_since = time.monotonic()
+        while True:
+            await anyio.sleep(1 if self.config.daemon.idle_exit_s else 5)
+            self._write_status()
+            if self.connections:
+                idle_since = time.monotonic()
+            elif self.config.daemon.idle_exit_s and time.monotonic() - idle_since > self.config.daemon.idle_exit_s:
+                log("idle: exiting")
+                self.stopping.set()
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+
+    def _write_status(self) -> None:
+        status = {"pid": os.getpid(), "version": __version__, "started": self.started, "socket": str(self.socket_path),
+                  "connections": self.connections, "lag_bytes": self._lag_bytes(), "backfilled": self.backfilled,
+                  "last_pass_ms": self.last_pass_ms}
+        path = self.home / STATUS_FILE
+        temp = path.with_name(path.name + ".tmp")
+        try:
+            temp.write_text(json.dumps(status))
+            os.replace(temp, path)
+        except OSError:
+            pass
+
+    # -- freshness -------------------------------------------------------------------------
+
+    def _lag_bytes(self) -> int:
+        """Bytes the logs hold beyond what is indexed, for the files known to have changed."""
+        store = self.store
+        if store is None:
+            return 0
+        with self.dirty_lock:
+            paths = self.dirty | self.reading
+        behind = 0
+        for path in paths:
+            checkpoint = store.checkpoints.get(path)
+            try:
+                size = os.stat(path).st_size
+            except OSError:
+                continue
+            offset = checkpoint.offset if checkpoint is not None else 0
+            behind += size - offset if size >= offset else size
+        return behind
+
+    def _before_call(self, store: Store) -> None:
+        """Read-your-writes for agents: new lines of live logs are read before answering (the
+        watcher would see them a debounce later); then say what is still behind."""
+        self.calls += 1
+        if self.config.daemon.catch_up_on_call and self.backfilled:
+            from moraine.ingest.pipeline import ingest_once
+
+            ingest_once(store, live_only=True)
+        store.lag_bytes = self._lag_bytes() if self.backfilled else max(1, self._lag_bytes())
+
+    # -- watching and ingest ---------------------------------------------------------------
+
+    def _watch(self, roots: list[Path]) -> Any:
+        from watchdog.events import FileSystemEvent, FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        daemon = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event: FileSystemEvent) -> None:
+                if event.event_type in ("opened", "closed_no_write"):
+                    return
+                paths = [os.fsdecode(event.src_path), os.fsdecode(getattr(event, "dest_path", "") or "")]
+                daemon.mark_dirty([p for p in paths if p.endswith(".jsonl")], structural=event.is_directory)
+
+        observer = Observer()
+        for root in roots:
+            observer.schedule(Handler(), str(root), recursive=True)
+        observer.daemon = True
+        observer.start()
+        return observer
+
+    def mark_dirty(self, paths: list[str], structural: bool = False) -> None:
+        with self.dirty_lock:
+            self.dirty.update(paths)
+            if structural:
+                self.dirty.add("*")  # a directory appeared, moved or went: look at everything
+        self.wake.set()
+
+    def _ingest_loop(self) -> None:
+        from moraine.ingest.pipeline import ingest_once
+
+        try:
+            store = self.runner.store
+        except Exception as exc:
+            log(f"the state cannot be opened: {exc}")
+            return
+        self.store = store
+        cfg = self.config
+        try:
+            summary = ingest_once(store)
+            self.backfilled = True
+            self.last_pass_ms = int(time.time() * 1000)
+            log(f"backfill: {summary.events} new events from {summary.files_read} files in {summary.seconds:.1f}s")
+        except Exception as exc:
+            log(f"backfill failed: {type(exc).__name__}: {exc}")
+        next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
+        next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
+        while not self.stopping.is_set():
+            timeout = max(0.0, min(next_reconcile, next_snapshot) - time.monotonic())
+            if self.wake.wait(timeout):
+                time.sleep(cfg.ingest.debounce_ms / 1000)  # let a burst of writes settle
+                self.wake.clear()
+            if self.stopping.is_set():
+                break
+            with self.dirty_lock:
+                dirty, self.dirty = self.dirty, set()
+                self.reading = dirty
+            full = time.monotonic() >= next_reconcile or "*" in dirty
+            try:
+                if dirty or full:
+                    ingest_once(store, only=None if full else dirty)
+                    self.last_pass_ms = int(time.time() * 1000)
+                if full:
+                    next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
+                if time.monotonic() >= next_snapshot:
+                    next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
+                    if store.frames_since_snapshot:
+                        with store.writer():
+                            store.publish()
+            except Exception as exc:  # keep serving; the next pass retries what was dirty
+                log(f"ingest pass failed: {type(exc).__name__}: {exc}")
+                with self.dirty_lock:
+                    self.dirty |= dirty
+                time.sleep(1)
+            finally:
+                with self.dirty_lock:
+                    self.reading = set()
