@@ -308,7 +308,9 @@ def _daemon(config: Config, foreground: bool) -> int:
     try:
         connect(config).close()
     except DaemonUnavailable as exc:
-        raise StateError(str(exc)) from exc
+        error = MoraineError(str(exc))
+        error.exit_code = exc.exit_code  # the daemon's own reason: 4 state, 5 no logs, …
+        raise error from exc
     from moraine.daemon.service import read_status
 
     status = read_status(config.home) or {}

@@ -52,7 +52,8 @@ def merge_claude(path: Path, command: str) -> None:
     replace_atomically(path, (json.dumps(data, indent=2) + "\n").encode())
 
 
-_SECTION = re.compile(r"(?ms)^\[mcp_servers\.moraine\][^\[]*")
+# the table header and every line up to the next table header (`args = ["mcp"]` has a `[` too)
+_SECTION = re.compile(r"(?m)^\[mcp_servers\.moraine\][^\n]*\n?(?:(?!\[)[^\n]*\n?)*")
 
 
 def merge_codex(path: Path, command: str) -> None:
@@ -61,7 +62,7 @@ def merge_codex(path: Path, command: str) -> None:
         shutil.copyfile(path, path.with_name(path.name + ".bak"))
     block = codex_block(command)
     if _SECTION.search(text):
-        text = _SECTION.sub(lambda _: block + "\n", text, count=1)
+        text = _SECTION.sub(lambda _: block + "\n", text, count=1).rstrip("\n") + "\n"
     else:
         text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + block
     path.parent.mkdir(parents=True, exist_ok=True)

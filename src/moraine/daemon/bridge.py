@@ -28,7 +28,12 @@ REPLAY_ID = "moraine-bridge-replayed-initialize"
 
 
 class DaemonUnavailable(Exception):
-    """The daemon could not be started or reached."""
+    """The daemon could not be started or reached; `exit_code` is the daemon's own when it
+    refused to start (4 state, 5 no logs, …)."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def start_daemon(config: Config) -> subprocess.Popen[bytes]:
@@ -59,10 +64,14 @@ def connect(config: Config, *, start: bool = True) -> socket.socket:
         if not start:
             raise DaemonUnavailable(f"no Moraine daemon answers on {path}")
         if child is None:
-            child = start_daemon(config)
+            try:
+                child = start_daemon(config)
+            except OSError as exc:
+                raise DaemonUnavailable(f"the Moraine state at {config.home} is not writable ({exc.strerror})",
+                                        4) from exc
         elif child.poll() not in (None, 0, 6):  # 6: another daemon won the race; wait for it
             raise DaemonUnavailable(f"the Moraine daemon could not start (exit {child.returncode}): "
-                                    f"{_log_tail(config.home / 'run' / 'daemon.log')}")
+                                    f"{_log_tail(config.home / 'run' / 'daemon.log')}", child.returncode or 1)
         if time.monotonic() > deadline:
             raise DaemonUnavailable(f"the Moraine daemon did not answer on {path} within "
                                     f"{config.daemon.start_timeout_s:.0f}s; see {config.home / 'run' / 'daemon.log'}")

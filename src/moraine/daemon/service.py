@@ -67,6 +67,8 @@ class Daemon:
         self.dirty: set[str] = set()
         self.reading: set[str] = set()
         self.dirty_lock = threading.Lock()
+        self.call_catch_up = threading.Lock()
+        self.last_call_catch_up = float("-inf")
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.store: Store | None = None
@@ -78,6 +80,8 @@ class Daemon:
     # -- start and stop --------------------------------------------------------------------
 
     def run(self) -> int:
+        for signum in (signal.SIGTERM, signal.SIGINT):  # until the event loop takes them over
+            signal.signal(signum, lambda *_: self.stopping.set())
         self._claim_state()
         try:
             roots = self._roots()
@@ -94,7 +98,8 @@ class Daemon:
             ingest = threading.Thread(target=self._ingest_loop, name="moraine-ingest", daemon=True)
             ingest.start()
             try:
-                anyio.run(self._serve)
+                if not self.stopping.is_set():
+                    anyio.run(self._serve)
             finally:
                 self.stopping.set()
                 self.wake.set()
@@ -205,6 +210,9 @@ class Daemon:
 
     async def _on_signals(self, scope: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            if self.stopping.is_set():  # a signal arrived while starting up
+                scope.cancel()
+                return
             async for signum in signals:
                 log(f"received {signal.Signals(signum).name}: stopping")
                 self.stopping.set()
@@ -256,14 +264,23 @@ class Daemon:
             behind += size - offset if size >= offset else size
         return behind
 
+    def _catch_up_for_call(self, store: Store, arrived: float) -> None:
+        """Concurrent calls share catch-up passes: a pass that began after this call arrived
+        has read every line written before it, so the call need not run its own."""
+        from moraine.ingest.pipeline import ingest_once
+
+        with self.call_catch_up:
+            if self.last_call_catch_up >= arrived:
+                return
+            self.last_call_catch_up = time.monotonic()
+            ingest_once(store, live_only=True)
+
     def _before_call(self, store: Store) -> None:
         """Read-your-writes for agents: new lines of live logs are read before answering (the
         watcher would see them a debounce later); then say what is still behind."""
         self.calls += 1
         if self.config.daemon.catch_up_on_call and self.backfilled:
-            from moraine.ingest.pipeline import ingest_once
-
-            ingest_once(store, live_only=True)
+            self._catch_up_for_call(store, time.monotonic())
         store.lag_bytes = self._lag_bytes() if self.backfilled else max(1, self._lag_bytes())
 
     # -- watching and ingest ---------------------------------------------------------------
