@@ -2,9 +2,10 @@
 
     python tools/bench_mcp.py --corpus /tmp/corpus100k [--calls 100]
 
-Starts `moraine mcp` on a fresh state over a corpus made by make_corpus.py, reports when the
-handshake answered, how long the first call waited for the state to open and index, then
-P50/P95 of search_sessions round trips (catch-up + search + envelope + JSON-RPC + stdio).
+Starts `moraine mcp` (the bridge, which starts a daemon) on a fresh state over a corpus made
+by make_corpus.py, reports when the handshake answered, how long the first call waited for
+the state to open and index, then P50/P95 of search_sessions round trips (catch-up + search +
+envelope + JSON-RPC + socket + stdio). The daemon is stopped at the end.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -48,7 +50,9 @@ async def run(corpus: Path, calls: int) -> None:
                 assert result.structured_content["schema_version"] == "moraine.mcp.search_sessions.v1"
             ms = np.array(samples) * 1000
             print(f"search_sessions round trip: P50 {np.percentile(ms, 50):.1f} ms, P95 {np.percentile(ms, 95):.1f} ms")
-    finally:
+    finally:  # `moraine mcp` started a daemon for this state: stop it before removing the state
+        subprocess.run([str(Path(sys.executable).parent / "moraine"), "--home", str(home / "state"), "stop"],
+                       capture_output=True, check=False)
         shutil.rmtree(home, ignore_errors=True)
 
 
