@@ -50,6 +50,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from moraine.config import Config, load_config
+from moraine.daemon.service import socket_alive
 from moraine.ingest.pipeline import ingest_once
 from moraine.store.admin import daemon_holding
 from moraine.store.engine import Store
@@ -273,16 +274,6 @@ def _mcp_handshake(path: Path) -> dict[str, Any]:
             assert chunk, f"the daemon closed the connection: {data!r}"
             data += chunk
     return json.loads(data)
-
-
-def _socket_answers(path: Path) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(2)
-        try:
-            probe.connect(str(path))
-        except OSError:
-            return False
-    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -548,7 +539,7 @@ def _daemon_pid(ws: Workspace, not_pid: int | None = None) -> int:
         status = ws.status()
         if status is None or status["pid"] == not_pid or not _alive(status["pid"]):
             return None
-        return int(status["pid"]) if _socket_answers(ws.socket) else None
+        return int(status["pid"]) if socket_alive(ws.socket) else None
 
     pid = _wait(current, 60, "a running daemon")
     cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
@@ -647,7 +638,7 @@ def test_stale_socket_and_a_missing_root_do_not_stop_the_daemon(ws: Workspace) -
     run.mkdir(parents=True, mode=0o700)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dead:
         dead.bind(str(ws.socket))  # a socket file with nothing listening
-    assert ws.socket.is_socket() and not _socket_answers(ws.socket)
+    assert ws.socket.is_socket() and not socket_alive(ws.socket)
     ws.status_file.write_text(json.dumps({"pid": 999_999_999, "started": 0, "socket": str(ws.socket),
                                           "connections": 1, "lag_bytes": 0, "backfilled": True}))
     assert ws.run("status", "--json").json()["daemon"] is None  # a stale status file is not a daemon
@@ -785,7 +776,7 @@ def test_detached_daemon_status_and_stop(ws: Workspace) -> None:
     second = ws.run("daemon", "--foreground", timeout=60)
     _assert_clean_refusal(second, 6, "already serves", f"pid {pid}", "moraine stop")
     _assert_clean_refusal(ws.run("daemon", timeout=60), 6, "already serves")
-    assert (ws.status() or {}).get("pid") == pid and _alive(pid) and _socket_answers(ws.socket)
+    assert (ws.status() or {}).get("pid") == pid and _alive(pid) and socket_alive(ws.socket)
 
     run_mode = os.stat(ws.home / "run").st_mode
     sock_mode = os.lstat(ws.socket).st_mode
