@@ -33,6 +33,7 @@ from moraine.store.admin import DAEMON_LOCK
 from moraine.store.engine import Store
 
 STATUS_FILE = Path("run") / "daemon.json"
+BACKFILL_WAIT_S = 3.0  # a call during the first backfill waits this long before answering with a warning
 
 
 def log(message: str) -> None:
@@ -75,6 +76,7 @@ class Daemon:
         self.runner: Any = None
         self.last_pass_ms = 0
         self.backfilled = False
+        self.backfill_done = threading.Event()
         self._lock_fd: int | None = None
 
     # -- start and stop --------------------------------------------------------------------
@@ -279,9 +281,12 @@ class Daemon:
         """Read-your-writes for agents: new lines of live logs are read before answering (the
         watcher would see them a debounce later); then say what is still behind."""
         self.calls += 1
+        if not self.backfilled:  # a short first backfill is worth waiting for; a long one is reported
+            self.backfill_done.wait(BACKFILL_WAIT_S)
+        store.backfilling = not self.backfilled
         if self.config.daemon.catch_up_on_call and self.backfilled:
             self._catch_up_for_call(store, time.monotonic())
-        store.lag_bytes = self._lag_bytes() if self.backfilled else max(1, self._lag_bytes())
+        store.lag_bytes = self._lag_bytes()
 
     # -- watching and ingest ---------------------------------------------------------------
 
@@ -324,11 +329,13 @@ class Daemon:
         cfg = self.config
         try:
             summary = ingest_once(store)
-            self.backfilled = True
             self.last_pass_ms = int(time.time() * 1000)
             log(f"backfill: {summary.events} new events from {summary.files_read} files in {summary.seconds:.1f}s")
-        except Exception as exc:
+        except Exception as exc:  # the reconcile scan retries; calls report the lag meanwhile
             log(f"backfill failed: {type(exc).__name__}: {exc}")
+        finally:
+            self.backfilled = True
+            self.backfill_done.set()
         next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
         next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
         while not self.stopping.is_set():

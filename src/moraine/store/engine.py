@@ -70,6 +70,7 @@ class Store:
             raise StateError(f"cannot make {self.home} private to this user: {exc.strerror}") from exc
         self.lock_path = self.home / "lock"
         self.lag_bytes = 0  # complete-line bytes known in the logs but not yet ingested
+        self.backfilling = False  # a daemon's first pass over the logs is still running
         self.discovery = Discovery()
         self.mtimes: dict[str, float] = {}  # last seen mtime per log (decides what a quick catch-up stats)
         self.last_sweep = float("-inf")  # monotonic time of the last catch-up that stat-ed every log
@@ -411,6 +412,8 @@ class Store:
         """Say when lines are known in the logs but not yet indexed, so an empty result is
         not mistaken for proof of absence. Uses the lag measured by the last ingest pass
         (stat-ing every log per query would cost more than the query)."""
+        if self.backfilling:
+            return ["the index is still being built from the logs (first backfill); results may be incomplete"]
         behind = self.lag_bytes
         if behind <= 0:
             return []
