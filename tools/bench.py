@@ -3,7 +3,8 @@
     python tools/bench.py --events 100000 [--queries 300] [--json]
 
 Generates (or reuses) a corpus with tools/make_corpus.py, indexes it into a fresh state
-directory, then times the tool functions exactly as MCP calls them (validation, search,
+directory as `moraine index` does (ending with a published snapshot, included in the build
+time), then times the tool functions exactly as MCP calls them (validation, search,
 envelope, text). Reference engines (bm25s, SQLite FTS5) index the same searchable texts
 and answer the same queries, so ratios are comparable even on a noisy machine.
 """
@@ -121,7 +122,7 @@ def run(events: int, n_queries: int, seed: int, keep: Path | None) -> dict[str, 
     config = load_config({"home": str(work / "state")}, env=env)
     started = time.perf_counter()
     store = Store(config)
-    summary = ingest_once(store)
+    summary = ingest_once(store, snapshot=True)  # as `moraine index`: the state ends published
     build_s = time.perf_counter() - started
     report: dict[str, Any] = {
         "events_total": store.stats.events, "searchable_default": 0, "sessions": len(store.catalog.sessions),
