@@ -146,11 +146,12 @@ class Bridge:
                     self.initialized = line
                 if method and request_id is not None:
                     self.pending[_key(request_id)] = method
+                assert self.conn is not None
                 try:
-                    assert self.conn is not None
                     self.conn.sendall(line if line.endswith(b"\n") else line + b"\n")
-                except OSError:
-                    pass  # the reader sees the broken connection and answers what is pending
+                except OSError:  # the daemon is gone: wake the reader, which answers what is pending
+                    with contextlib.suppress(OSError):
+                        self.conn.shutdown(socket.SHUT_RDWR)
 
     def _from_daemon(self) -> None:
         buffer = b""

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 
 import msgpack
 
+from moraine.durable import fsync_path
 from moraine.errors import StateError
 
 MAGIC = b"MORAINEW"
@@ -122,11 +123,7 @@ class Wal:
         return self.path.stat().st_size
 
     def sync(self) -> None:
-        fd = os.open(self.path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        fsync_path(self.path)
 
 
 def _read_frame(fh: BinaryIO, offset: int) -> Frame | None:
@@ -179,11 +176,7 @@ class WalSet:
         """Start a new, empty WAL file; returns its number."""
         seq = self.seqs()[-1] + 1
         Wal(self.path(seq), self.fsync)
-        fd = os.open(self.dir, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        fsync_path(self.dir)
         return seq
 
     def remove_before(self, seq: int) -> int:
