@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from moraine.config import load_config
 from moraine.ingest.pipeline import ingest_once
 from moraine.mcp_server.tools import search_sessions
 from moraine.sources._common import format_ts
@@ -27,19 +26,11 @@ FILES = {f["key"]: f for f in ORACLE["files"]}
 FINISH = {"task_complete", "end_turn", "turn_duration", "followed_by_prompt"}
 
 
-def _fresh_store(root: Path) -> Store:
-    shutil.copytree(SAMPLES / "codex", root / "codex")
-    shutil.copytree(SAMPLES / "claude", root / "claude")
-    env = {"CODEX_HOME": str(root / "codex"), "CLAUDE_CONFIG_DIR": str(root / "claude")}
-    store = Store(load_config({"home": str(root / "state")}, env=env))
-    ingest_once(store)
-    return store
-
-
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, Path]:
+def indexed(tmp_path_factory: pytest.TempPathFactory, make_samples_store: Callable[[Path], Store]
+            ) -> tuple[Store, Path]:
     root = tmp_path_factory.mktemp("samples")
-    return _fresh_store(root), root
+    return make_samples_store(root), root
 
 
 def _path(root: Path, key: str) -> str:
@@ -155,8 +146,9 @@ def test_search_probes(indexed: tuple[Store, Path], probe: dict[str, Any]) -> No
         assert expected <= found, probe["why"]
 
 
-def test_half_written_lines_are_consumed_once_completed(tmp_path: Path) -> None:
-    store = _fresh_store(tmp_path)
+def test_half_written_lines_are_consumed_once_completed(tmp_path: Path,
+                                                      make_samples_store: Callable[[Path], Store]) -> None:
+    store = make_samples_store(tmp_path)
     for key, spec in FILES.items():
         for line in spec["lines"]:
             if line["status"] != "partial":
