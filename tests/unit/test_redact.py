@@ -298,3 +298,36 @@ def test_generic_secrets_in_escaped_json_and_env_names_are_redacted(line: str) -
     for secret in ("Hq7zP2mX9vLk4RtY8wNc3Bd", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9kLmNo", "Zq4Lm8Np2Rt6Vx0Bc3Df7Gh"):
         assert secret not in out
     json.loads(out)
+
+
+def test_anchored_assignment_scan_equals_a_full_regex_pass() -> None:
+    """`password=…`-style secrets are looked for only where a key word is followed by a
+    separator and a long value; on generated text (keys of every spelling and case, JSON
+    escapes, `bearer`, long suffixes, declined low-entropy values, overlaps) the result is
+    exactly what the generic rule substituted over the whole text gives."""
+    import importlib
+
+    module = importlib.import_module("moraine.sources.redact")
+    rng = random.Random(11)
+    keys = ["api_key", "API-KEY", "apikey", "access_token", "auth-token", "Authorization", "bearer", "Bearer",
+            "client_secret", "credential", "passwd", "password", "private_key", "secret", "token", "tok", "key",
+            "authorization" + "_x" * 14, "token_bearer", "db_password_" + "a" * 28, "my_secret"]
+    seps = ["=", ": ", " = ", '\\"', '\\": \\"', '": "', "='", " ", "  ", ":", "= bearer ", "\n"]
+    fill = ["x", "the", "if", "(", ")", "\\n", " ", ",", "def f():", "{", "}", "ok"]
+    hits = 0
+    for _ in range(4000):
+        parts = []
+        for _ in range(rng.randint(1, 8)):
+            kind = rng.random()
+            if kind < 0.4:
+                value = "".join(rng.choice(string.ascii_letters + string.digits + "_./+=-")
+                                for _ in range(rng.choice([5, 19, 20, 24, 40])))
+                parts.append(rng.choice(keys) + rng.choice(seps) + rng.choice([value, "a" * 25, value.lower()]))
+            else:
+                parts.append(rng.choice(fill))
+        text = rng.choice(["", " ", "x"]).join(parts)
+        tokens_done = module._redact_tokens(text)
+        expected = module._GENERIC.sub(module._generic, tokens_done)
+        assert module.redact(text) == expected, repr(text)
+        hits += expected != tokens_done
+    assert hits > 500  # the generator produced plenty of real redactions

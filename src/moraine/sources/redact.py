@@ -65,9 +65,13 @@ _COMPILED = [(name, _KEYWORDS[name], re.compile(pattern)) for name, pattern in _
 _GENERIC_WORDS = ("key", "token", "secret", "passw", "auth", "bearer", "credential")
 # After a key word: the rest of an identifier (`aws_secret_access_key`), a quote that may be
 # JSON-escaped inside a JSON string (`\\"password\\": \\"…\\"`), `:` or `=`, and a long value.
+# A key is a key word's alternative (up to 9 more letters: `auth|orization`) plus up to 30
+# identifier characters, hence the 40.
 _SEPARATOR_AHEAD = re.compile(
-    r"[a-z0-9_-]{0,30}(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?(?:bearer\s+)?[0-9a-z_./+=-]{20}|\s+[0-9a-z_./+=-]{20}"
+    r"[a-z0-9_-]{0,40}(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?(?:bearer\s+)?[0-9a-z_./+=-]{20}|\s+[0-9a-z_./+=-]{20}"
 )
+# A key word sits at most this far into a key (`private_key`), so a match starts there.
+_KEY_LEAD = 8
 _GENERIC = re.compile(
     r"(?i)(?P<key>(?:api[_-]?key|access[_-]?token|auth[_-]?token|authorization|bearer"
     r"|client[_-]?secret|credential|passwd|password|private[_-]?key|secret|token)[a-z0-9_-]{0,30}?)"
@@ -179,6 +183,11 @@ def _at_boundary(text: str, start: int) -> bool:
 
 def redact(text: str) -> str:
     """Replace every credential in `text` by `[REDACTED:<rule>]`."""
+    return _redact_assignments(_redact_tokens(text))
+
+
+def _redact_tokens(text: str) -> str:
+    """Token-shaped credentials (a known prefix and its alphabet)."""
     spans = _spans(text)
     if spans:
         spans.sort(key=lambda s: (s[0], -s[1]))
@@ -191,18 +200,40 @@ def redact(text: str) -> str:
             last = end
         out.append(text[last:])
         text = "".join(out)
-    if _may_hold_assignment(text):
-        text = _GENERIC.sub(_generic, text)
     return text
 
 
-def _may_hold_assignment(text: str) -> bool:
-    """Cheap test for `password=…` / `token: …` shapes before the costly generic regex."""
-    lowered = text.lower()
+def _assignment_starts(lowered: str) -> list[int]:
+    """Where a `password=…` / `token: …` match can start: just before each key word that a
+    separator and a long value follow. Finding the words is a few `str.find`s; the costly
+    generic regex then runs anchored at these few places instead of at every character."""
+    starts: set[int] = set()
     for word in _GENERIC_WORDS:
         pos = lowered.find(word)
         while pos >= 0:
-            if _SEPARATOR_AHEAD.match(lowered, pos + len(word)):
-                return True
-            pos = lowered.find(word, pos + len(word))
-    return False
+            end = pos + len(word)
+            if _SEPARATOR_AHEAD.match(lowered, end):
+                starts.update(range(max(0, pos - _KEY_LEAD), pos + 1))
+            pos = lowered.find(word, end)
+    return sorted(starts)
+
+
+def _redact_assignments(text: str) -> str:
+    lowered = text.lower()
+    starts = _assignment_starts(lowered)
+    if not starts:
+        return text
+    if len(lowered) != len(text) or not text.isascii():
+        # Case folding may move positions (and `(?i)` folds more than `lower()`): scan it all.
+        return _GENERIC.sub(_generic, text)
+    out, last = [], 0
+    for start in starts:
+        if start < last:
+            continue  # inside the previous match, as a left-to-right `sub` would skip it
+        match = _GENERIC.match(text, start)
+        if match:
+            out.append(text[last:start])
+            out.append(_generic(match))
+            last = match.end()
+    out.append(text[last:])
+    return "".join(out)
