@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from moraine.model import Event, IngestIssue
 from moraine.sources import claude_code, codex
 from moraine.sources._common import LineRef
@@ -84,18 +86,27 @@ def normalize_line(
     """Decode, normalize and redact one complete line; a bad line is an issue, not an error."""
     if len(raw) > MAX_LINE_BYTES:
         return [], IngestIssue(ref.file, ref.generation, ref.line, ref.offset, "line_too_large", "")
-    text = raw.decode("utf-8", errors="replace")
-    if not text.strip():
-        return [], None
     try:
-        record = json.loads(text)
-    except ValueError as exc:
-        return [], _issue(ref, f"json_parse_error: {exc}", text)
+        # orjson parses well-formed lines about twice as fast. What it refuses and `json`
+        # reads with repairs (invalid UTF-8, lone surrogate escapes, NaN, 1e400) takes the
+        # standard library's path; the one difference: integers beyond 64 bits become floats.
+        record = orjson.loads(raw)
+        text = None
+    except orjson.JSONDecodeError:
+        text = raw.decode("utf-8", errors="replace")
+        if not text.strip():
+            return [], None
+        try:
+            record = json.loads(text)
+        except ValueError as exc:
+            return [], _issue(ref, f"json_parse_error: {exc}", text)
+        if "\\ud" in text or "\\uD" in text:
+            record = _without_lone_surrogates(record)
     if not isinstance(record, dict):
+        text = text if text is not None else raw.decode("utf-8", errors="replace")
         return [], _issue(ref, f"not_an_object: {type(record).__name__}", text)
-    if "\\ud" in text or "\\uD" in text:
-        record = _without_lone_surrogates(record)
     try:
         return _redact_events(adapter.parse(record, ref, state)), None
     except Exception as exc:  # an adapter bug must not stop ingest: quarantine the line
+        text = text if text is not None else raw.decode("utf-8", errors="replace")
         return [], _issue(ref, f"normalize_error: {type(exc).__name__}: {exc}", text)
