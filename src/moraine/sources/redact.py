@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 _RULES: list[tuple[str, str]] = [
     ("pem-private-key",
@@ -78,6 +79,9 @@ _GENERIC = re.compile(
     r"(?P<sep>(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?(?:bearer\s+)?|(?<=bearer)\s+)"
     r"(?P<value>[0-9A-Za-z_./+=-]{20,})"
 )
+# No rule matches fewer characters: a Slack token (`xoxb-` and 10) has 15, an assignment
+# (`key=` and a 20-character value) more.
+_SHORTEST = 15
 _STOP_WORDS = ("example", "placeholder", "changeme", "dummy", "sample", "redacted", "notasecret", "xxxx")
 
 
@@ -110,9 +114,12 @@ def _generic(match: re.Match[str]) -> str:
 
 
 # Every token-shaped secret is a run of at least 15 `[A-Za-z0-9_-]` characters starting with
-# its marker; one regex pass finds such runs and only their starts are tested. The few rules
-# whose marker holds other characters (a dot, dashes) are found by a plain substring search.
+# its marker; such runs are found and only their starts are tested. The few rules whose
+# marker holds other characters (a dot, dashes) are found by a plain substring search.
 _RUN = re.compile(r"[A-Za-z0-9_-]{15,}")
+_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_RUN_MAP = bytes(0x61 if c in _RUN_BYTES else 0x20 for c in range(256))
+_LONG_RUN = b"a" * 15
 _LITERAL_RULES = frozenset({"pem-private-key", "slack-webhook", "google-oauth-token", "sendgrid-api-key"})
 _BY_PREFIX = sorted(
     ((keyword, name, pattern) for name, keywords, pattern in _COMPILED if name not in _LITERAL_RULES
@@ -124,17 +131,35 @@ _LITERALS = [(keyword, name, pattern) for name, keywords, pattern in _COMPILED i
              for keyword in keywords]
 
 
-def _starts(text: str, run: re.Match[str]) -> list[int]:
+def _runs(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every run of 15 or more `[A-Za-z0-9_-]` characters.
+
+    The regex tries a 15-character match at every position of every shorter word; on ASCII
+    text, mapping run characters to `a` (and the rest to a space) and searching for fifteen
+    `a`s does the same in a few C passes, about five times faster."""
+    if not text.isascii():
+        for match in _RUN.finditer(text):
+            yield match.span()
+        return
+    mapped = text.encode("ascii").translate(_RUN_MAP)
+    start = mapped.find(_LONG_RUN)
+    while start >= 0:
+        end = mapped.find(b" ", start + 15)
+        end = len(mapped) if end < 0 else end
+        yield start, end
+        start = mapped.find(_LONG_RUN, end)
+
+
+def _starts(text: str, start: int, end: int) -> list[int]:
     """Word starts inside a run: its start (or just after a JSON escape like `\\n`) and after
     each dash (`prefix-AKIA…`)."""
-    start = run.start()
     found = [start]
     if start >= 1 and text[start - 1] == "\\" and text[start] in "ntr":
         found.append(start + 1)
-    dash = text.find("-", start, run.end())
+    dash = text.find("-", start, end)
     while dash >= 0:
         found.append(dash + 1)
-        dash = text.find("-", dash + 1, run.end())
+        dash = text.find("-", dash + 1, end)
     return found
 
 
@@ -142,10 +167,9 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     """Where credentials are."""
     spans: list[tuple[int, int, str]] = []
     startswith = text.startswith
-    for run in _RUN.finditer(text):
-        start = run.start()
-        if "-" in run.group() or (start and text[start - 1] == "\\"):
-            positions = _starts(text, run)
+    for start, end in _runs(text):
+        if text.find("-", start, end) >= 0 or (start and text[start - 1] == "\\"):
+            positions = _starts(text, start, end)
         elif startswith(_PREFIXES, start):
             positions = [start]
         else:
@@ -183,6 +207,8 @@ def _at_boundary(text: str, start: int) -> bool:
 
 def redact(text: str) -> str:
     """Replace every credential in `text` by `[REDACTED:<rule>]`."""
+    if len(text) < _SHORTEST:
+        return text  # too short to hold any credential (most metadata values)
     return _redact_assignments(_redact_tokens(text))
 
 
