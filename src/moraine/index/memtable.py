@@ -80,7 +80,7 @@ class MemTable:
         terms = np.concatenate([c.terms for c in self.chunks])
         docs = np.concatenate([c.docs for c in self.chunks])
         tfs = np.concatenate([c.tfs for c in self.chunks])
-        order = np.lexsort((docs, terms))
+        order = np.argsort(terms, kind="stable")  # chunks are in doc order (see _merge_tail)
         self.chunks = [Chunk(terms[order], docs[order], tfs[order])]
 
     def postings_parts(self, term: str) -> list[tuple[np.ndarray, np.ndarray]]:

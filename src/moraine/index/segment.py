@@ -37,25 +37,37 @@ class Segment:
     @classmethod
     def from_memtable(cls, mem: MemTable) -> Segment:
         vocab_terms, term_ids, docs, tfs, doc_ids, doc_lens = mem.arrays()
-        present = np.unique(term_ids)
+        # Postings come sorted by term id: number the distinct ids in one pass.
+        first = np.ones(len(term_ids), dtype=bool)
+        np.not_equal(term_ids[1:], term_ids[:-1], out=first[1:])
+        present = term_ids[first]
+        index = np.cumsum(first) - 1
         strings = np.array([vocab_terms[int(t)].encode("utf-8") for t in present], dtype=object)
-        return cls._build(strings, np.searchsorted(present, term_ids), docs, tfs, doc_ids, doc_lens)
+        return cls._build(strings, index, docs, tfs, doc_ids, doc_lens)
 
     @classmethod
     def _build(cls, strings: np.ndarray, index: np.ndarray, docs: np.ndarray, tfs: np.ndarray,
-               doc_ids: np.ndarray, doc_lens: np.ndarray) -> Segment:
-        """Postings given as (index into `strings`, doc, tf) → CSR sorted by UTF-8 bytes."""
+               doc_ids: np.ndarray, doc_lens: np.ndarray, *, strings_sorted: bool = False) -> Segment:
+        """Postings given as (index into `strings`, doc, tf) → CSR sorted by UTF-8 bytes.
+
+        Each term's postings must arrive with docs increasing (true of a memtable and of
+        segments concatenated in doc order): a stable sort by term alone then finishes the
+        job, much cheaper than sorting by (term, doc)."""
         width = max((len(t) for t in strings), default=1)
         terms = np.array(list(strings), dtype=f"S{max(width, 1)}")
-        rank = np.argsort(terms, kind="stable")
-        position = np.empty_like(rank)
-        position[rank] = np.arange(len(rank))
-        key = position[index] if len(index) else np.zeros(0, np.int64)
-        order = np.lexsort((docs, key))
+        if strings_sorted:
+            key = index
+        else:
+            rank = np.argsort(terms, kind="stable")
+            position = np.empty_like(rank)
+            position[rank] = np.arange(len(rank))
+            terms = terms[rank]
+            key = position[index] if len(index) else np.zeros(0, np.int64)
+        order = np.argsort(key, kind="stable")
         counts = np.bincount(key, minlength=len(terms)) if len(key) else np.zeros(len(terms), np.int64)
         offsets = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return cls(terms[rank], offsets, docs[order].astype(np.uint32), tfs[order].astype(np.uint32),
+        return cls(terms, offsets, docs[order].astype(np.uint32), tfs[order].astype(np.uint32),
                    np.asarray(doc_ids, dtype=np.uint32), np.asarray(doc_lens, dtype=np.uint32))
 
     @classmethod
@@ -78,7 +90,7 @@ class Segment:
             doc_ids, doc_lens = doc_ids[keep_docs], doc_lens[keep_docs]
             used = np.unique(index)
             unique, index = unique[used], np.searchsorted(used, index)
-        return cls._build(unique.astype(object), index, docs, tfs, doc_ids, doc_lens)
+        return cls._build(unique.astype(object), index, docs, tfs, doc_ids, doc_lens, strings_sorted=True)
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         key = term.encode("utf-8")
