@@ -195,3 +195,20 @@ def test_mirror_and_half_written_line_split_across_a_restart(tmp_path: Path) -> 
     assert types.count("user_input") == 1 and types.count("assistant_response") == 1
     assert types.count("tool_call") == 1 and types.count("tool_response") == 1
     assert sessions_and_turns(inc) == sessions_and_turns(once)
+
+
+def test_uid_is_the_base32_of_the_blake2b_digest() -> None:
+    """IDs must never change between versions: make_uid's unrolled base32 equals the
+    standard library's encoding of the same digest."""
+    import base64
+    import hashlib
+    import random
+
+    from moraine.sources._common import make_uid
+
+    rng = random.Random(4)
+    for _ in range(2000):
+        parts = [rng.choice(["codex", "claude-code", "x" * rng.randint(0, 40), "日本"]), rng.randint(0, 10**6),
+                 rng.randint(0, 50)]
+        digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode("utf-8"), digest_size=16).digest()
+        assert make_uid(*parts) == base64.b32encode(digest).decode().rstrip("=").lower()
