@@ -37,12 +37,12 @@ class MemTable:
         """Index a batch; returns each document's length (0: nothing indexed for it)."""
         lengths = np.bincount(doc_index, minlength=len(doc_ids)).astype(np.uint32)
         if len(term_ids):
-            key = (doc_index.astype(np.int64) << 32) | term_ids.astype(np.int64)
+            # One sort of (term, doc in batch) gives each posting's tf and the chunk's order.
+            key = (term_ids.astype(np.int64) << 32) | doc_index.astype(np.int64)
             unique, tfs = np.unique(key, return_counts=True)
-            docs = doc_ids[(unique >> 32).astype(np.int64)].astype(np.uint32)
-            terms = (unique & 0xFFFFFFFF).astype(np.int32)
-            order = np.argsort(terms, kind="stable")  # key order already sorts docs within a term
-            self.chunks.append(Chunk(terms[order], docs[order], tfs[order].astype(np.uint32)))
+            docs = doc_ids[(unique & 0xFFFFFFFF).astype(np.int64)].astype(np.uint32)
+            terms = (unique >> 32).astype(np.int32)
+            self.chunks.append(Chunk(terms, docs, tfs.astype(np.uint32)))
             self._merge_tail()
         indexed = lengths > 0
         self.doc_ids.append(doc_ids[indexed].astype(np.uint32))

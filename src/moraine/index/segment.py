@@ -53,8 +53,11 @@ class Segment:
         Each term's postings must arrive with docs increasing (true of a memtable and of
         segments concatenated in doc order): a stable sort by term alone then finishes the
         job, much cheaper than sorting by (term, doc)."""
-        width = max((len(t) for t in strings), default=1)
-        terms = np.array(list(strings), dtype=f"S{max(width, 1)}")
+        if strings.dtype.kind == "S":
+            terms = strings
+        else:
+            width = max((len(t) for t in strings), default=1)
+            terms = np.array(list(strings), dtype=f"S{max(width, 1)}")
         if strings_sorted:
             key = index
         else:
@@ -74,8 +77,8 @@ class Segment:
     def merge(cls, parts: list[Segment], live: np.ndarray | None = None) -> Segment:
         """Compact several segments into one (doc ranges are disjoint and increasing); with
         `live`, postings of retired documents are dropped on the way."""
-        strings = np.concatenate([p.terms.astype(object) for p in parts]) if parts else np.zeros(0, object)
-        unique, inverse = np.unique(strings.astype("S"), return_inverse=True)
+        strings = np.concatenate([p.terms for p in parts]) if parts else np.zeros(0, "S1")
+        unique, inverse = np.unique(strings, return_inverse=True)
         index_parts, base = [], 0
         for part in parts:
             counts = np.diff(part.offsets)
@@ -90,7 +93,7 @@ class Segment:
             doc_ids, doc_lens = doc_ids[keep_docs], doc_lens[keep_docs]
             used = np.unique(index)
             unique, index = unique[used], np.searchsorted(used, index)
-        return cls._build(unique.astype(object), index, docs, tfs, doc_ids, doc_lens, strings_sorted=True)
+        return cls._build(unique, index, docs, tfs, doc_ids, doc_lens, strings_sorted=True)
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         key = term.encode("utf-8")
