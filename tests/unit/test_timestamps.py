@@ -20,6 +20,7 @@ def test_fast_timestamp_path_equals_the_general_parser() -> None:
 
 def test_malformed_timestamps_are_none_on_both_paths() -> None:
     for value in ("2026-13-01T00:00:00.000Z", "2026-02-30T00:00:00.000Z", "2026-01-01T00:00:00.12aZ",
-                  "2026-01-01T25:00:00.000Z", "2026-01-01T00:00:00.\u0661\u0662\u0663Z", "", None, True):
+                  "2026-01-01T25:00:00.000Z", "2026-01-01T00:00:60.000Z",
+                  "2026-01-01T00:00:00.\u0661\u0662\u0663Z", "", None, True):
         assert parse_ts_ms(value) is None and _parse_ts_ms(value) is None, value
     assert parse_ts_ms("2026-04-29T18:42:31+02:00") == _parse_ts_ms("2026-04-29T18:42:31+02:00")

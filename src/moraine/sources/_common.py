@@ -66,24 +66,26 @@ def new_event(source: str, session_key: str, ref: LineRef, sub: int, type_: str,
     )
 
 
-_SECONDS: dict[str, int] = {}  # `2026-04-29T18:42:31` → epoch seconds (records share seconds)
+_MINUTES: dict[str, int] = {}  # `2026-04-29T18:42` → epoch seconds (records share minutes)
 
 
 def parse_ts_ms(value: Any) -> int | None:
     """RFC 3339 (or naive ISO read as UTC, or unix seconds) → epoch milliseconds."""
-    if (type(value) is str and len(value) == 24 and value[19] == "." and value[23] == "Z"
-            and value.isascii() and value[20:23].isdigit()):
-        # The shape both harnesses write; the general path below gives the same value.
-        head = value[:19]
-        seconds = _SECONDS.get(head)
-        if seconds is None:
-            full = _parse_ts_ms(head + "Z")
-            if full is None:
-                return None
-            if len(_SECONDS) >= 100_000:
-                _SECONDS.clear()
-            seconds = _SECONDS[head] = full // 1000
-        return int((seconds * 1000 + int(value[20:23])) / 1000 * 1000)
+    if (type(value) is str and len(value) == 24 and value[16] == ":" and value[19] == "." and value[23] == "Z"
+            and value.isascii()):
+        # `2026-04-29T18:42:31.125Z`, the shape both harnesses write: the minute is parsed
+        # once, and the result is exactly the general path's (tested).
+        seconds, millis = value[17:19], value[20:23]
+        if seconds.isdigit() and millis.isdigit() and seconds < "60":
+            minute = _MINUTES.get(value[:16])
+            if minute is None:
+                full = _parse_ts_ms(value[:16] + ":00Z")
+                if full is None:
+                    return None
+                if len(_MINUTES) >= 100_000:
+                    _MINUTES.clear()
+                minute = _MINUTES[value[:16]] = full // 1000
+            return int(((minute + int(seconds)) * 1000 + int(millis)) / 1000 * 1000)
     return _parse_ts_ms(value)
 
 
