@@ -429,37 +429,9 @@ class Catalog:
         self.pos.view[docs] = np.arange(len(docs), dtype=np.int32)
         starts = np.flatnonzero(self.starts_turn.view[docs])
         bounds = [0, *starts[1:].tolist()] if len(starts) else [0]
-        types, marks = self.type_code.view[docs], self.terminal.view[docs]
-        comment, times = self.commentary.view[docs], self.ts.view[docs]
-        ends = [*bounds[1:], len(docs)]
-        turns: list[Turn] = []
-        for ordinal, (lo, hi) in enumerate(zip(bounds, ends, strict=True), start=1):
-            is_last = hi == len(docs)
-            turns.append(self._turn(ordinal, lo, hi, is_last, docs, types, marks, comment, times))
-        session.bounds, session.turns = bounds, turns
-
-    @staticmethod
-    def _turn(ordinal: int, lo: int, hi: int, is_last: bool, docs: np.ndarray, types: np.ndarray,
-              marks: np.ndarray, comment: np.ndarray, times: np.ndarray) -> Turn:
-        t, m = types[lo:hi], marks[lo:hi]
-        users = np.flatnonzero(t == USER)
-        answers = np.flatnonzero(t == ASSISTANT)
-        finals = answers[~comment[lo:hi][answers]] if len(answers) else answers
-        finals = finals if len(finals) else answers
-        markers = np.flatnonzero(m)
-        terminal = final = None
-        if len(markers):
-            last = int(markers[-1])
-            final = int(finals[-1]) if len(finals) else None
-            terminal = final if m[last] == TERMINAL_FINISH and final is not None else last
-        elif not is_last and len(finals):
-            terminal = final = int(finals[-1])
-        doc = (lambda p: int(docs[lo + p]) if p is not None else None)  # noqa: E731
-        return Turn(
-            ordinal=ordinal, start=lo, end=hi, completed=terminal is not None,
-            terminal_doc=doc(terminal), user_doc=doc(int(users[0])) if len(users) else None,
-            final_doc=doc(final), started_ms=int(times[lo:hi].min()), updated_ms=int(times[lo:hi].max()),
-        )
+        session.bounds = bounds
+        session.turns = build_turns(docs, np.asarray(bounds, dtype=np.int64), self.type_code.view[docs],
+                                    self.terminal.view[docs], self.commentary.view[docs], self.ts.view[docs])
 
     def neighbours(self, session: Session) -> tuple[str | None, str | None]:
         """Previous and next session of the same project (same cwd), by start time."""
@@ -471,3 +443,57 @@ class Catalog:
         next_sid = ordered[i + 1][1] if i + 1 < len(ordered) else None
         return (f"session:ses_{prev_sid}" if prev_sid else None, f"session:ses_{next_sid}" if next_sid else None)
 
+
+
+def build_turns(docs: np.ndarray, bounds: np.ndarray, types: np.ndarray, marks: np.ndarray,
+                comment: np.ndarray, times: np.ndarray) -> list[Turn]:
+    """Every turn of a session from its ordered columns, in a fixed number of array passes
+    (a search hit's first sight of a session builds them all; per-turn array calls made
+    that cost grow with the turn count).
+
+    Per turn: the first user prompt; the final answer (the last non-commentary assistant
+    response, else the last response); the last terminal marker. A turn is completed when
+    it has a marker (its terminal is the final answer when the marker says finished, else
+    the marker) or, short of one, when a later turn began after a final answer.
+    """
+    n, count = len(docs), len(bounds)
+    ends = np.append(bounds[1:], n)
+    turn_of = np.repeat(np.arange(count), ends - bounds)
+
+    def last(positions: np.ndarray) -> np.ndarray:
+        out = np.full(count, -1, dtype=np.int64)
+        np.maximum.at(out, turn_of[positions], positions)
+        return out
+
+    def first(positions: np.ndarray) -> np.ndarray:
+        out = np.full(count, n, dtype=np.int64)
+        np.minimum.at(out, turn_of[positions], positions)
+        out[out == n] = -1
+        return out
+
+    answers = types == ASSISTANT
+    last_final = last(np.flatnonzero(answers & ~comment))
+    last_answer = last(np.flatnonzero(answers))
+    final = np.where(last_final >= 0, last_final, last_answer)
+    user = first(np.flatnonzero(types == USER))
+    marker = last(np.flatnonzero(marks))
+    started = np.minimum.reduceat(times, bounds).tolist()
+    updated = np.maximum.reduceat(times, bounds).tolist()
+    turns: list[Turn] = []
+    doc_list = docs.tolist()
+    for i, (lo, hi, u, f, mk) in enumerate(zip(bounds.tolist(), ends.tolist(), user.tolist(), final.tolist(),
+                                               marker.tolist(), strict=True)):
+        final_pos = terminal = None
+        if mk >= 0:
+            final_pos = f if f >= 0 else None
+            terminal = final_pos if marks[mk] == TERMINAL_FINISH and final_pos is not None else mk
+        elif hi != n and f >= 0:
+            terminal = final_pos = f
+        turns.append(Turn(
+            ordinal=i + 1, start=lo, end=hi, completed=terminal is not None,
+            terminal_doc=doc_list[terminal] if terminal is not None else None,
+            user_doc=doc_list[u] if u >= 0 else None,
+            final_doc=doc_list[final_pos] if final_pos is not None else None,
+            started_ms=started[i], updated_ms=updated[i],
+        ))
+    return turns

@@ -1,0 +1,55 @@
+"""Turn building: the session-wide array version equals a per-turn reading of the rules."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, TYPE_CODE
+from moraine.store.catalog import Turn, build_turns
+
+USER, ASSISTANT = TYPE_CODE["user_input"], TYPE_CODE["assistant_response"]
+OTHER = [TYPE_CODE[t] for t in ("tool_call", "tool_response", "reasoning", "system", "runtime")]
+
+
+def _oracle(ordinal: int, lo: int, hi: int, is_last: bool, docs: np.ndarray, types: np.ndarray,
+            marks: np.ndarray, comment: np.ndarray, times: np.ndarray) -> Turn:
+    """The rules one turn at a time (the catalog's earlier implementation)."""
+    t, m = types[lo:hi], marks[lo:hi]
+    users = np.flatnonzero(t == USER)
+    answers = np.flatnonzero(t == ASSISTANT)
+    finals = answers[~comment[lo:hi][answers]] if len(answers) else answers
+    finals = finals if len(finals) else answers
+    markers = np.flatnonzero(m)
+    terminal = final = None
+    if len(markers):
+        last = int(markers[-1])
+        final = int(finals[-1]) if len(finals) else None
+        terminal = final if m[last] == TERMINAL_FINISH and final is not None else last
+    elif not is_last and len(finals):
+        terminal = final = int(finals[-1])
+
+    def doc(p: int | None) -> int | None:
+        return int(docs[lo + p]) if p is not None else None
+
+    return Turn(ordinal=ordinal, start=lo, end=hi, completed=terminal is not None, terminal_doc=doc(terminal),
+                user_doc=doc(int(users[0])) if len(users) else None, final_doc=doc(final),
+                started_ms=int(times[lo:hi].min()), updated_ms=int(times[lo:hi].max()))
+
+
+def test_build_turns_equals_the_per_turn_rules() -> None:
+    rng = random.Random(2)
+    for _ in range(3000):
+        n = rng.randint(1, 60)
+        types = np.array([rng.choice([USER, ASSISTANT, ASSISTANT, *OTHER]) for _ in range(n)], dtype=np.uint8)
+        marks = np.array([rng.choice([0] * 8 + [TERMINAL_FINISH, TERMINAL_ABORT]) for _ in range(n)], dtype=np.uint8)
+        comment = np.array([rng.random() < 0.3 for _ in range(n)], dtype=bool)
+        times = np.array([rng.randint(0, 10**6) for _ in range(n)], dtype=np.int64)
+        docs = np.array(sorted(rng.sample(range(10 * n), n)), dtype=np.int64)
+        starts = sorted({0, *(i for i in range(n) if rng.random() < 0.2)})
+        bounds = np.array(starts if rng.random() < 0.5 else [0, *starts[1:]], dtype=np.int64)
+        ends = [*bounds[1:].tolist(), n]
+        expected = [_oracle(i + 1, lo, hi, hi == n, docs, types, marks, comment, times)
+                    for i, (lo, hi) in enumerate(zip(bounds.tolist(), ends, strict=True))]
+        assert build_turns(docs, bounds, types, marks, comment, times) == expected
