@@ -184,6 +184,11 @@ class InvertedIndex:
             self._masks[key] = mask
         return mask
 
+    def clear_term_cache(self) -> None:
+        """Forget every cached term score (benchmarks measure the cold path with it)."""
+        self._terms.clear()
+        self._cached_postings = 0
+
     def _cache_put(self, term: str, entry: _TermScores) -> None:
         old = self._terms.pop(term, None)
         if old is not None:
