@@ -10,15 +10,14 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from moraine.ingest.checkpoint import Checkpoint
 
 CHUNK = 4 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(NamedTuple):  # a tuple: made once per log line, it must be cheap
     raw: bytes
     number: int  # one-based line number in this generation
     offset: int  # byte offset of the line's start

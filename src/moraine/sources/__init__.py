@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -50,10 +51,16 @@ def _without_lone_surrogates(node: Any) -> Any:
     return node
 
 
+# Metadata and argument values repeat from event to event (a cwd, a branch, a model, a
+# path): short ones are redacted once per worker and remembered.
+_redact_short = lru_cache(maxsize=16_384)(redact)
+_SHORT = 256
+
+
 def _redacted(node: Any) -> Any:
     """Every string inside a value (tool arguments, metadata) with credentials redacted."""
     if isinstance(node, str):
-        return redact(node)
+        return _redact_short(node) if len(node) <= _SHORT else redact(node)
     if isinstance(node, list):
         return [_redacted(item) for item in node]
     if isinstance(node, dict):

@@ -10,9 +10,8 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -27,8 +26,7 @@ MORAINE_TOOL_NAMES = frozenset({"search_sessions", "open", "list_sessions", "sea
 WEB_TOOL_NAMES = frozenset({"websearch", "webfetch", "web_search", "web_fetch", "web_search_call"})
 
 
-@dataclass(frozen=True, slots=True)
-class LineRef:
+class LineRef(NamedTuple):  # a tuple: made once per log line, it must be cheap
     """Where a record came from: enough to quarantine it or to derive its identity."""
 
     file: str
