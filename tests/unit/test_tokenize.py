@@ -153,11 +153,12 @@ def test_tokenize_is_deterministic_and_cache_safe() -> None:
     assert "mutated" not in tokenize(text)
 
 
-def test_batch_vocabulary_encoding_agrees_with_tokenize(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The index's vectorized batch tokenizer (when present) yields exactly tokenize()'s tokens,
-    also after its compound cache is reset."""
+@pytest.mark.parametrize("limit", ["COMPOUND_LIMIT", "COMPOUND_BYTES_LIMIT"])
+def test_batch_vocabulary_encoding_agrees_with_tokenize(monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
+    """The index's vectorized batch tokenizer yields exactly tokenize()'s tokens, also after
+    its compound cache is reset (by entry count or by key bytes)."""
     vocab_mod = pytest.importorskip("moraine.index.vocab")
-    monkeypatch.setattr(vocab_mod, "COMPOUND_LIMIT", 50)
+    monkeypatch.setattr(vocab_mod, limit, 50)
     vocab = vocab_mod.Vocabulary()
     rng = random.Random(21)
     pieces = ["fooBar", "x_y_z", "src/a.py", "東京都", "HTTPServer", "a", "the", "v1.2.3", "ab-cd", "検索エンジン",

@@ -23,6 +23,9 @@ from moraine.index.growable import Column
 from moraine.index.tokenize import _COMPOUND, MAX_TEXT_CHARS, MAX_TOKEN_BYTES, _compound_tokens
 
 COMPOUND_LIMIT = 2_000_000
+# Words are cache keys; a long non-ASCII stretch (CJK prose has no ASCII delimiter) is one
+# word, so the cache is bounded by its keys' bytes too.
+COMPOUND_BYTES_LIMIT = 256 * 1024 * 1024
 _SEPARATORS = "./:@+#-"
 _IN_COMPOUND = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_" + _SEPARATORS.encode())
 # Bytes of UTF-8 sequences (>= 0x80) are kept: a word holding non-ASCII text is split by
@@ -58,6 +61,7 @@ class Vocabulary:
 
     def _reset_compounds(self) -> None:
         self.comp_ids: dict[bytes, int] = {}
+        self.comp_bytes = 0
         self.comp_start = Column(np.int64)
         self.comp_len = Column(np.int64)
         self.comp_terms = Column(np.int32)
@@ -85,13 +89,14 @@ class Vocabulary:
                     tid = term_ids[part] = len(known)
                     known.append(part)
                 terms.append(tid)
+        self.comp_bytes += sum(map(len, compounds))
         self.comp_start.extend(np.asarray(starts, dtype=np.int64))
         self.comp_len.extend(np.asarray(lens, dtype=np.int64))
         self.comp_terms.extend(np.asarray(terms, dtype=np.int32))
 
     def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """(document index, term id) for every token occurrence of every text."""
-        if len(self.comp_ids) > COMPOUND_LIMIT:
+        if len(self.comp_ids) > COMPOUND_LIMIT or self.comp_bytes > COMPOUND_BYTES_LIMIT:
             self._reset_compounds()
         found = list(map(compounds, texts))
         counts = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
