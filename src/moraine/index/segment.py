@@ -93,6 +93,8 @@ class Segment:
             doc_ids, doc_lens = doc_ids[keep_docs], doc_lens[keep_docs]
             used = np.unique(index)
             unique, index = unique[used], np.searchsorted(used, index)
+            if len(unique):  # the widest term may have gone with its documents
+                unique = unique.astype(f"S{max(int(np.char.str_len(unique).max()), 1)}")
         return cls._build(unique, index, docs, tfs, doc_ids, doc_lens, strings_sorted=True)
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:

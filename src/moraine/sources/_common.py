@@ -179,7 +179,8 @@ def arguments_text(name: str | None, arguments: Any) -> str:
 
 def maybe_json(text: Any) -> Any:
     """Codex sends tool arguments as a JSON string; decode it when it is one (orjson first,
-    as for log lines; what it refuses gets the standard library's reading)."""
+    as for log lines; what it refuses gets the standard library's reading, and integers
+    beyond 64 bits come back as floats, which msgpack could not have stored anyway)."""
     if isinstance(text, str) and text[:1] in "{[":
         try:
             return orjson.loads(text)
