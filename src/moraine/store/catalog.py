@@ -229,10 +229,11 @@ class Catalog:
                              zip(names, self.line.view[docs].tolist(), self.sub.view[docs].tolist(), strict=True)]
         return session.order
 
-    def append_batch(self, first_doc: int, events: list[Event], rows: list[list[Any]]) -> None:
-        """Record events under consecutive doc ids; columns grow once per batch."""
+    def append_batch(self, first_doc: int, events: list[Event], rows: list[list[Any]],
+                     sessions: list[Session]) -> None:
+        """Record events under consecutive doc ids (`sessions`: each event's, from
+        `session_for`); columns grow once per batch."""
         assert first_doc == len(self.content), "doc ids and catalog rows must stay aligned"
-        sessions = [self.session_for(e) for e in events]
         n = len(events)
         self.uid.extend(np.array([e.uid.encode("ascii") for e in events], dtype="S26"))
         self.type_code.extend(np.array([TYPE_CODE.get(e.type, UNKNOWN) for e in events], dtype=np.uint8))

@@ -305,13 +305,13 @@ class Store:
                 index.delete(known)
         kept = [(e, r) for e, r in zip(events, rows, strict=True) if e is not None]
         events, rows = [e for e, _ in kept], [r for _, r in kept]
-        for event in events:
-            session = catalog.session_for(event)
+        sessions = [catalog.session_for(event) for event in events]
+        for session in sessions:
             ix = catalog.by_key[session.key]
             if ix not in touched:
                 touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
         first = index.reserve_docs(len(events))
-        catalog.append_batch(first, events, rows)
+        catalog.append_batch(first, events, rows, sessions)
         indexable = [(first + i, e.text) for i, e in enumerate(events)
                      if e.type not in UNINDEXED and not e.excluded and e.text]
         index.add_texts(np.array([d for d, _ in indexable], dtype=np.int64), [t for _, t in indexable])
