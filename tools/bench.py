@@ -78,17 +78,22 @@ def make_queries(store: Store, count: int, rng: random.Random) -> list[str]:
     return queries
 
 
-def reference_engines(store: Store, queries: list[str]) -> dict[str, dict[str, float]]:
+def reference_engines(store: Store, queries: list[str]) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """Latencies of the same queries on reference engines, and how long each took to index
+    the same searchable texts (already extracted: no JSON, redaction, WAL or snapshot)."""
     catalog = store.catalog
     default = np.array([TYPE_CODE[t] for t in DEFAULT_SEARCH_TYPES])
     docs = np.flatnonzero(np.isin(catalog.type_code.view, default) & store.index.live.view)
     texts = [catalog.event(int(d)).text for d in docs]
     results: dict[str, dict[str, float]] = {}
+    builds: dict[str, float] = {}
     try:
         import bm25s
 
+        started = time.perf_counter()
         retriever = bm25s.BM25()
         retriever.index(bm25s.tokenize(texts, stopwords=None, show_progress=False), show_progress=False)
+        builds["bm25s"] = time.perf_counter() - started
 
         def bm25s_query(q: str) -> Any:
             tokens = bm25s.tokenize([q], stopwords=None, show_progress=False)
@@ -97,16 +102,49 @@ def reference_engines(store: Store, queries: list[str]) -> dict[str, dict[str, f
         results["bm25s"] = timed(bm25s_query, queries)
     except ImportError:
         pass
+    try:
+        import tantivy
+
+        started = time.perf_counter()
+        builder = tantivy.SchemaBuilder()
+        builder.add_text_field("body", stored=False)
+        index = tantivy.Index(builder.build())
+        writer = index.writer()
+        for text in texts:
+            writer.add_document(tantivy.Document(body=text))
+        writer.commit()
+        index.reload()
+        searcher = index.searcher()
+        builds["tantivy"] = time.perf_counter() - started
+
+        def tantivy_query(q: str) -> Any:
+            words = "".join(c if c.isalnum() else " " for c in q)  # no query-syntax characters
+            return searcher.search(index.parse_query(words, ["body"]), 10).hits if words.strip() else None
+
+        results["tantivy"] = timed(tantivy_query, queries)
+    except ImportError:
+        pass
+    started = time.perf_counter()
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
     db.executemany("INSERT INTO docs(body) VALUES (?)", ((t,) for t in texts))
+    builds["sqlite_fts5"] = time.perf_counter() - started
 
     def fts(q: str) -> Any:
         match = " OR ".join('"' + w.replace('"', "") + '"' for w in q.split())
         return db.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10", (match,)).fetchall()
 
     results["sqlite_fts5"] = timed(fts, queries)
-    return results
+    return results, builds
+
+
+def cpu_ticks() -> list[int]:
+    """Machine-wide CPU time (Linux /proc/stat, 1/100 s): user … steal."""
+    try:
+        with open("/proc/stat") as fh:
+            return [int(v) for v in fh.readline().split()[1:9]]
+    except OSError:
+        return [0] * 8
 
 
 def run(events: int, n_queries: int, seed: int, keep: Path | None) -> dict[str, Any]:
@@ -120,13 +158,17 @@ def run(events: int, n_queries: int, seed: int, keep: Path | None) -> dict[str, 
         print(f"corpus: {events} searchable events in {time.perf_counter() - started:.1f}s", file=sys.stderr)
     env = {"CODEX_HOME": str(corpus / "codex"), "CLAUDE_CONFIG_DIR": str(corpus / "claude")}
     config = load_config({"home": str(work / "state")}, env=env)
+    ticks = cpu_ticks()
     started = time.perf_counter()
     store = Store(config)
     summary = ingest_once(store, snapshot=True)  # as `moraine index`: the state ends published
     build_s = time.perf_counter() - started
+    spent = [after - before for before, after in zip(ticks, cpu_ticks(), strict=True)]
     report: dict[str, Any] = {
         "events_total": store.stats.events, "searchable_default": 0, "sessions": len(store.catalog.sessions),
         "index_build_s": build_s, "index_events_per_s": store.stats.events / build_s,
+        # Core-seconds the hypervisor gave to others (steal) or nobody used (idle) meanwhile.
+        "build_cpu_steal_s": spent[7] / 100, "build_cpu_idle_s": spent[3] / 100,
         "bytes_read": summary.bytes_read, "peak_rss_mb_after_index": rss_mb(),
     }
     catalog = store.catalog
@@ -171,7 +213,7 @@ def run(events: int, n_queries: int, seed: int, keep: Path | None) -> dict[str, 
     report["list_sessions_broad"] = timed(
         lambda w: list_sessions.run(store, {"start_datetime": format_ts(lo), "end_datetime": format_ts(hi + 1),
                                             "limit": 50}), windows[:100], ok)
-    report["reference"] = reference_engines(store, queries)
+    report["reference"], report["reference_index_s"] = reference_engines(store, queries)
     report["peak_rss_mb"] = rss_mb()
     if keep is None:
         shutil.rmtree(work, ignore_errors=True)
@@ -190,7 +232,10 @@ def table(report: dict[str, Any]) -> str:
     rows.append("")
     rows.append(f"events {report['events_total']:,} (default-searchable {report['searchable_default']:,}), "
                 f"sessions {report['sessions']:,}; index build {report['index_build_s']:.1f}s = "
-                f"{report['index_events_per_s']:,.0f} events/s; peak RSS {report['peak_rss_mb']:.0f} MB")
+                f"{report['index_events_per_s']:,.0f} events/s (CPU steal {report['build_cpu_steal_s']:.1f} "
+                f"core-s, idle {report['build_cpu_idle_s']:.1f}); peak RSS {report['peak_rss_mb']:.0f} MB")
+    builds = ", ".join(f"{name} {secs:.1f}s" for name, secs in report["reference_index_s"].items())
+    rows.append(f"reference engines indexing the {report['searchable_default']:,} extracted texts alone: {builds}")
     return "\n".join(rows)
 
 
