@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgpack
+
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.sources import ADAPTERS, Adapter, normalize_line
@@ -61,14 +63,17 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
 # parsing/redaction and indexing then run on two cores instead of one.
 PARALLEL_BYTES = 8 * 1024 * 1024
 
-Part = tuple[str, list[list[Any]], list[list[Any]], list[Any], int]  # path, events, issues, checkpoint, bytes
+# path, events (wire rows), issues, checkpoint, bytes read, each event's row packed with msgpack
+Part = tuple[str, list[list[Any]], list[list[Any]], list[Any], int, list[bytes]]
 
 
 def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
     """Read a file's complete new lines and normalize them (pure of the Store: runs anywhere).
 
     Returns parts of at most `limit` events, each with the checkpoint reached at its end,
-    so every WAL frame carries exactly the checkpoint its events cover.
+    so every WAL frame carries exactly the checkpoint its events cover. Rows also come
+    packed as the catalog stores them: packing here, in a worker, takes that work off the
+    indexing process, which is the one that bounds a bulk pass.
     """
     path, adapter_name, checkpoint_wire, limit = task
     adapter = ADAPTERS[adapter_name]
@@ -91,12 +96,17 @@ def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
             record_head(path, checkpoint)
             middle = copy.deepcopy(checkpoint)
             middle.size = checkpoint.offset
-            parts.append((path, events, issues, middle.to_wire(), checkpoint.offset - start))
+            parts.append((path, events, issues, middle.to_wire(), checkpoint.offset - start, _packed(events)))
             events, issues, start = [], [], checkpoint.offset
     checkpoint.size = max(checkpoint.size, checkpoint.offset)
     record_head(path, checkpoint)
-    parts.append((path, events, issues, checkpoint.to_wire(), checkpoint.offset - start))
+    parts.append((path, events, issues, checkpoint.to_wire(), checkpoint.offset - start, _packed(events)))
     return parts
+
+
+def _packed(rows: list[list[Any]]) -> list[bytes]:
+    packb = msgpack.packb
+    return [packb(row, use_bin_type=True) for row in rows]
 
 
 FULL_SWEEP_S = 2.0  # a quick catch-up re-stats every log at least this often
@@ -202,12 +212,14 @@ class _Pending:
 
     def __init__(self) -> None:
         self.events: list[list[Any]] = []
+        self.packed: list[bytes] = []
         self.issues: list[list[Any]] = []
         self.checkpoints: dict[str, list[Any]] = {}
 
     def add(self, part: Part, limit: int, store: Store, summary: IngestSummary) -> None:
-        path, events, issues, checkpoint, _ = part
+        path, events, issues, checkpoint, _, packed = part
         self.events.extend(events)
+        self.packed.extend(packed)
         self.issues.extend(issues)
         self.checkpoints[path] = checkpoint
         if len(self.events) >= limit:
@@ -216,10 +228,10 @@ class _Pending:
     def flush(self, store: Store, summary: IngestSummary) -> None:
         if not (self.events or self.issues or self.checkpoints):
             return
-        store.commit(self.events, self.issues, self.checkpoints)
+        store.commit(self.events, self.issues, self.checkpoints, packed=self.packed)
         summary.events += len(self.events)
         summary.issues += len(self.issues)
-        self.events, self.issues, self.checkpoints = [], [], {}
+        self.events, self.packed, self.issues, self.checkpoints = [], [], [], {}
         store.maybe_publish()
 
 

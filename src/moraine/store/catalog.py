@@ -229,10 +229,11 @@ class Catalog:
                              zip(names, self.line.view[docs].tolist(), self.sub.view[docs].tolist(), strict=True)]
         return session.order
 
-    def append_batch(self, first_doc: int, events: list[Event], rows: list[list[Any]],
+    def append_batch(self, first_doc: int, events: list[Event], packed: list[bytes],
                      sessions: list[Session]) -> None:
-        """Record events under consecutive doc ids (`sessions`: each event's, from
-        `session_for`); columns grow once per batch."""
+        """Record events under consecutive doc ids (`packed`: each event's wire row packed
+        with msgpack; `sessions`: each event's, from `session_for`); columns grow once per
+        batch."""
         assert first_doc == len(self.content), "doc ids and catalog rows must stay aligned"
         n = len(events)
         self.uid.extend(np.array([e.uid.encode("ascii") for e in events], dtype="S26"))
@@ -249,8 +250,7 @@ class Catalog:
         self.file_ix.extend(np.array([self._intern(self.file_names, 2, e.file) for e in events], np.int32))
         self.line.extend(np.array([e.line for e in events], np.int32))
         self.sub.extend(np.array([e.sub for e in events], np.int32))
-        packb = msgpack.packb
-        self.content.extend([packb(row, use_bin_type=True) for row in rows])
+        self.content.extend(packed)
         for offset, (event, session) in enumerate(zip(events, sessions, strict=True)):
             doc_id = first_doc + offset
             self.by_uid.add(event.uid, doc_id)

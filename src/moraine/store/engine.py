@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgpack
 import numpy as np
 
 from moraine.config import Config
@@ -192,16 +193,17 @@ class Store:
             self.stats.torn_bytes += wal.cut_tail(end)
 
     def commit(self, events: list[list[Any]], issues: list[list[Any]], checkpoints: dict[str, list[Any]],
-               extra: dict[str, Any] | None = None) -> None:
+               extra: dict[str, Any] | None = None, packed: list[bytes] | None = None) -> None:
         """Append one frame (events + issues + the checkpoints they reach), then apply it.
 
-        Rows are in wire form, as the parse workers produce them. Call inside `writer()`.
+        Rows are in wire form, as the parse workers produce them (`packed`: the same rows
+        packed with msgpack, when the worker did it). Call inside `writer()`.
         """
         payload = {"events": events, "issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000)}
         payload.update(extra or {})
         end = self.wal_set.open(self.position[0]).append(payload)
         with self.lock:
-            self._apply(payload)
+            self._apply(payload, packed)
             self.position = (self.position[0], end)
 
     def _replay(self, wal: Wal, start: int) -> int:
@@ -278,7 +280,7 @@ class Store:
                 "sessions": len(self.catalog.by_updated), "segments": len(self.index.segments),
                 "files": len(self.checkpoints)}
 
-    def _apply(self, payload: dict[str, Any]) -> None:
+    def _apply(self, payload: dict[str, Any], packed: list[bytes] | None = None) -> None:
         touched: dict[int, tuple[int, int, str | None]] = {}
         catalog, index = self.catalog, self.index
         if payload.get("rewind"):  # `doctor --repair` lost frames: read every log again (uids dedupe)
@@ -303,15 +305,19 @@ class Store:
             if known is not None:  # re-read (a rewind, a crash's lost frame): the new record replaces it
                 catalog.replaced(uid)
                 index.delete(known)
-        kept = [(e, r) for e, r in zip(events, rows, strict=True) if e is not None]
-        events, rows = [e for e, _ in kept], [r for _, r in kept]
+        if packed is None:
+            packb = msgpack.packb
+            packed = [packb(row, use_bin_type=True) for row in rows]
+        if len(seen) < len(events):
+            kept = [i for i, e in enumerate(events) if e is not None]
+            events, rows, packed = [events[i] for i in kept], [rows[i] for i in kept], [packed[i] for i in kept]
         sessions = [catalog.session_for(event) for event in events]
         for session in sessions:
             ix = catalog.by_key[session.key]
             if ix not in touched:
                 touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
         first = index.reserve_docs(len(events))
-        catalog.append_batch(first, events, rows, sessions)
+        catalog.append_batch(first, events, packed, sessions)
         indexable = [(first + i, e.text) for i, e in enumerate(events)
                      if e.type not in UNINDEXED and not e.excluded and e.text]
         index.add_texts(np.array([d for d, _ in indexable], dtype=np.int64), [t for _, t in indexable])
