@@ -34,7 +34,6 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -46,16 +45,8 @@ from typing import Any, TextIO
 
 import anyio
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-
-_TESTS = Path(__file__).resolve().parents[1]
-for _folder in (_TESTS / "unit", _TESTS / "contract"):  # the log generator and the contract checks
-    if str(_folder) not in sys.path:
-        sys.path.insert(0, str(_folder))
-
-from _agentlogs import LogFile, LogWriter, _iso, populate  # noqa: E402
-from contract_harness import (  # noqa: E402
+from _agentlogs import LogFile, LogWriter, _iso, populate
+from contract_harness import (
     CANONICAL_TYPES,
     MORAINE,
     UNKNOWN_EVENT,
@@ -65,11 +56,13 @@ from contract_harness import (  # noqa: E402
     check_success_envelope,
     check_wrapper,
 )
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from moraine.mcp_server.schemas import SUCCESS, ErrorEnvelope  # noqa: E402
-from moraine.model import MODES  # noqa: E402
+from moraine.mcp_server.schemas import SUCCESS, ErrorEnvelope
+from moraine.model import MODES
 
-SAMPLES = _TESTS.parent / "data_samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"
 SEED = 20_260_512
 CLIENTS = 32
 CALLS_PER_CLIENT = 200

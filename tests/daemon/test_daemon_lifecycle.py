@@ -45,6 +45,7 @@ import anyio.from_thread
 import numpy as np
 import pytest
 from _agentlogs import LogFile, LogWriter, populate
+from cli_harness import Result
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
@@ -66,21 +67,6 @@ BASE_MS = 1_773_309_600_000  # 2026-03-12T10:00:00Z: timestamps of the lines the
 # --------------------------------------------------------------------------------------------
 # Workspace, processes and MCP sessions
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Result:
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def json(self) -> Any:
-        return json.loads(self.stdout)
-
-    def __repr__(self) -> str:
-        return (f"Result({self.args}, rc={self.returncode}\n--- stdout ---\n{self.stdout[-3000:]}"
-                f"\n--- stderr ---\n{self.stderr[-3000:]})")
 
 
 class McpSession:
