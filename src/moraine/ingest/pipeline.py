@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgpack
-
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.sources import ADAPTERS, Adapter, normalize_line
 from moraine.sources._common import LineRef
+from moraine.store.contents import pack_rows
 from moraine.store.engine import Store
 
 Progress = Callable[[int, int], None]
@@ -96,17 +95,12 @@ def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
             record_head(path, checkpoint)
             middle = copy.deepcopy(checkpoint)
             middle.size = checkpoint.offset
-            parts.append((path, events, issues, middle.to_wire(), checkpoint.offset - start, _packed(events)))
+            parts.append((path, events, issues, middle.to_wire(), checkpoint.offset - start, pack_rows(events)))
             events, issues, start = [], [], checkpoint.offset
     checkpoint.size = max(checkpoint.size, checkpoint.offset)
     record_head(path, checkpoint)
-    parts.append((path, events, issues, checkpoint.to_wire(), checkpoint.offset - start, _packed(events)))
+    parts.append((path, events, issues, checkpoint.to_wire(), checkpoint.offset - start, pack_rows(events)))
     return parts
-
-
-def _packed(rows: list[list[Any]]) -> list[bytes]:
-    packb = msgpack.packb
-    return [packb(row, use_bin_type=True) for row in rows]
 
 
 FULL_SWEEP_S = 2.0  # a quick catch-up re-stats every log at least this often

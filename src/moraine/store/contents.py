@@ -12,10 +12,18 @@ import bisect
 import mmap
 import secrets
 from pathlib import Path
+from typing import Any
 
+import msgpack
 import numpy as np
 
 from moraine.durable import fsync_path, write_file
+
+
+def pack_rows(rows: list[list[Any]]) -> list[bytes]:
+    """Wire rows as a chunk stores them (a parse worker packs them, or the store on replay)."""
+    packb = msgpack.packb
+    return [packb(row, use_bin_type=True) for row in rows]
 
 
 class Contents:

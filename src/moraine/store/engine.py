@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
 import numpy as np
 
 from moraine.config import Config
@@ -33,6 +32,7 @@ from moraine.ingest.watcher import Discovery
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
 from moraine.sources import ADAPTERS
 from moraine.store.catalog import Catalog, Session
+from moraine.store.contents import pack_rows
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
 from moraine.store.wal import HEADER, Position, Wal, WalSet
 
@@ -306,8 +306,7 @@ class Store:
                 catalog.replaced(uid)
                 index.delete(known)
         if packed is None:
-            packb = msgpack.packb
-            packed = [packb(row, use_bin_type=True) for row in rows]
+            packed = pack_rows(rows)
         if len(seen) < len(events):
             kept = [i for i, e in enumerate(events) if e is not None]
             events, rows, packed = [events[i] for i in kept], [rows[i] for i in kept], [packed[i] for i in kept]
