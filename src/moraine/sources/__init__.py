@@ -81,9 +81,10 @@ def _redact_events(events: list[Event]) -> list[Event]:
     return events
 
 
-def _issue(ref: LineRef, reason: str, text: str) -> IngestIssue:
+def _issue(ref: LineRef, reason: str, line: str | bytes) -> IngestIssue:
     """A quarantined line keeps a redacted fragment (redacted whole, then cut, so a credential
     is never split at the cut)."""
+    text = line if isinstance(line, str) else line.decode("utf-8", errors="replace")
     return IngestIssue(ref.file, ref.generation, ref.line, ref.offset, redact(reason), redact(text)[:FRAGMENT_CHARS])
 
 
@@ -98,22 +99,20 @@ def normalize_line(
         # reads with repairs (invalid UTF-8, lone surrogate escapes, NaN, 1e400) takes the
         # standard library's path; the one difference: integers beyond 64 bits become floats.
         record = orjson.loads(raw)
-        text = None
+        line: str | bytes = raw  # decoded only if it is quarantined
     except orjson.JSONDecodeError:
-        text = raw.decode("utf-8", errors="replace")
-        if not text.strip():
+        line = raw.decode("utf-8", errors="replace")
+        if not line.strip():
             return [], None
         try:
-            record = json.loads(text)
+            record = json.loads(line)
         except ValueError as exc:
-            return [], _issue(ref, f"json_parse_error: {exc}", text)
-        if "\\ud" in text or "\\uD" in text:
+            return [], _issue(ref, f"json_parse_error: {exc}", line)
+        if "\\ud" in line or "\\uD" in line:
             record = _without_lone_surrogates(record)
     if not isinstance(record, dict):
-        text = text if text is not None else raw.decode("utf-8", errors="replace")
-        return [], _issue(ref, f"not_an_object: {type(record).__name__}", text)
+        return [], _issue(ref, f"not_an_object: {type(record).__name__}", line)
     try:
         return _redact_events(adapter.parse(record, ref, state)), None
     except Exception as exc:  # an adapter bug must not stop ingest: quarantine the line
-        text = text if text is not None else raw.decode("utf-8", errors="replace")
-        return [], _issue(ref, f"normalize_error: {type(exc).__name__}: {exc}", text)
+        return [], _issue(ref, f"normalize_error: {type(exc).__name__}: {exc}", line)
