@@ -42,23 +42,20 @@ class Segment:
         np.not_equal(term_ids[1:], term_ids[:-1], out=first[1:])
         present = term_ids[first]
         index = np.cumsum(first) - 1
-        strings = np.array([vocab_terms[int(t)].encode("utf-8") for t in present], dtype=object)
+        encoded = [vocab_terms[int(t)].encode("utf-8") for t in present]
+        strings = np.array(encoded) if encoded else np.zeros(0, "S1")  # fixed width: the longest term
         return cls._build(strings, index, docs, tfs, doc_ids, doc_lens)
 
     @classmethod
-    def _build(cls, strings: np.ndarray, index: np.ndarray, docs: np.ndarray, tfs: np.ndarray,
-               doc_ids: np.ndarray, doc_lens: np.ndarray, *, strings_sorted: bool = False) -> Segment:
-        """Postings given as (index into `strings`, doc, tf) → CSR sorted by UTF-8 bytes.
+    def _build(cls, terms: np.ndarray, index: np.ndarray, docs: np.ndarray, tfs: np.ndarray,
+               doc_ids: np.ndarray, doc_lens: np.ndarray, *, terms_sorted: bool = False) -> Segment:
+        """Postings given as (index into `terms`, UTF-8 as fixed-width bytes; doc; tf) → CSR
+        sorted by term.
 
         Each term's postings must arrive with docs increasing (true of a memtable and of
         segments concatenated in doc order): a stable sort by term alone then finishes the
         job, much cheaper than sorting by (term, doc)."""
-        if strings.dtype.kind == "S":
-            terms = strings
-        else:
-            width = max((len(t) for t in strings), default=1)
-            terms = np.array(list(strings), dtype=f"S{max(width, 1)}")
-        if strings_sorted:
+        if terms_sorted:
             key = index
         else:
             rank = np.argsort(terms, kind="stable")
@@ -95,7 +92,7 @@ class Segment:
             unique, index = unique[used], np.searchsorted(used, index)
             if len(unique):  # the widest term may have gone with its documents
                 unique = unique.astype(f"S{max(int(np.char.str_len(unique).max()), 1)}")
-        return cls._build(unique, index, docs, tfs, doc_ids, doc_lens, strings_sorted=True)
+        return cls._build(unique, index, docs, tfs, doc_ids, doc_lens, terms_sorted=True)
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         key = term.encode("utf-8")
