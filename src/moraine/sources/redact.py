@@ -12,6 +12,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from itertools import repeat
 
 _RULES: list[tuple[str, str]] = [
     ("pem-private-key",
@@ -211,19 +212,25 @@ def redact(text: str) -> str:
 
 def _redact_tokens(text: str) -> str:
     """Token-shaped credentials (a known prefix and its alphabet)."""
-    spans = _spans(text)
-    if spans:
-        spans.sort(key=lambda s: (s[0], -s[1]))
-        out, last = [], 0
-        for start, end, name in spans:
-            if start < last:
-                continue  # overlapped by an earlier, longer match
-            out.append(text[last:start])
-            out.append(f"[REDACTED:{name}]")
-            last = end
-        out.append(text[last:])
-        text = "".join(out)
-    return text
+    spans = sorted(_spans(text), key=lambda s: (s[0], -s[1]))
+    return _splice(text, [(start, end, f"[REDACTED:{name}]") for start, end, name in spans])
+
+
+def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """`text` with each (start, end) span replaced, edits in order of start; one that starts
+    inside an earlier one is dropped (the earlier, longer match wins, as a left-to-right
+    regex `sub` would have it)."""
+    if not edits:
+        return text
+    out, last = [], 0
+    for start, end, replacement in edits:
+        if start < last:
+            continue
+        out.append(text[last:start])
+        out.append(replacement)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _assignment_starts(lowered: str) -> list[int]:
@@ -249,14 +256,5 @@ def _redact_assignments(text: str) -> str:
     if len(lowered) != len(text) or not text.isascii():
         # Case folding may move positions (and `(?i)` folds more than `lower()`): scan it all.
         return _GENERIC.sub(_generic, text)
-    out, last = [], 0
-    for start in starts:
-        if start < last:
-            continue  # inside the previous match, as a left-to-right `sub` would skip it
-        match = _GENERIC.match(text, start)
-        if match:
-            out.append(text[last:start])
-            out.append(_generic(match))
-            last = match.end()
-    out.append(text[last:])
-    return "".join(out)
+    matches = [m for m in map(_GENERIC.match, repeat(text), starts) if m]
+    return _splice(text, [(m.start(), m.end(), _generic(m)) for m in matches])
