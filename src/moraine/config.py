@@ -41,6 +41,7 @@ class IngestConfig(_Strict):
     batch_events: int = Field(5000, ge=1, le=1_000_000)
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1, le=64,
                          description="processes that parse and redact logs during a bulk pass")
+    follow_symlinks: bool = Field(False, description="follow symlinks whose target is outside the source root")
 
 
 class StoreConfig(_Strict):

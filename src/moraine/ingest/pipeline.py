@@ -7,6 +7,7 @@ the daemon's watcher. Each batch is one WAL frame carrying its files' checkpoint
 from __future__ import annotations
 
 import copy
+import errno
 import gc
 import multiprocessing
 import os
@@ -20,10 +21,12 @@ from typing import Any
 
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
-from moraine.sources import ADAPTERS, Adapter, normalize_line
+from moraine.model import Event
+from moraine.sources import ADAPTERS, MAX_LINE_BYTES, Adapter, display_path, normalize_line, path_key
 from moraine.sources._common import LineRef
 from moraine.store.contents import pack_rows
 from moraine.store.engine import Store
+from moraine.store.validate import event_row_problem
 
 Progress = Callable[[int, int], None]
 
@@ -46,6 +49,7 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
     """Every log file under the enabled source roots, minus the exclude globs."""
     found: list[tuple[str, Adapter]] = []
     missing: list[str] = []
+    ingest = store.config.ingest
     for source in store.config.sources:
         if not source.enabled:
             continue
@@ -54,19 +58,37 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
             missing.append(str(root))
             continue
         adapter = ADAPTERS[source.harness]
-        found.extend((path, adapter) for path in store.discovery.files(str(root), store.config.ingest.exclude))
+        paths = store.discovery.files(str(root), ingest.exclude, ingest.follow_symlinks)
+        found.extend((path, adapter) for path in paths)
     return found, missing
+
+
+def _file_problems(store: Store, files: list[tuple[str, Adapter]]) -> tuple[list[tuple[str, str, Adapter]],
+                                                                            dict[str, str]]:
+    """Each file with the key it goes by in the state, and every file that cannot be read
+    (by its display name) with the reason; a name that is not valid UTF-8 is one of those."""
+    keyed: list[tuple[str, str, Adapter]] = []
+    problems = {display_path(path): reason for path, reason in store.discovery.problems.items()}
+    for path, adapter in files:
+        key = path_key(path)
+        if key is None:
+            problems[display_path(path)] = "file name is not valid UTF-8: not read (rename the file to index it)"
+        else:
+            keyed.append((path, key, adapter))
+    return keyed, problems
 
 
 # A pass bigger than this is normalized in a worker process while this one indexes:
 # parsing/redaction and indexing then run on two cores instead of one.
 PARALLEL_BYTES = 8 * 1024 * 1024
 
-# path, events (wire rows), issues, checkpoint, bytes read, each event's row packed with msgpack
-Part = tuple[str, list[list[Any]], list[list[Any]], list[Any], int, list[bytes]]
+# key, events (wire rows), issues, checkpoint (None: keep the old one), bytes read, each
+# event's row packed with msgpack, why the file could not be read to its end (None: it was)
+Part = tuple[str, list[list[Any]], list[list[Any]], list[Any] | None, int, list[bytes], str | None]
+Task = tuple[str, str, str, list[Any], int]  # path, key, adapter, checkpoint, events per part
 
 
-def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
+def normalize_file(task: Task) -> list[Part]:
     """Read a file's complete new lines and normalize them (pure of the Store: runs anywhere).
 
     Returns parts of at most `limit` events, each with the checkpoint reached at its end,
@@ -74,7 +96,7 @@ def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
     packed as the catalog stores them: packing here, in a worker, takes that work off the
     indexing process, which is the one that bounds a bulk pass.
     """
-    path, adapter_name, checkpoint_wire, limit = task
+    path, key, adapter_name, checkpoint_wire, limit = task
     adapter = ADAPTERS[adapter_name]
     checkpoint = Checkpoint.from_wire(checkpoint_wire)
     state = checkpoint.adapter_state()
@@ -82,25 +104,67 @@ def normalize_file(task: tuple[str, str, list[Any], int]) -> list[Part]:
     events: list[list[Any]] = []
     issues: list[list[Any]] = []
     start = checkpoint.offset
-    for line in complete_lines(path, checkpoint.offset, checkpoint.line):
-        ref = LineRef(path, checkpoint.generation, line.number, line.offset)
-        new, issue = normalize_line(adapter, line.raw, ref, state)
-        events.extend(e.to_wire() for e in new)
-        if issue:
-            issues.append(issue.to_wire())
-        checkpoint.offset, checkpoint.line = line.end, line.number
-        if len(events) >= limit:
-            # Mid-file, the size seen means nothing yet: record size = offset, so if a later
-            # frame is lost in a crash the next pass reads the rest again.
-            record_head(path, checkpoint)
-            middle = copy.deepcopy(checkpoint)
-            middle.size = checkpoint.offset
-            parts.append((path, events, issues, middle.to_wire(), checkpoint.offset - start, pack_rows(events)))
-            events, issues, start = [], [], checkpoint.offset
+    try:
+        for line in complete_lines(path, checkpoint.offset, checkpoint.line, max_line=MAX_LINE_BYTES):
+            ref = LineRef(key, checkpoint.generation, line.number, line.offset)
+            new, issue = normalize_line(adapter, line.raw, ref, state, size=line.end - line.offset - 1)
+            events.extend(_storable(new, issues, ref))
+            if issue:
+                issues.append(issue.to_wire())
+            checkpoint.offset, checkpoint.line = line.end, line.number
+            if len(events) >= limit:
+                parts.append(_part(path, key, events, issues, checkpoint, start, middle=True))
+                events, issues, start = [], [], checkpoint.offset
+    except OSError as exc:  # unreadable, vanished, an I/O error: what was read counts, the rest waits
+        problem = f"cannot read: {exc.strerror or exc}"
+        if checkpoint.offset == start and not events and not issues:
+            return [*parts, (key, [], [], None, 0, [], problem)]
+        return [*parts, (*_part(path, key, events, issues, checkpoint, start, middle=True)[:6], problem)]
     checkpoint.size = max(checkpoint.size, checkpoint.offset)
-    record_head(path, checkpoint)
-    parts.append((path, events, issues, checkpoint.to_wire(), checkpoint.offset - start, pack_rows(events)))
+    parts.append(_part(path, key, events, issues, checkpoint, start, middle=False))
     return parts
+
+
+def _storable(events: list[Event], issues: list[list[Any]], ref: LineRef) -> list[list[Any]]:
+    """Wire rows of the events the store can apply; the last net under the adapters (their
+    output is cleaned already, so this drops nothing unless a cleaning rule is missing)."""
+    kept = []
+    for event in events:
+        row = event.to_wire()
+        problem = event_row_problem(row)
+        if problem is None:
+            kept.append(row)
+        else:
+            issues.append([ref.file, ref.generation, ref.line, ref.offset, f"rejected_event: {problem}", ""])
+    return kept
+
+
+def _part(path: str, key: str, events: list[list[Any]], issues: list[list[Any]], checkpoint: Checkpoint,
+          start: int, *, middle: bool) -> Part:
+    """A part with the checkpoint reached at its end. Mid-file, the size seen means nothing
+    yet: size = offset, so if a later frame is lost in a crash the next pass reads on."""
+    record_head(path, checkpoint)
+    reached = checkpoint
+    if middle:
+        reached = copy.deepcopy(checkpoint)
+        reached.size = checkpoint.offset
+    packed, issues = _packed(events, issues)
+    return (key, events, issues, reached.to_wire(), checkpoint.offset - start, packed, None)
+
+
+def _packed(events: list[list[Any]], issues: list[list[Any]]) -> tuple[list[bytes], list[list[Any]]]:
+    try:
+        return pack_rows(events), issues
+    except (OverflowError, ValueError, TypeError):  # a row msgpack refuses: find it, quarantine it
+        keep, packed = [], []
+        for row in events:
+            try:
+                packed.extend(pack_rows([row]))
+                keep.append(row)
+            except (OverflowError, ValueError, TypeError) as exc:
+                issues.append([row[15], 0, row[16], row[17], f"rejected_event: cannot be stored: {exc}", ""])
+        events[:] = keep
+        return packed, issues
 
 
 FULL_SWEEP_S = 2.0  # a quick catch-up re-stats every log at least this often
@@ -129,28 +193,33 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     started = time.monotonic()
     summary = IngestSummary()
     with store.writer():
-        files, summary.roots_missing = discover(store)
-        summary.files_seen = len(files)
+        found, summary.roots_missing = discover(store)
+        summary.files_seen = len(found)
+        files, problems = _file_problems(store, found)
         if only is not None:  # the daemon's watcher names the files that changed
             files = [f for f in files if f[0] in only]
         if live_only:
             horizon = time.time() - RECENT_S
-            files = [f for f in files if f[0] not in store.checkpoints or store.mtimes.get(f[0], 0.0) >= horizon]
-        work = _changed(store, files)
-        total = sum(size - cp.offset for _, _, cp, size in work)
+            files = [f for f in files if f[1] not in store.checkpoints or store.mtimes.get(f[1], 0.0) >= horizon]
+        work = _changed(store, files, problems)
+        total = sum(size - cp.offset for _, _, _, cp, size in work)
         limit = store.config.ingest.batch_events
-        tasks = [(path, adapter.name, cp.to_wire(), limit) for path, adapter, cp, _ in work]
+        tasks = [(path, key, adapter.name, cp.to_wire(), limit) for path, key, adapter, cp, _ in work]
         summary.files_read = len(tasks)
         use_pool = parallel if parallel is not None else (total >= PARALLEL_BYTES and (os.cpu_count() or 1) > 1)
         pending = _Pending()
         done = 0
         for parts in _normalized(tasks, use_pool, store.config.ingest.workers):
             for part in parts:
+                if part[6] is not None:
+                    problems[part[0]] = part[6]
                 pending.add(part, limit, store, summary)
                 done += part[4]
                 summary.bytes_read += part[4]
                 if progress:
                     progress(done, total)
+        pending.file_issues = _file_issue_changes(store, problems, {key for _, key, _ in files},
+                                                  {key for _, key, _, _, _ in work})
         pending.flush(store, summary)
         store.lag_bytes = 0  # every complete line seen in this pass is now indexed
         if snapshot and (store.frames_since_snapshot or store.manifest is None):
@@ -164,8 +233,19 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     return summary
 
 
-def _normalized(tasks: list[tuple[str, str, list[Any], int]], use_pool: bool, workers: int
-                ) -> Iterator[list[Part]]:
+def _file_issue_changes(store: Store, problems: dict[str, str], listed: set[str], read: set[str]
+                        ) -> dict[str, str | None]:
+    """What changed in the per-file issues: this pass's problems, minus the old ones it saw
+    resolved (a file read to its end, a link or name no longer reported). An issue of a file
+    this pass did not look at (a watcher pass names only some files) stays as it was."""
+    changes: dict[str, str | None] = {k: v for k, v in problems.items() if store.file_issues.get(k) != v}
+    for key in store.file_issues:
+        if key not in problems and (key in read or key not in listed):
+            changes[key] = None
+    return changes
+
+
+def _normalized(tasks: list[Task], use_pool: bool, workers: int) -> Iterator[list[Part]]:
     """Normalized parts in task order; with a pool, the worker runs ahead of the indexer."""
     if not use_pool:
         yield from map(normalize_file, tasks)
@@ -175,29 +255,32 @@ def _normalized(tasks: list[tuple[str, str, list[Any], int]], use_pool: bool, wo
         yield from pool.map(normalize_file, tasks, chunksize=4)
 
 
-def _changed(store: Store, files: Iterable[tuple[str, Adapter]]) -> list[tuple[str, Adapter, Checkpoint, int]]:
+def _changed(store: Store, files: Iterable[tuple[str, str, Adapter]], problems: dict[str, str]
+             ) -> list[tuple[str, str, Adapter, Checkpoint, int]]:
     """Files with new bytes, each with the checkpoint to resume from (a new generation when
-    the file was replaced or truncated)."""
+    the file was replaced or truncated). Checkpoints are keyed by the file's key."""
     work = []
-    for path, adapter in files:
+    for path, key, adapter in files:
         try:
             stat = os.stat(path)
-        except OSError:
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:  # vanished between listing and stat: nothing to say
+                problems[key] = f"cannot read: {exc.strerror}"
             continue
-        store.mtimes[path] = stat.st_mtime
-        checkpoint = store.checkpoints.get(path)
+        store.mtimes[key] = stat.st_mtime
+        checkpoint = store.checkpoints.get(key)
         if checkpoint is None:
-            checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, adapter.initial_state(path))
+            checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, adapter.initial_state(key))
         elif needs_reset(checkpoint, stat, path if stat.st_size != checkpoint.size else None):
             checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, checkpoint.generation + 1, 0, 0,
-                                    adapter.initial_state(path))
+                                    adapter.initial_state(key))
         elif stat.st_size == checkpoint.size:
             continue  # no new bytes (a half-written last line waits without a re-read)
         else:
             checkpoint = copy.deepcopy(checkpoint)
         checkpoint.inode = stat.st_ino
         checkpoint.size = stat.st_size
-        work.append((path, adapter, checkpoint, stat.st_size))
+        work.append((path, key, adapter, checkpoint, stat.st_size))
     return work
 
 
@@ -209,20 +292,24 @@ class _Pending:
         self.packed: list[bytes] = []
         self.issues: list[list[Any]] = []
         self.checkpoints: dict[str, list[Any]] = {}
+        self.file_issues: dict[str, str | None] = {}  # the last frame of a pass carries their changes
 
     def add(self, part: Part, limit: int, store: Store, summary: IngestSummary) -> None:
-        path, events, issues, checkpoint, _, packed = part
+        key, events, issues, checkpoint, _, packed, _ = part
         self.events.extend(events)
         self.packed.extend(packed)
         self.issues.extend(issues)
-        self.checkpoints[path] = checkpoint
+        if checkpoint is not None:
+            self.checkpoints[key] = checkpoint
         if len(self.events) >= limit:
             self.flush(store, summary)
 
     def flush(self, store: Store, summary: IngestSummary) -> None:
-        if not (self.events or self.issues or self.checkpoints):
+        if not (self.events or self.issues or self.checkpoints or self.file_issues):
             return
-        store.commit(self.events, self.issues, self.checkpoints, packed=self.packed)
+        extra = {"file_issues": self.file_issues} if self.file_issues else None
+        store.commit(self.events, self.issues, self.checkpoints, extra, packed=self.packed)
+        self.file_issues = {}
         summary.events += len(self.events)
         summary.issues += len(self.issues)
         self.events, self.packed, self.issues, self.checkpoints = [], [], [], {}

@@ -51,17 +51,33 @@ def record_head(path: str, checkpoint: Checkpoint) -> None:
         checkpoint.head_len, checkpoint.head_hash = want, head_hash(path, want)
 
 
-def complete_lines(path: str, offset: int, line: int, limit: int | None = None) -> Iterator[Line]:
-    """Complete lines after `offset`; stops at the first unterminated tail."""
+def complete_lines(path: str, offset: int, line: int, limit: int | None = None,
+                   max_line: int | None = None) -> Iterator[Line]:
+    """Complete lines after `offset`; stops at the first unterminated tail.
+
+    A line longer than `max_line` bytes is yielded with only its head as `raw` (its offsets
+    say how long it was): the reader never holds more than about `max_line + CHUNK` bytes,
+    and reading stays linear in the line's length however long it is."""
+    head_keep = 4096
     with open(path, "rb") as fh:
         fh.seek(offset)
         pending = b""
         position = offset
+        skipping: bytes | None = None  # the head of an oversized line whose end is not read yet
         while True:
             chunk = fh.read(CHUNK)
             if not chunk:
                 return
-            data = pending + chunk
+            if skipping is not None:
+                newline = chunk.find(b"\n")
+                if newline < 0:
+                    continue
+                line += 1
+                end = fh.tell() - len(chunk) + newline + 1
+                yield Line(skipping, line, position, end)
+                position, skipping = end, None
+                chunk = chunk[newline + 1 :]
+            data = pending + chunk if pending else chunk
             start = 0
             while True:
                 newline = data.find(b"\n", start)
@@ -72,5 +88,8 @@ def complete_lines(path: str, offset: int, line: int, limit: int | None = None) 
                 position += newline - start + 1
                 start = newline + 1
             pending = data[start:]
+            if max_line is not None and len(pending) > max_line:
+                skipping, pending = pending[:head_keep], b""
             if limit is not None and position - offset >= limit:
                 return
+

@@ -8,8 +8,10 @@ directory instead of a full tree listing.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass, field
 
 
@@ -18,26 +20,68 @@ class _Listing:
     mtime_ns: int
     files: list[str]
     subdirs: list[str]
+    links: list[str]  # symlinks: judged per walk (their targets can change without the mtime)
+    problems: dict[str, str]
 
 
 @dataclass
 class Discovery:
+    """Symlinks are followed only to a target inside the source root (or anywhere with
+    `follow_symlinks`): a link to `/etc/passwd` named `x.jsonl` is reported, never read. A
+    link that loops or dangles is reported too, and never hides the rest of its folder."""
+
     suffix: str = ".jsonl"
     listings: dict[str, _Listing] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)  # path → why it is not read (last walk)
 
-    def files(self, root: str, excludes: list[str]) -> list[str]:
+    def files(self, root: str, excludes: list[str], follow_symlinks: bool = False) -> list[str]:
         """Every `*.jsonl` below `root` (sorted), minus the exclude globs."""
         found: list[str] = []
+        for stale in [p for p in self.problems if p == root or p.startswith(root.rstrip("/") + "/")]:
+            del self.problems[stale]
+        real_root = os.path.realpath(root)
+        seen_dirs = {real_root}
         stack = [root]
         while stack:
             directory = stack.pop()
             listing = self._listing(directory)
             if listing is None:
                 continue
-            found.extend(f for f in listing.files if not any(fnmatch.fnmatch(f, p) for p in excludes))
+            self.problems.update(listing.problems)
+            found.extend(listing.files)
             stack.extend(listing.subdirs)
+            for link in listing.links:
+                kind = self._judge_link(link, real_root, follow_symlinks)
+                if kind == "file":
+                    found.append(link)
+                elif kind == "dir":
+                    target = os.path.realpath(link)
+                    if target in seen_dirs:
+                        self.problems[link] = "symlinked folder already walked (a loop or a second way in): skipped"
+                    else:
+                        seen_dirs.add(target)
+                        stack.append(link)
+        found = [f for f in found if not any(fnmatch.fnmatch(f, p) for p in excludes)]
         found.sort()
         return found
+
+    def _judge_link(self, link: str, real_root: str, follow: bool) -> str | None:
+        try:
+            st = os.stat(link)
+        except OSError as exc:
+            reason = "symlink loop" if exc.errno == errno.ELOOP else f"dangling symlink ({exc.strerror})"
+            self.problems[link] = f"{reason}: not read"
+            return None
+        target = os.path.realpath(link)
+        if not follow and not (target + "/").startswith(real_root.rstrip("/") + "/"):
+            self.problems[link] = ("symlink points outside the source root: not followed "
+                                   "(set ingest.follow_symlinks = true to follow it)")
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            return "dir"
+        if link.endswith(self.suffix) and stat.S_ISREG(st.st_mode):
+            return "file"
+        return None
 
     def _listing(self, directory: str) -> _Listing | None:
         try:
@@ -48,17 +92,26 @@ class Discovery:
         cached = self.listings.get(directory)
         if cached is not None and cached.mtime_ns == mtime:
             return cached
-        files: list[str] = []
-        subdirs: list[str] = []
+        listing = _Listing(mtime, [], [], [], {})
         try:
             with os.scandir(directory) as entries:
                 for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        subdirs.append(entry.path)
-                    elif entry.name.endswith(self.suffix) and entry.is_file():
-                        files.append(entry.path)
-        except OSError:
-            return None
-        listing = _Listing(mtime, files, subdirs)
+                    self._classify(entry, listing)
+        except OSError as exc:
+            listing.problems[directory] = f"cannot list this folder: {exc.strerror}"
         self.listings[directory] = listing
         return listing
+
+    def _classify(self, entry: os.DirEntry[str], listing: _Listing) -> None:
+        try:
+            if entry.is_symlink():
+                listing.links.append(entry.path)
+            elif entry.is_dir(follow_symlinks=False):
+                listing.subdirs.append(entry.path)
+            elif entry.name.endswith(self.suffix):
+                if entry.is_file(follow_symlinks=False):
+                    listing.files.append(entry.path)
+                else:
+                    listing.problems[entry.path] = "not a regular file: not read"
+        except OSError as exc:
+            listing.problems[entry.path] = f"cannot inspect: {exc.strerror}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ import orjson
 
 from moraine.model import Event, IngestIssue
 from moraine.sources import claude_code, codex
+from moraine.sources._clean import COERCED, clean_event
 from moraine.sources._common import LineRef
 from moraine.sources.redact import redact
 
@@ -58,22 +60,33 @@ _SHORT = 256
 
 
 def _redacted(node: Any) -> Any:
-    """Every string inside a value (tool arguments, metadata) with credentials redacted."""
+    """Every string inside a value (tool arguments, metadata), keys included, with
+    credentials redacted."""
     if isinstance(node, str):
         return _redact_short(node) if len(node) <= _SHORT else redact(node)
     if isinstance(node, list):
         return [_redacted(item) for item in node]
     if isinstance(node, dict):
-        return {key: _redacted(value) for key, value in node.items()}
+        return {_redact_short(key): _redacted(value) for key, value in node.items()}
     return node
 
 
 def _redact_events(events: list[Event]) -> list[Event]:
-    """Redaction covers every field that is stored: text, arguments and metadata. Working on
-    the extracted values (not the raw line) skips what is never stored, such as encrypted
-    reasoning and token accounting, and sees strings unescaped."""
+    """Redaction covers every field that is stored: text, names, ids, arguments and
+    metadata. Working on the extracted values (not the raw line) skips what is never stored,
+    such as encrypted reasoning and token accounting, and sees strings unescaped."""
+    short = _redact_short
     for event in events:
         event.text = redact(event.text)
+        event.session_key = short(event.session_key)
+        if event.tool_name is not None:
+            event.tool_name = short(event.tool_name)
+        if event.tool_call_id is not None:
+            event.tool_call_id = short(event.tool_call_id)
+        if event.model is not None:
+            event.model = short(event.model)
+        if event.phase is not None:
+            event.phase = short(event.phase)
         if event.arguments is not None:
             event.arguments = _redacted(event.arguments)
         if event.meta:
@@ -81,38 +94,86 @@ def _redact_events(events: list[Event]) -> list[Event]:
     return events
 
 
+REDACTED_PATH = "redacted-path:"
+
+
+@lru_cache(maxsize=65_536)
+def path_key(path: str) -> str | None:
+    """The name a log file goes by in the state: its path, unless the path holds a
+    credential (a Claude project folder is named after its cwd) — then the redacted path
+    behind `redacted-path:<hash of the real path>:`, so two such files never share a key and
+    no secret byte is stored. None for a name that is not valid UTF-8 (it cannot be stored;
+    the pipeline reports the file instead of reading it)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    clean = redact(path)
+    if clean == path:
+        return path
+    digest = hashlib.blake2b(path.encode("utf-8"), digest_size=6).hexdigest()
+    return f"{REDACTED_PATH}{digest}:{clean}"
+
+
+def display_path(path: str) -> str:
+    """A path as it can be shown and stored: invalid UTF-8 bytes as U+FFFD, credentials redacted."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return redact(text)
+
+
 def _issue(ref: LineRef, reason: str, line: str | bytes) -> IngestIssue:
     """A quarantined line keeps a redacted fragment (redacted whole, then cut, so a credential
     is never split at the cut)."""
-    text = line if isinstance(line, str) else line.decode("utf-8", errors="replace")
-    return IngestIssue(ref.file, ref.generation, ref.line, ref.offset, redact(reason), redact(text)[:FRAGMENT_CHARS])
+    text = line if isinstance(line, str) else line[: FRAGMENT_CHARS * 4].decode("utf-8", errors="replace")
+    fragment = redact(text[: FRAGMENT_CHARS * 4])[:FRAGMENT_CHARS]
+    return IngestIssue(ref.file, ref.generation, ref.line, ref.offset, redact(reason), fragment)
 
 
-def normalize_line(
-    adapter: Adapter, raw: bytes, ref: LineRef, state: dict[str, Any]
-) -> tuple[list[Event], IngestIssue | None]:
-    """Decode, normalize and redact one complete line; a bad line is an issue, not an error."""
-    if len(raw) > MAX_LINE_BYTES:
-        return [], IngestIssue(ref.file, ref.generation, ref.line, ref.offset, "line_too_large", "")
+def _decode(raw: bytes) -> tuple[Any, str | bytes]:
+    """The record of a line and the line itself (decoded only when the slow path ran)."""
     try:
         # orjson parses well-formed lines about twice as fast. What it refuses and `json`
         # reads with repairs (invalid UTF-8, lone surrogate escapes, NaN, 1e400) takes the
         # standard library's path; the one difference: integers beyond 64 bits become floats.
-        record = orjson.loads(raw)
-        line: str | bytes = raw  # decoded only if it is quarantined
+        return orjson.loads(raw), raw
     except orjson.JSONDecodeError:
-        line = raw.decode("utf-8", errors="replace")
-        if not line.strip():
-            return [], None
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            return [], _issue(ref, f"json_parse_error: {exc}", line)
-        if "\\ud" in line or "\\uD" in line:
-            record = _without_lone_surrogates(record)
+        pass
+    line = raw.decode("utf-8", errors="replace")
+    if not line.strip():
+        return None, line
+    record = json.loads(line)  # ValueError / RecursionError: the caller quarantines
+    if "\\ud" in line or "\\uD" in line:
+        record = _without_lone_surrogates(record)
+    return record, line
+
+
+def normalize_line(
+    adapter: Adapter, raw: bytes, ref: LineRef, state: dict[str, Any], size: int | None = None
+) -> tuple[list[Event], IngestIssue | None]:
+    """Decode, normalize, clean and redact one complete line. Never raises: a line that
+    cannot be used is an issue (quarantined with its coordinates), and a value that had to
+    be kept as text is reported beside the events it belongs to."""
+    size = len(raw) if size is None else size  # the reader hands over only the head of an oversized line
+    if size > MAX_LINE_BYTES:
+        return [], _issue(ref, f"line_too_large: {size} bytes (limit {MAX_LINE_BYTES})", raw[:FRAGMENT_CHARS])
+    line: str | bytes = raw
+    try:
+        record, line = _decode(raw)
+    except RecursionError:
+        return [], _issue(ref, "json_too_deep: nested deeper than the JSON reader allows", raw[:FRAGMENT_CHARS])
+    except ValueError as exc:
+        return [], _issue(ref, f"json_parse_error: {exc}", line)
+    if record is None and not isinstance(line, bytes):
+        return [], None  # a blank line
     if not isinstance(record, dict):
         return [], _issue(ref, f"not_an_object: {type(record).__name__}", line)
+    COERCED.clear()
     try:
-        return _redact_events(adapter.parse(record, ref, state)), None
+        events = adapter.parse(record, ref, state)
+        notes = COERCED + [note for event in events for note in clean_event(event)]
+        events = _redact_events(events)
     except Exception as exc:  # an adapter bug must not stop ingest: quarantine the line
         return [], _issue(ref, f"normalize_error: {type(exc).__name__}: {exc}", line)
+    if notes:
+        return events, _issue(ref, "kept_as_text: " + "; ".join(dict.fromkeys(notes)), line)
+    return events, None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import time
 from datetime import UTC, datetime
@@ -87,12 +88,20 @@ def parse_ts_ms(value: Any) -> int | None:
     return _parse_ts_ms(value)
 
 
+TS_MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z: the contract's format has four year digits
+
+
 def _parse_ts_ms(value: Any) -> int | None:
+    """The general path; a time before 1970 or after 9999 (or NaN, or 1e19) is no time at
+    all: the event keeps its predecessor's, and the store never meets an int64 overflow."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int | float):
         seconds = float(value)
-        return int(seconds * 1000) if seconds < 1e11 else int(seconds)
+        if not math.isfinite(seconds):
+            return None
+        ms = int(seconds * 1000) if seconds < 1e11 else int(seconds)
+        return ms if 0 <= ms <= TS_MAX_MS else None
     if not isinstance(value, str) or not value:
         return None
     text = value.strip()
@@ -100,11 +109,12 @@ def _parse_ts_ms(value: Any) -> int | None:
         text = text[:-1] + "+00:00"
     try:
         parsed = datetime.fromisoformat(text)
-    except ValueError:
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        ms = int(parsed.timestamp() * 1000)
+    except (ValueError, OverflowError):
         return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return int(parsed.timestamp() * 1000)
+    return ms if 0 <= ms <= TS_MAX_MS else None
 
 
 def format_ts(ms: int) -> str:
@@ -188,7 +198,7 @@ def maybe_json(text: Any) -> Any:
             pass
         try:
             return json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than orjson's 1024
             return text
     return text
 

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.sources._clean import COERCED, as_text, text_or_none
 from moraine.sources._common import (
     LineRef,
     arguments_text,
@@ -60,16 +61,20 @@ class _Emitter:
     def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int, record: dict[str, Any]) -> None:
         self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
         if state.get("agent"):
-            parent = record.get("sessionId") or state.get("parent")
+            parent = text_or_none(record.get("sessionId")) or state.get("parent")
             self.session_key = f"{NAME}:{parent}/agent-{state['agent']}"
             self.parent_key: str | None = f"{NAME}:{parent}"
         else:
-            sid = record.get("sessionId") or state.get("sid") or make_uid("claude-file", ref.file)
+            sid = text_or_none(record.get("sessionId")) or state.get("sid") or make_uid("claude-file", ref.file)
             state["sid"] = state.get("sid") or sid
             self.session_key = f"{NAME}:{state['sid']}"
             self.parent_key = None
         self.base_meta: dict[str, Any] = {}
-        cwd = record.get("cwd")
+        cwd = text_or_none(record.get("cwd"))
+        branch = text_or_none(record.get("gitBranch"))
+        if branch and branch != state.get("branch"):
+            state["branch"] = branch
+            self.base_meta["git_branch"] = branch
         if cwd and cwd != state.get("cwd"):
             state["cwd"] = cwd
             self.base_meta["cwd"] = cwd
@@ -92,6 +97,8 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     ts = parse_ts_ms(record.get("timestamp"))
     if ts is not None:
         state["ts"] = ts
+    elif record.get("timestamp") is not None:
+        COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
     emit = _Emitter(ref, state, state["ts"], record)
     kind = record.get("type")
     message = record.get("message") if isinstance(record.get("message"), dict) else {}
@@ -102,14 +109,14 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     elif kind == "system":
         _system(record, emit)
     elif kind == "summary":
-        summary = str(record.get("summary") or "")
+        summary = text_or_none(record.get("summary")) or ""
         emit.add("system", summary, meta={"title_summary": summary} if summary else {})
     elif kind == "custom-title":
-        title = record.get("customTitle") or record.get("title") or ""
-        emit.add("system", str(title), meta={"title_custom": title} if title else {})
+        title = text_or_none(record.get("customTitle") or record.get("title")) or ""
+        emit.add("system", title, meta={"title_custom": title} if title else {})
     elif kind == "ai-title":
-        title = record.get("aiTitle") or record.get("title") or ""
-        emit.add("system", str(title), meta={"title_ai": title} if title else {})
+        title = text_or_none(record.get("aiTitle") or record.get("title")) or ""
+        emit.add("system", title, meta={"title_ai": title} if title else {})
     elif kind == "queue-operation":
         emit.add("runtime", content_text(record.get("content")), meta={"status": str(record.get("operation"))})
     elif kind in SYSTEM_ONLY_TYPES:
@@ -151,7 +158,7 @@ def _user(record: dict[str, Any], message: dict[str, Any], emit: _Emitter) -> No
 
 
 def _tool_result(block: dict[str, Any], record: dict[str, Any], emit: _Emitter) -> None:
-    call_id = block.get("tool_use_id")
+    call_id = text_or_none(block.get("tool_use_id"))
     name, excluded = emit.state.get("calls", {}).get(str(call_id), [None, False])
     text = content_text(block.get("content"))
     exit_code = None
@@ -164,7 +171,7 @@ def _tool_result(block: dict[str, Any], record: dict[str, Any], emit: _Emitter) 
 
 
 def _assistant(record: dict[str, Any], message: dict[str, Any], emit: _Emitter) -> None:
-    model = message.get("model")
+    model = text_or_none(message.get("model"))
     if model == "<synthetic>":
         model = None
     content = message.get("content")
@@ -184,7 +191,7 @@ def _assistant(record: dict[str, Any], message: dict[str, Any], emit: _Emitter) 
             _tool_use(block, emit, model)
         elif kind == "web_search_tool_result":
             emit.add("tool_response", content_text(block.get("content")), tool_name="web_search",
-                     tool_call_id=block.get("tool_use_id"), meta={"web": True})
+                     tool_call_id=text_or_none(block.get("tool_use_id")), meta={"web": True})
         else:
             emit.add("unknown", "", meta={"block_type": str(kind)})
     if message.get("stop_reason") == "end_turn" and emit.events:
@@ -193,7 +200,8 @@ def _assistant(record: dict[str, Any], message: dict[str, Any], emit: _Emitter) 
 
 
 def _tool_use(block: dict[str, Any], emit: _Emitter, model: str | None) -> None:
-    name = block.get("name")
+    name = text_or_none(block.get("name"))
+    call_id = text_or_none(block.get("id"))
     arguments = block.get("input")
     excluded = is_moraine_tool(name)
     meta: dict[str, Any] = {}
@@ -201,11 +209,11 @@ def _tool_use(block: dict[str, Any], emit: _Emitter, model: str | None) -> None:
         meta["web"] = True
     if excluded:
         meta["moraine"] = True
-    emit.add("tool_call", arguments_text(name, arguments), tool_name=name, tool_call_id=block.get("id"),
+    emit.add("tool_call", arguments_text(name, arguments), tool_name=name, tool_call_id=call_id,
              arguments=arguments, excluded=excluded, model=model, meta=meta)
     calls: dict[str, list[Any]] = emit.state.setdefault("calls", {})
-    if block.get("id"):
-        calls[str(block["id"])] = [name, excluded]
+    if call_id:
+        calls[call_id] = [name, excluded]
         while len(calls) > MAX_CALLS:
             calls.pop(next(iter(calls)))
 

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.sources._clean import COERCED, as_text, text_or_none
 from moraine.sources._common import (
     LineRef,
     arguments_text,
@@ -89,17 +90,19 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     ts = parse_ts_ms(record.get("timestamp"))
     if ts is not None:
         state["ts"] = ts
+    elif record.get("timestamp") is not None:
+        COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
     kind = record.get("type")
     payload = record.get("payload")
     if not isinstance(payload, dict):
         payload = {}
     if kind is None and "id" in record and "record_type" not in record:
-        state["sid"] = str(record["id"]).lower()  # old-format header line
+        state["sid"] = (text_or_none(record["id"]) or "").lower() or state.get("sid")  # old-format header line
         emit = _Emitter(ref, state, state["ts"])
         emit.add("system", content_text(record.get("instructions")), meta={"header": True})
         return emit.events
-    if kind == "session_meta" and payload.get("id"):
-        state["sid"] = str(payload["id"]).lower()
+    if kind == "session_meta" and text_or_none(payload.get("id")):
+        state["sid"] = text_or_none(payload["id"]).lower()  # type: ignore[union-attr]
     emit = _Emitter(ref, state, state["ts"])
     if kind == "response_item":
         _response_item(payload, emit)
@@ -108,15 +111,17 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     elif kind == "event_msg":
         _event_msg(payload, emit)
     elif kind == "session_meta":
-        meta = {"cwd": payload.get("cwd"), "originator": payload.get("originator")}
-        if payload.get("model"):
-            state["model"] = payload["model"]
+        meta = {"cwd": text_or_none(payload.get("cwd")), "originator": text_or_none(payload.get("originator")),
+                "git_branch": _git_branch(payload.get("git"))}
+        if text_or_none(payload.get("model")):
+            state["model"] = text_or_none(payload["model"])
         emit.add("system", "", meta={k: v for k, v in meta.items() if v})
     elif kind == "turn_context":
-        if payload.get("model"):
-            state["model"] = payload["model"]
-        meta = {"cwd": payload.get("cwd")} if payload.get("cwd") else {}
-        emit.add("system", "", model=payload.get("model"), meta=meta)
+        model = text_or_none(payload.get("model"))
+        if model:
+            state["model"] = model
+        cwd = text_or_none(payload.get("cwd"))
+        emit.add("system", "", model=model, meta={"cwd": cwd} if cwd else {})
     elif kind == "compacted":
         summary = payload.get("message") if isinstance(payload.get("message"), str) else ""
         emit.add("compaction", summary or "")
@@ -125,6 +130,10 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     else:
         emit.add("unknown", "", meta={"record_type": str(kind)})
     return emit.events
+
+
+def _git_branch(git: Any) -> str | None:
+    return text_or_none(git.get("branch")) if isinstance(git, dict) else None
 
 
 def _message(item: dict[str, Any], emit: _Emitter) -> None:
@@ -138,7 +147,7 @@ def _message(item: dict[str, Any], emit: _Emitter) -> None:
             emit.add("user_input", text, starts_turn=True)
     elif role == "assistant":
         if not claim_mirror(emit.state, "assistant", [text_key(text)], "item"):
-            emit.add("assistant_response", text, phase=item.get("phase"))
+            emit.add("assistant_response", text, phase=text_or_none(item.get("phase")))
     else:
         emit.add("system", text)
 
@@ -152,7 +161,8 @@ def _remember_call(emit: _Emitter, call_id: Any, name: str | None, excluded: boo
         calls.pop(next(iter(calls)))
 
 
-def _tool_call(emit: _Emitter, name: str | None, call_id: Any, arguments: Any) -> None:
+def _tool_call(emit: _Emitter, name: Any, call_id: Any, arguments: Any) -> None:
+    name, call_id = text_or_none(name), text_or_none(call_id)
     excluded = is_moraine_tool(name)
     meta: dict[str, Any] = {}
     if is_web_tool(name):
@@ -165,6 +175,7 @@ def _tool_call(emit: _Emitter, name: str | None, call_id: Any, arguments: Any) -
 
 
 def _tool_output(emit: _Emitter, call_id: Any, output: Any) -> None:
+    call_id = text_or_none(call_id)
     name, excluded = emit.state.get("calls", {}).get(str(call_id), [None, False])
     decoded = maybe_json(output)
     text = output if isinstance(output, str) else content_text(output)
@@ -188,8 +199,9 @@ def _response_item(item: dict[str, Any], emit: _Emitter) -> None:
         _tool_call(emit, "local_shell", item.get("call_id") or item.get("id"), action)
     elif kind == "web_search_call":
         action = item.get("action") if isinstance(item.get("action"), dict) else {}
-        query = action.get("query") or " ".join(action.get("queries") or [])
-        emit.add("tool_call", str(query or ""), tool_name="web_search", arguments=action or None,
+        queries = action.get("queries") if isinstance(action.get("queries"), list) else []
+        query = action.get("query") or " ".join(text_or_none(q) or "" for q in queries)
+        emit.add("tool_call", text_or_none(query) or "", tool_name="web_search", arguments=action or None,
                  meta={"web": True})
     elif kind == "reasoning":
         parts = [content_text(s) for s in item.get("summary") or [] if isinstance(s, dict | str)]
@@ -211,7 +223,7 @@ def _event_msg(payload: dict[str, Any], emit: _Emitter) -> None:
     elif kind == "agent_message":
         text = payload.get("message") if isinstance(payload.get("message"), str) else ""
         if not claim_mirror(emit.state, "assistant", [text_key(text)], "event"):
-            emit.add("assistant_response", text, phase=payload.get("phase"))
+            emit.add("assistant_response", text, phase=text_or_none(payload.get("phase")))
     elif kind == "agent_reasoning":
         text = payload.get("text") if isinstance(payload.get("text"), str) else ""
         if not claim_mirror(emit.state, "reasoning", [text_key(text)], "event"):

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgpack
 import numpy as np
 
 from moraine.config import Config
@@ -34,9 +35,37 @@ from moraine.sources import ADAPTERS
 from moraine.store.catalog import Catalog, Session
 from moraine.store.contents import pack_rows
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
+from moraine.store.validate import screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
 
 UNINDEXED = frozenset({"unknown"})
+
+
+def _packable(payload: dict[str, Any]) -> dict[str, Any]:
+    """The frame without the rows msgpack refuses (each quarantined): the parse workers clean
+    every event, so this is the net under a bug, not a path bad input takes."""
+    events, issues = [], list(payload.get("issues", []))
+    for row in payload.get("events", []):
+        try:
+            msgpack.packb(row, use_bin_type=True)
+            events.append(row)
+        except (OverflowError, ValueError, TypeError) as exc:
+            where = row[15] if isinstance(row, list) and len(row) == 20 and isinstance(row[15], str) else "?"
+            line = row[16] if where != "?" and type(row[16]) is int else 0
+            offset = row[17] if where != "?" and type(row[17]) is int else 0
+            issues.append([where, 0, line, offset, f"rejected_event: cannot be stored: {exc}", ""])
+    checkpoints = {}
+    for path, row in payload.get("checkpoints", {}).items():
+        try:
+            msgpack.packb(row, use_bin_type=True)
+            checkpoints[path] = row
+        except (OverflowError, ValueError, TypeError):
+            pass  # the file's lines are read again next pass (their ids dedupe)
+    return {**payload, "events": events, "issues": issues, "checkpoints": checkpoints}
+
+
+class _Reload(Exception):
+    """A WAL frame failed to apply midway: the in-memory state is rebuilt without it."""
 
 
 @dataclass
@@ -78,14 +107,27 @@ class Store:
         # Guards the in-memory state within a process: a daemon's ingest thread applies frames
         # while its connection threads search; the flock (`writer()`) orders processes.
         self.lock = threading.RLock()
+        # WAL frames that failed to apply although screened (position → reason): skipped on
+        # the reload that follows, and reported with the quarantine, until a snapshot covers them.
+        self.bad_frames: dict[tuple[int, int], str] = {}
         self._reset()
         gc.disable()  # loading allocates many small containers: the cyclic GC would rescan them repeatedly
         try:
             with self.writer():
-                self._load()
+                self._reload()
         finally:
             gc.enable()
         gc.freeze()
+
+    def _reload(self) -> None:
+        """Load; each frame that fails to apply is marked and the load starts again without it."""
+        for _ in range(1000):
+            try:
+                self._load()
+                return
+            except _Reload:
+                self._reset()
+        raise StateError(f"{self.home}: too many write-ahead log frames fail to apply; run `moraine reindex`")
 
     def _reset(self) -> None:
         self.catalog = Catalog()
@@ -98,6 +140,7 @@ class Store:
         self.events_since_snapshot = 0
         self.frames_since_snapshot = 0
         self.issue_keys: set[tuple[str, int, int, int]] = set()
+        self.file_issues: dict[str, str] = {}  # log (key or display name) → why it cannot be read now
         self.position: Position = (0, 0)
 
     def _load(self) -> None:
@@ -128,6 +171,7 @@ class Store:
                                 st["last_ingest_ms"], st["torn_bytes"])
         self.next_segment = meta["next_segment"]
         self.issue_keys = {(i.file, i.generation, i.line, i.offset) for i in self.stats.issues}
+        self.file_issues = dict(meta.get("file_issues", {}))
         self.manifest = manifest
         self.shared_sums = {rel: info for rel, info in manifest.files.items() if not rel.startswith("gen-")}
 
@@ -151,7 +195,11 @@ class Store:
             fcntl.flock(fd, fcntl.LOCK_EX)
             if self.position[0]:
                 with self.lock:
-                    self._catch_up_wal()
+                    try:
+                        self._catch_up_wal()
+                    except _Reload:
+                        self._reset()
+                        self._reload()
             start = self.position
             yield
             if self.config.store.fsync == "batch" and self.position != start:
@@ -167,7 +215,7 @@ class Store:
         seq, offset = self.position
         if seq not in seqs:
             self._reset()
-            self._load()
+            self._reload()
             return
         for number in [n for n in seqs if n >= seq]:
             wal = self.wal_set.open(number)
@@ -201,17 +249,50 @@ class Store:
         """
         payload = {"events": events, "issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000)}
         payload.update(extra or {})
-        end = self.wal_set.open(self.position[0]).append(payload)
+        seq, start = self.position
+        try:
+            end = self.wal_set.open(seq).append(payload)
+        except (OverflowError, ValueError, TypeError):  # unpackable: nothing was written
+            payload, packed = _packable(payload), None
+            end = self.wal_set.open(seq).append(payload)
         with self.lock:
-            self._apply(payload, packed)
-            self.position = (self.position[0], end)
+            try:
+                self._apply(payload, packed)
+            except Exception as exc:  # a bug, not bad input: the frame is skipped from now on
+                self.bad_frames[(seq, start)] = f"wal_frame_skipped: {type(exc).__name__}: {exc}"[:500]
+                self._reset()
+                self._reload()
+                return
+            self.position = (seq, end)
 
     def _replay(self, wal: Wal, start: int) -> int:
+        """Apply the frames after `start`. A frame is screened first (rows the store cannot
+        apply are quarantined, the rest applies); one that fails all the same is skipped on a
+        reload from the snapshot and reported, never allowed to make the state unusable."""
         end = max(start, len(HEADER))
+        seq = int(wal.path.name[:-4]) if wal.path.name[:-4].isdigit() else 0
         for frame in wal.frames(start):
-            self._apply(frame.payload)
+            where = f"{wal.path}@{frame.offset}"
+            if (seq, frame.offset) in self.bad_frames:
+                self._record_issues([IngestIssue(where, 0, seq, frame.offset, self.bad_frames[(seq, frame.offset)],
+                                                 "")])
+            else:
+                payload, issues = screen_frame(frame.payload, where)
+                try:
+                    self._apply(payload)
+                except Exception as exc:  # a bug, not bad input: skip this frame and start over
+                    self.bad_frames[(seq, frame.offset)] = f"wal_frame_skipped: {type(exc).__name__}: {exc}"[:500]
+                    raise _Reload from exc
+                self._record_issues(issues)
             end = frame.end
         return end
+
+    def _record_issues(self, issues: list[IngestIssue]) -> None:
+        for issue in issues:
+            key = (issue.file, issue.generation, issue.line, issue.offset)
+            if key not in self.issue_keys:  # a line re-read (rewind, lost frame) is quarantined once
+                self.issue_keys.add(key)
+                self.stats.issues.append(issue)
 
     def forget(self, paths: list[str]) -> int:
         """Retire every event read from these logs and drop their checkpoints (one frame).
@@ -255,7 +336,8 @@ class Store:
                 "checkpoints": {path: cp.packed() for path, cp in self.checkpoints.items()},
                 "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
                           "torn_bytes": st.torn_bytes},
-                "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment}
+                "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
+                "file_issues": self.file_issues}
         keep = {f"segments/{n}/" for n in names}
         content = list(self.catalog.content.names)
         sums = {rel: info for rel, info in self.shared_sums.items()
@@ -322,12 +404,12 @@ class Store:
         index.add_texts(np.array([d for d, _ in indexable], dtype=np.int64), [t for _, t in indexable])
         for ix, before in touched.items():
             catalog.touch(catalog.sessions[ix], before)
-        for row in payload.get("issues", ()):
-            issue = IngestIssue.from_wire(row)
-            key = (issue.file, issue.generation, issue.line, issue.offset)
-            if key not in self.issue_keys:  # a line re-read (rewind, lost frame) is quarantined once
-                self.issue_keys.add(key)
-                self.stats.issues.append(issue)
+        self._record_issues([IngestIssue.from_wire(row) for row in payload.get("issues", ())])
+        for path, reason in payload.get("file_issues", {}).items():
+            if reason is None:
+                self.file_issues.pop(path, None)
+            else:
+                self.file_issues[path] = reason
         for path, row in payload.get("checkpoints", {}).items():
             self.checkpoints[path] = Checkpoint.from_wire(row)
         self.stats.frames += 1

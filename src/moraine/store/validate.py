@@ -1,0 +1,104 @@
+"""What a WAL frame may hold: checked before a frame is written and again before one is applied.
+
+The parse workers clean every event (`sources._clean`), so a frame that fails here was
+written by an older version or by a bug. Either way one bad row must not make the whole
+state unusable: the row is left out and quarantined with its log coordinates, and the rest
+of the frame applies. The check is types and ranges only, no I/O, O(rows).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from moraine.model import EVENT_TYPES, IngestIssue
+from moraine.sources._clean import INT32_MAX, INT32_MIN, META_TEXT
+from moraine.sources._common import TS_MAX_MS, UID_RE
+
+_TYPES = frozenset(EVENT_TYPES)
+_OPTIONAL_TEXT = (6, 7, 10, 14)  # tool_name, tool_call_id, model, phase
+WIRE_LEN = 20
+
+
+def event_row_problem(row: Any) -> str | None:
+    """Why this wire row (see `Event.to_wire`) cannot be applied, or None when it can."""
+    if not isinstance(row, list) or len(row) != WIRE_LEN:
+        return "event row has the wrong shape"
+    uid, key, source, type_, ts, text = row[:6]
+    if not (isinstance(uid, str) and UID_RE.match(uid)):
+        return "event id is malformed"
+    if not (isinstance(key, str) and key and isinstance(source, str) and isinstance(text, str)):
+        return "session key, source or text is not text"
+    if type_ not in _TYPES:
+        return f"unknown event type {str(type_)[:40]!r}"
+    if type(ts) is not int or not 0 <= ts <= TS_MAX_MS:
+        return f"timestamp {str(ts)[:40]} is out of range"
+    if any(row[i] is not None and not isinstance(row[i], str) for i in _OPTIONAL_TEXT):
+        return "tool name, call id, model or phase is not text"
+    code = row[9]
+    if code is not None and (type(code) is not int or not INT32_MIN <= code <= INT32_MAX):
+        return "exit code out of range"
+    if not (isinstance(row[11], bool) and isinstance(row[13], bool) and row[12] in (0, 1, 2)):
+        return "turn flags malformed"
+    if not isinstance(row[15], str) or any(type(row[i]) is not int or not 0 <= row[i] <= 2**62 for i in (16, 17, 18)):
+        return "log coordinates malformed"
+    meta = row[19]
+    if not isinstance(meta, dict) or any(k in META_TEXT and v is not None and not isinstance(v, str)
+                                         for k, v in meta.items()):
+        return "metadata malformed"
+    return None
+
+
+def _issue_row_ok(row: Any) -> bool:
+    return (isinstance(row, list) and len(row) == 6 and isinstance(row[0], str) and isinstance(row[4], str)
+            and isinstance(row[5], str) and all(type(v) is int for v in row[1:4]))
+
+
+def _checkpoint_ok(path: Any, row: Any) -> bool:
+    return (isinstance(path, str) and isinstance(row, list) and len(row) == 10 and isinstance(row[0], str)
+            and all(type(v) is int and v >= 0 for v in row[1:6]) and isinstance(row[6], dict | bytes)
+            and isinstance(row[8], int) and isinstance(row[9], str))
+
+
+def screen_frame(payload: Any, where: str) -> tuple[dict[str, Any], list[IngestIssue]]:
+    """The applicable part of a frame and an issue for each part left out. `where` names the
+    frame (WAL file and offset) in the issues of parts that have no log coordinates."""
+    if not isinstance(payload, dict):
+        return {}, [IngestIssue(where, 0, 0, 0, "wal_frame_rejected: payload is not a map", "")]
+    issues: list[IngestIssue] = []
+    rows = payload.get("events", [])
+    rows = rows if isinstance(rows, list) else []
+    problems = [event_row_problem(row) for row in rows]
+    if any(problems):
+        kept = []
+        for row, problem in zip(rows, problems, strict=True):
+            if problem is None:
+                kept.append(row)
+            else:
+                issues.append(_row_issue(row, problem, where))
+        payload = {**payload, "events": kept}
+    raw_issues = payload.get("issues", [])
+    if not isinstance(raw_issues, list) or not all(_issue_row_ok(r) for r in raw_issues):
+        payload = {**payload, "issues": [r for r in raw_issues if _issue_row_ok(r)] if isinstance(raw_issues, list)
+                   else []}
+    checkpoints = payload.get("checkpoints", {})
+    if not isinstance(checkpoints, dict) or not all(_checkpoint_ok(p, r) for p, r in checkpoints.items()):
+        issues.append(IngestIssue(where, 0, 0, 0, "wal_frame_rejected: malformed checkpoints left out", ""))
+        payload = {**payload, "checkpoints": {p: r for p, r in checkpoints.items() if _checkpoint_ok(p, r)}
+                   if isinstance(checkpoints, dict) else {}}
+    files = payload.get("file_issues", {})
+    if not isinstance(files, dict) or not all(isinstance(k, str) and (v is None or isinstance(v, str))
+                                              for k, v in files.items()):
+        payload = {**payload, "file_issues": {}}
+    forget = payload.get("forget", [])
+    if not isinstance(forget, list) or not all(isinstance(p, str) for p in forget):
+        payload = {**payload, "forget": []}
+    return payload, issues
+
+
+def _row_issue(row: Any, problem: str, where: str) -> IngestIssue:
+    """Coordinates from the row when it has them (file, line, offset), else the frame's."""
+    if isinstance(row, list) and len(row) == WIRE_LEN and isinstance(row[15], str):
+        line, offset = row[16], row[17]
+        if type(line) is int and type(offset) is int:
+            return IngestIssue(row[15], 0, line, offset, f"rejected_event: {problem}", "")
+    return IngestIssue(where, 0, 0, 0, f"rejected_event: {problem}", "")
