@@ -21,8 +21,9 @@ from typing import Any
 from moraine import __version__
 from moraine.config import Config, load_config
 from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
-from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, terminal_progress
+from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.mcp_server.contract import ToolResult
+from moraine.sources import path_key
 from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
 from moraine.store.engine import Store
 
@@ -122,10 +123,11 @@ def _caught_up_store(config: Config) -> Store:
 def _status(config: Config, as_json: bool) -> int:
     store = Store(config, create=False)
     files: dict[str, list[dict[str, Any]]] = {}
+    exists = on_disk(store, store.checkpoints)
     for path, cp in sorted(store.checkpoints.items()):
         files.setdefault(cp.source, []).append(
             {"path": path, "generation": cp.generation, "offset": cp.offset, "lines": cp.line,
-             "exists": os.path.exists(path)})
+             "exists": exists[path]})
     issues = [{"file": i.file, "generation": i.generation, "line": i.line, "offset": i.offset,
                "reason": i.reason} for i in store.stats.issues]
     report = {
@@ -142,7 +144,9 @@ def _status(config: Config, as_json: bool) -> int:
         "last_ingest_ms": store.stats.last_ingest_ms, "torn_bytes_cut": store.stats.torn_bytes,
         "pending_bytes": store.pending_bytes(), "sources": {k: len(v) for k, v in files.items()},
         "daemon": _daemon_report(config),
-        "files": files, "quarantined": issues,
+        "files": files, "quarantined": issues, "unreadable_files": dict(sorted(store.file_issues.items())),
+        "skipped_wal_frames": [{"wal": seq, "offset": offset, "reason": reason}
+                               for (seq, offset), reason in sorted(store.bad_frames.items())],
     }
     if as_json:
         print(json.dumps(report, indent=2))
@@ -169,6 +173,13 @@ def _status(config: Config, as_json: bool) -> int:
     print(f"  quarantined lines: {len(issues)}")
     for issue in issues[:20]:
         print(f"    {issue['file']}:{issue['line']} (offset {issue['offset']}): {issue['reason']}")
+    unreadable = report["unreadable_files"]
+    if unreadable:
+        print(f"  files not read (retried on every pass): {len(unreadable)}")
+        for path, reason in list(unreadable.items())[:20]:
+            print(f"    {path}: {reason}")
+    for frame in report["skipped_wal_frames"]:
+        print(f"  WAL frame skipped (wal {frame['wal']}, offset {frame['offset']}): {frame['reason']}")
     return 0
 
 
@@ -251,11 +262,12 @@ def _forget(config: Config, paths: list[Path], missing: bool, as_json: bool) -> 
     with store.writer():
         known = set(store.checkpoints)
         if missing:
-            targets = sorted(p for p in known if not os.path.exists(p))
+            targets = sorted(p for p, present in on_disk(store, known).items() if not present)
         else:
             targets = []
             for path in paths:
-                match = next((str(c) for c in (path, path.expanduser().resolve()) if str(c) in known), None)
+                keys = (path_key(str(c)) for c in (path, path.expanduser().resolve()))
+                match = next((k for k in keys if k in known), None)
                 if match is None:
                     raise MoraineError(f"{path} is not a log Moraine has read (see `moraine status`)")
                 targets.append(match)
@@ -288,6 +300,7 @@ def _doctor(config: Config, repair: bool, as_json: bool) -> int:
         state = "damaged" if w.damaged else (f"{w.torn_bytes} torn bytes at the end" if w.torn_bytes else "ok")
         lines.append(f"  {w.path}: {w.frames} frames, {w.size:,} bytes, {state}"
                      + (f", {w.salvageable} intact frames after the damage" if w.damaged else ""))
+        lines += [f"    left out on replay (quarantined, the rest applies): {r}" for r in w.rejected[:20]]
     lines += [f"  missing: {m}" for m in report.missing_wal]
     lines += [f"  repaired: {r}" for r in report.repaired]
     if not report.healthy and not repair:

@@ -22,7 +22,15 @@ from typing import Any
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.model import Event
-from moraine.sources import ADAPTERS, MAX_LINE_BYTES, Adapter, display_path, normalize_line, path_key
+from moraine.sources import (
+    ADAPTERS,
+    MAX_LINE_BYTES,
+    REDACTED_PATH,
+    Adapter,
+    display_path,
+    normalize_line,
+    path_key,
+)
 from moraine.sources._common import LineRef
 from moraine.store.contents import pack_rows
 from moraine.store.engine import Store
@@ -61,6 +69,22 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
         paths = store.discovery.files(str(root), ingest.exclude, ingest.follow_symlinks)
         found.extend((path, adapter) for path in paths)
     return found, missing
+
+
+def on_disk(store: Store, keys: Iterable[str]) -> dict[str, bool]:
+    """Whether each log (by its key) is still on disk. A redacted key names no real path, so
+    those are looked up among the files a discovery walk finds now."""
+    keys = list(keys)
+    present: set[str] | None = None
+    result = {}
+    for key in keys:
+        if key.startswith(REDACTED_PATH):
+            if present is None:
+                present = {path_key(path) or "" for path, _ in discover(store)[0]}
+            result[key] = key in present
+        else:
+            result[key] = os.path.exists(key)
+    return result
 
 
 def _file_problems(store: Store, files: list[tuple[str, Adapter]]) -> tuple[list[tuple[str, str, Adapter]],

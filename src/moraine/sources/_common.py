@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from moraine.model import Event
+from moraine.sources._clean import text_or_none
 
 UID_RE = re.compile(r"^[a-z2-7]{26}$")  # what make_uid produces
 UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
@@ -151,7 +152,7 @@ def content_text(value: Any) -> str:
             if isinstance(inner, list):
                 return content_text(inner)
         return ""
-    return str(value)
+    return text_or_none(value) or ""  # a number or a flag where text belongs: kept as text, noted
 
 
 def compact_json(value: Any) -> str:
@@ -187,15 +188,19 @@ def arguments_text(name: str | None, arguments: Any) -> str:
     return (head + "\n" + "\n".join(values)).strip() if values else head
 
 
+_LONG_DIGITS = re.compile(r"[0-9]{20}").search
+
+
 def maybe_json(text: Any) -> Any:
     """Codex sends tool arguments as a JSON string; decode it when it is one (orjson first,
-    as for log lines; what it refuses gets the standard library's reading, and integers
-    beyond 64 bits come back as floats, which msgpack could not have stored anyway)."""
+    as for log lines; what it refuses, or what holds an integer past 64 bits, gets the
+    standard library's exact reading)."""
     if isinstance(text, str) and text[:1] in "{[":
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
-            pass
+        if _LONG_DIGITS(text) is None:  # orjson would read an integer past 64 bits as an inexact float
+            try:
+                return orjson.loads(text)
+            except orjson.JSONDecodeError:
+                pass
         try:
             return json.loads(text)
         except (ValueError, RecursionError):  # RecursionError: nested deeper than orjson's 1024

@@ -20,6 +20,7 @@ import msgpack
 from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
 from moraine.store.snapshot import CURRENT, Manifest, check_files, current_manifest, gen_dirname
+from moraine.store.validate import screen_frame
 from moraine.store.wal import FRAME, HEADER, MAX_FRAME, Wal, WalSet
 
 Progress = Callable[[int, int], None]
@@ -134,9 +135,10 @@ class WalReport:
     torn_bytes: int = 0  # bytes after the last frame of the newest file that hold no frame
     damaged: bool = False  # a bad region with intact frames after it (or in a closed file)
     salvageable: int = 0  # intact frames found after the damage
+    rejected: list[str] = field(default_factory=list)  # rows the store leaves out (quarantined) on replay
 
     def as_dict(self) -> dict[str, Any]:
-        return self.__dict__.copy()
+        return {**self.__dict__, "rejected": list(self.rejected)}
 
 
 @dataclass
@@ -188,6 +190,7 @@ def examine_wal(path: Path, newest: bool) -> WalReport:
     for frame in wal.frames():
         report.frames += 1
         end = frame.end
+        report.rejected.extend(f"{i.file}:{i.line}: {i.reason}" for i in screen_frame(frame.payload, str(path))[1])
     report.valid_end = end
     if report.size > end:
         if newest and not wal.damaged_after(end):

@@ -249,6 +249,9 @@ class Store:
         """
         payload = {"events": events, "issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000)}
         payload.update(extra or {})
+        if packed is None:  # rows not from the parse workers (which check each row): screen them here
+            payload, rejected = screen_frame(payload, "commit")
+            payload["issues"] = [*payload.get("issues", []), *(i.to_wire() for i in rejected)]
         seq, start = self.position
         try:
             end = self.wal_set.open(seq).append(payload)
