@@ -90,10 +90,14 @@ class ToolRunner:
             envelope = error_envelope(name, args, exc, timer, 0)
             return ToolResult(envelope, render_error(envelope))
         with self.lock:
-            if self.catch_up is not None:
-                self.catch_up(store)
-            if self.before_call is not None:
-                self.before_call(store)
+            try:  # reading new lines first is a courtesy: if it fails, answer from the index and say so
+                if self.catch_up is not None:
+                    self.catch_up(store)
+                if self.before_call is not None:
+                    self.before_call(store)
+                store.catch_up_error = None
+            except Exception as exc:
+                store.catch_up_error = f"{type(exc).__name__}: {exc}"
             with store.lock:
                 return TOOLS[name].run(store, args, timer)
 

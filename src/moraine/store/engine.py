@@ -101,6 +101,7 @@ class Store:
         self.lock_path = self.home / "lock"
         self.lag_bytes = 0  # complete-line bytes known in the logs but not yet ingested
         self.backfilling = False  # a daemon's first pass over the logs is still running
+        self.catch_up_error: str | None = None  # why the last read-before-answer failed (disk full, …)
         self.discovery = Discovery()
         self.mtimes: dict[str, float] = {}  # last seen mtime per log (decides what a quick catch-up stats)
         self.last_sweep = float("-inf")  # monotonic time of the last catch-up that stat-ed every log
@@ -502,6 +503,9 @@ class Store:
         """Say when lines are known in the logs but not yet indexed, so an empty result is
         not mistaken for proof of absence. Uses the lag measured by the last ingest pass
         (stat-ing every log per query would cost more than the query)."""
+        if self.catch_up_error:
+            return [f"new log lines could not be read before this answer ({self.catch_up_error}); "
+                    "results may be incomplete"]
         if self.backfilling:
             return ["the index is still being built from the logs (first backfill); results may be incomplete"]
         behind = self.lag_bytes
