@@ -66,7 +66,10 @@ def screen_frame(payload: Any, where: str) -> tuple[dict[str, Any], list[IngestI
         return {}, [IngestIssue(where, 0, 0, 0, "wal_frame_rejected: payload is not a map", "")]
     issues: list[IngestIssue] = []
     rows = payload.get("events", [])
-    rows = rows if isinstance(rows, list) else []
+    if not isinstance(rows, list):
+        issues.append(IngestIssue(where, 0, 0, 0, "wal_frame_rejected: events are not a list", ""))
+        rows = []
+        payload = {**payload, "events": rows}
     problems = [event_row_problem(row) for row in rows]
     if any(problems):
         kept = []
