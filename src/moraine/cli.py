@@ -7,6 +7,7 @@ Exit codes: 0 ok, 1 error, 2 bad arguments, 3 configuration, 4 state, 5 no logs.
 from __future__ import annotations
 
 import argparse
+import errno
 import fcntl
 import json
 import os
@@ -115,8 +116,15 @@ def _require_logs(store: Store, summary: IngestSummary) -> None:
 
 
 def _caught_up_store(config: Config) -> Store:
+    """The state with the logs' new lines read; when they cannot be (a full disk, a
+    read-only state), the answer comes from what is indexed, with a warning that says why."""
     store = Store(config)
-    _require_logs(store, ingest_once(store))
+    try:
+        summary = ingest_once(store)
+    except OSError as exc:
+        store.catch_up_error = os_error_message(exc)
+        return store
+    _require_logs(store, summary)
     return store
 
 
@@ -417,7 +425,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = 130
     except BrokenPipeError:  # `moraine search … | head`: the reader left, nothing to report
         code = 0
+    except OSError as exc:  # the disk, not Moraine: say which file and what to do
+        print(f"moraine: {os_error_message(exc)}", file=sys.stderr)
+        code = StateError.exit_code
     sys.exit(code)
+
+
+def os_error_message(exc: OSError) -> str:
+    """A full disk, a denied permission or an I/O error, in words a person can act on."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return (f"no space left on the device{where}. Nothing written was lost: the state stays readable "
+                "as of its last whole write; free some space and run the command again.")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"permission denied{where}: {exc.strerror}. Check the owner and mode of the state directory."
+    return f"I/O error{where}: {exc.strerror or exc}. The state stays readable as of its last whole write."
 
 
 if __name__ == "__main__":

@@ -112,9 +112,18 @@ class Wal:
         data = FRAME.pack(len(body), zlib.crc32(body)) + body
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
-            os.write(fd, data)
-            if self.fsync == "always":
-                os.fsync(fd)
+            before = os.lseek(fd, 0, os.SEEK_END)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                if self.fsync == "always":
+                    os.fsync(fd)
+            except OSError:
+                # A full disk mid-frame: take the torn bytes back now, or this process's next
+                # frame would land behind them and read as damage (truncating needs no space).
+                os.ftruncate(fd, before)
+                raise
             return os.lseek(fd, 0, os.SEEK_END)
         finally:
             os.close(fd)
