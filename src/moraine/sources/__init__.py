@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -14,7 +13,7 @@ import orjson
 
 from moraine.model import Event, IngestIssue
 from moraine.sources import claude_code, codex
-from moraine.sources._clean import COERCED, clean_event
+from moraine.sources._clean import COERCED, clean_event, has_long_digit_run
 from moraine.sources._common import LineRef
 from moraine.sources.redact import redact
 
@@ -96,7 +95,6 @@ def _redact_events(events: list[Event]) -> list[Event]:
 
 
 REDACTED_PATH = "redacted-path:"
-_LONG_DIGITS = re.compile(rb"[0-9]{20}").search
 
 
 @lru_cache(maxsize=65_536)
@@ -137,7 +135,7 @@ def _decode(raw: bytes) -> tuple[Any, str | bytes]:
     # with repairs (invalid UTF-8, lone surrogate escapes, NaN, 1e400) takes the standard
     # library's path, and so does a line with a run of 20+ digits: orjson would read an
     # integer beyond 64 bits as an inexact float, `json` reads it exactly (kept as text later).
-    if _LONG_DIGITS(raw) is None:
+    if not has_long_digit_run(raw):
         try:
             return orjson.loads(raw), raw
         except orjson.JSONDecodeError:

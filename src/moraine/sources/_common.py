@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from moraine.model import Event
-from moraine.sources._clean import text_or_none
+from moraine.sources._clean import has_long_digit_run, text_or_none
 
 UID_RE = re.compile(r"^[a-z2-7]{26}$")  # what make_uid produces
 UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
@@ -188,15 +188,13 @@ def arguments_text(name: str | None, arguments: Any) -> str:
     return (head + "\n" + "\n".join(values)).strip() if values else head
 
 
-_LONG_DIGITS = re.compile(r"[0-9]{20}").search
-
-
 def maybe_json(text: Any) -> Any:
     """Codex sends tool arguments as a JSON string; decode it when it is one (orjson first,
     as for log lines; what it refuses, or what holds an integer past 64 bits, gets the
     standard library's exact reading)."""
     if isinstance(text, str) and text[:1] in "{[":
-        if _LONG_DIGITS(text) is None:  # orjson would read an integer past 64 bits as an inexact float
+        # orjson would read an integer past 64 bits as an inexact float
+        if not has_long_digit_run(text.encode("utf-8", "surrogatepass")):
             try:
                 return orjson.loads(text)
             except orjson.JSONDecodeError:

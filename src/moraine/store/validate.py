@@ -17,34 +17,40 @@ from moraine.sources._common import TS_MAX_MS, UID_RE
 _TYPES = frozenset(EVENT_TYPES)
 _OPTIONAL_TEXT = (6, 7, 10, 14)  # tool_name, tool_call_id, model, phase
 WIRE_LEN = 20
+_COORD_MAX = 2**62
 
 
 def event_row_problem(row: Any) -> str | None:
-    """Why this wire row (see `Event.to_wire`) cannot be applied, or None when it can."""
-    if not isinstance(row, list) or len(row) != WIRE_LEN:
+    """Why this wire row (see `Event.to_wire`) cannot be applied, or None when it can. Runs
+    once per event in the parse workers: plain comparisons, no generators."""
+    if type(row) is not list or len(row) != WIRE_LEN:
         return "event row has the wrong shape"
-    uid, key, source, type_, ts, text = row[:6]
-    if not (isinstance(uid, str) and UID_RE.match(uid)):
+    (uid, key, source, type_, ts, text, tool, call, _, code, model, starts, terminal, excluded, phase, file,
+     line, offset, sub, meta) = row
+    if type(uid) is not str or not UID_RE.match(uid):
         return "event id is malformed"
-    if not (isinstance(key, str) and key and isinstance(source, str) and isinstance(text, str)):
+    if type(key) is not str or not key or type(source) is not str or type(text) is not str:
         return "session key, source or text is not text"
     if type_ not in _TYPES:
         return f"unknown event type {str(type_)[:40]!r}"
     if type(ts) is not int or not 0 <= ts <= TS_MAX_MS:
         return f"timestamp {str(ts)[:40]} is out of range"
-    if any(row[i] is not None and not isinstance(row[i], str) for i in _OPTIONAL_TEXT):
+    if not ((tool is None or type(tool) is str) and (call is None or type(call) is str)
+            and (model is None or type(model) is str) and (phase is None or type(phase) is str)):
         return "tool name, call id, model or phase is not text"
-    code = row[9]
     if code is not None and (type(code) is not int or not INT32_MIN <= code <= INT32_MAX):
         return "exit code out of range"
-    if not (isinstance(row[11], bool) and isinstance(row[13], bool) and row[12] in (0, 1, 2)):
+    if type(starts) is not bool or type(excluded) is not bool or terminal not in (0, 1, 2):
         return "turn flags malformed"
-    if not isinstance(row[15], str) or any(type(row[i]) is not int or not 0 <= row[i] <= 2**62 for i in (16, 17, 18)):
+    if (type(file) is not str or type(line) is not int or type(offset) is not int or type(sub) is not int
+            or line < 0 or offset < 0 or sub < 0 or line > _COORD_MAX or offset > _COORD_MAX or sub > _COORD_MAX):
         return "log coordinates malformed"
-    meta = row[19]
-    if not isinstance(meta, dict) or any(k in META_TEXT and v is not None and not isinstance(v, str)
-                                         for k, v in meta.items()):
+    if type(meta) is not dict:
         return "metadata malformed"
+    if meta:
+        for name, value in meta.items():
+            if name in META_TEXT and value is not None and type(value) is not str:
+                return "metadata malformed"
     return None
 
 
