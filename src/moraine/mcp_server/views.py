@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from moraine.mcp_server.contract import compact
@@ -16,8 +17,31 @@ def session_completed(catalog: Catalog, session: Session) -> bool:
     return bool(turns) and turns[-1].completed
 
 
+def native_id(session: Session) -> str:
+    """The harness's own session id (the key after `<source>:`; a Claude subagent's is its
+    `agent-…` name)."""
+    native = session.key.split(":", 1)[-1]
+    return native.rsplit("/", 1)[-1] if session.parent_key else native
+
+
+def resume_command(session: Session) -> str | None:
+    """How to go back to the session in its harness: Codex `codex resume <id>`; Claude Code
+    `claude --resume <id>` from the session's cwd. Null where the harness has none (a subagent
+    transcript is not a resumable session)."""
+    if session.parent_key:
+        return None
+    native = shlex.quote(native_id(session))
+    if session.source == "codex":
+        return f"codex resume {native}"
+    if session.source == "claude-code":
+        command = f"claude --resume {native}"
+        return f"cd {shlex.quote(session.cwd)} && {command}" if session.cwd else command
+    return None
+
+
 def session_brief(store: Store, session: Session) -> dict[str, Any]:
-    return {"id": session.id, "title": session.title, "source": session.source}
+    return {"id": session.id, "title": session.title, "source": session.source, "native_id": native_id(session),
+            "cwd": session.cwd, "git_branch": session.git_branch, "resume_command": resume_command(session)}
 
 
 def session_times(store: Store, session: Session) -> dict[str, Any]:

@@ -9,6 +9,7 @@ session changed, so late or re-read events can never leave stale turn boundaries
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +66,8 @@ class Session:
     bounds: list[int] | None = None
     turns: list[Turn] | None = None
     stale_meta: bool = False  # events were retired: titles, flags, cwd, parent are folded again
+    git_branch: str | None = None
+    title_command: str | None = None  # a slash command, the title of a session with no typed prompt
 
     @property
     def id(self) -> str:
@@ -72,7 +75,7 @@ class Session:
 
     @property
     def title(self) -> str | None:
-        return self.title_custom or self.title_ai or self.title_summary or self.first_prompt
+        return self.title_custom or self.title_ai or self.title_summary or self.first_prompt or self.title_command
 
     @property
     def mode(self) -> str:
@@ -81,6 +84,20 @@ class Session:
         if self.moraine:
             return "mcp_internal"
         return "tool_calling" if self.tools else "chat"
+
+
+_COMMAND_NAME = re.compile(r"<command-name>\s*([^<]*?)\s*</command-name>")
+_COMMAND_ARGS = re.compile(r"<command-args>\s*([^<]*?)\s*</command-args>")
+
+
+def _command_title(text: str) -> str | None:
+    """`<command-name>/exit</command-name>…<command-args>now</command-args>` → `/exit now`
+    (the tags come in either order, with `<command-message>` among them)."""
+    name = _COMMAND_NAME.search(text)
+    if not name or not name.group(1):
+        return None
+    args = _COMMAND_ARGS.search(text)
+    return _first_line(name.group(1) + (" " + args.group(1) if args and args.group(1) else "")) or None
 
 
 def _first_line(text: str) -> str:
@@ -293,15 +310,20 @@ class Catalog:
                 session.moraine = True
             if meta.get("parent") and not session.parent_key:
                 session.parent_key = meta["parent"]
+            if meta.get("git_branch") and not session.git_branch:
+                session.git_branch = meta["git_branch"]
         if event.type == "tool_call":
             session.tools = True
         if event.starts_turn and session.first_prompt is None and event.text.strip():
             session.first_prompt = _first_line(event.text)
+        elif session.title_command is None and event.text.lstrip().startswith("<command-"):
+            session.title_command = _command_title(event.text)
 
     def _refold_meta(self, session: Session) -> None:
         """Derive the session's titles, flags, cwd and parent again from its live events."""
         self._unlink_child(session)
-        for name in ("cwd", "parent_key", "title_custom", "title_ai", "title_summary", "first_prompt"):
+        for name in ("cwd", "parent_key", "title_custom", "title_ai", "title_summary", "first_prompt", "git_branch",
+                     "title_command"):
             setattr(session, name, None)
         session.web = session.moraine = session.tools = False
         for doc in session.docs:
@@ -349,7 +371,7 @@ class Catalog:
                "tool_ix", "model_ix", "file_ix", "line", "sub")
     _SESSION_FIELDS = ("key", "sid", "source", "file_ts", "cwd", "parent_key", "children", "title_custom",
                        "title_ai", "title_summary", "first_prompt", "web", "moraine", "tools", "started_ms",
-                       "updated_ms")
+                       "updated_ms", "git_branch", "title_command")  # new fields go last: older snapshots lack them
 
     def snapshot_arrays(self) -> dict[str, np.ndarray]:
         arrays = {name: getattr(self, name).view for name in self.COLUMNS}
@@ -385,7 +407,7 @@ class Catalog:
         fields = self._SESSION_FIELDS
         projects: dict[str, list[tuple[int, str]]] = {}
         for ix, row in enumerate(meta["sessions"]):
-            session = Session(**dict(zip(fields, row, strict=True)))
+            session = Session(**dict(zip(fields, row, strict=False)))
             session.docs = docs[bounds[ix] : bounds[ix + 1]]
             session.order = None
             self.sessions.append(session)

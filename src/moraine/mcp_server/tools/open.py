@@ -89,6 +89,7 @@ def _open_session(store: Store, session: Session) -> dict[str, Any]:
         "session": session_full(store, session),
         "turns": [turn_summary(store, session, turn) for turn in turns],
         "subagent_session_ids": children,
+        "log_paths": sorted(session.file_ts),
         "traversal": {"previous_session_id": previous, "next_session_id": following},
     }
 
@@ -217,7 +218,10 @@ def render(envelope: dict[str, Any]) -> str:
         lines = [f'Session {s["id"]} — {s["title"] or "untitled"} ({s["source"]}, {s["mode"]}, '
                  f'{s["turn_count"]} turns, {s["event_count"]} events, '
                  f'{"completed" if s["completed"] else "not completed"})',
-                 f'{s["started_at"]} → {s["updated_at"]}  cwd: {s["cwd"]}']
+                 f'{s["started_at"]} → {s["updated_at"]}  cwd: {s["cwd"]}'
+                 + (f'  branch: {s["git_branch"]}' if s.get("git_branch") else "")]
+        if s.get("resume_command"):
+            lines.append(f'resume: {s["resume_command"]}')
         for t in data["turns"]:
             prompt = (t["user_input"] or {}).get("text") or "(no user input)"
             lines.append(f'  turn {t["ordinal"]} {t["id"]}{"" if t["completed"] else " [incomplete]"}: '
