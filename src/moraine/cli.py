@@ -19,12 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from moraine import __version__
 from moraine.config import Config, load_config
 from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
 from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.mcp_server.contract import ToolResult
-from moraine.sources import path_key
+from moraine.sources import ADAPTERS, path_key
 from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
 from moraine.store.engine import Store
 
@@ -51,8 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--type", dest="event_types", action="append", help="event type (repeatable)")
     p.add_argument("-n", "--n-hits", dest="n_hits", type=int)
     p.add_argument("--json", action="store_true")
-    p = sub.add_parser("open", help="open a session, turn or event ID")
-    p.add_argument("id")
+    p = sub.add_parser("open", help="open a session, turn or event ID (or a harness's session id, or a log path)")
+    p.add_argument("id", help="a Moraine ID, a native session id (codex resume / claude --resume), or a log path")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("list", help="list sessions overlapping a datetime window")
     p.add_argument("--since", required=True, help="start, RFC 3339 with offset or Z")
@@ -409,10 +411,29 @@ def run(argv: Sequence[str] | None = None) -> int:
                    "n_hits": args.n_hits}
         return _print_result(search_sessions.run(store, request), args.json)
     if args.command == "open":
-        return _print_result(open_tool.run(store, {"id": args.id}), args.json)
+        return _print_result(open_tool.run(store, {"id": _moraine_id(store, args.id)}), args.json)
     request = {"start_datetime": args.since, "end_datetime": args.until, "limit": args.limit,
                "cursor": args.cursor, "mode": args.mode, "sort": args.sort}
     return _print_result(list_sessions.run(store, request), args.json)
+
+
+def _moraine_id(store: Store, ref: str) -> str:
+    """For people: `moraine open` also takes a harness's own session id (as `codex resume`
+    and `claude --resume` show it) or a log file's path; MCP `open` keeps the contract's IDs."""
+    if ref.startswith(("session:", "turn:", "event:")):
+        return ref
+    catalog = store.catalog
+    for source in ADAPTERS:
+        ix = catalog.by_key.get(f"{source}:{ref}", catalog.by_key.get(f"{source}:{ref.lower()}"))
+        if ix is not None:
+            return catalog.sessions[ix].id
+    for candidate in (ref, str(Path(ref).expanduser().resolve())):
+        key = path_key(candidate)
+        if key in catalog.file_names:
+            docs = np.flatnonzero((catalog.file_ix.view == catalog.file_names.index(key)) & catalog.alive.view)
+            if len(docs):
+                return catalog.sessions[int(catalog.session_ix.view[docs[0]])].id
+    return ref  # open answers invalid_id, naming what an ID looks like
 
 
 def main(argv: Sequence[str] | None = None) -> None:
