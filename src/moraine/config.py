@@ -61,6 +61,22 @@ class DaemonConfig(_Strict):
     catch_up_on_call: bool = Field(True, description="read live logs' new lines before answering each call")
 
 
+class McpConfig(_Strict):
+    max_reply_chars: int = Field(100_000, ge=10_000, le=10_000_000,
+                                 description="bound on one tool reply: its text block plus the compact JSON of "
+                                 "structuredContent (agent hosts cap tool results, Claude Code at ~25k tokens)")
+
+
+class SearchConfig(_Strict):
+    min_should_match: int = Field(1, ge=1, le=256, description="default: query terms a hit must contain")
+    min_score: float = Field(0.0, ge=0, le=1, description="default: hits scoring below this are left out")
+
+
+class TelemetryConfig(_Strict):
+    query_log: bool = Field(False, description="keep a local log of queries, results and opens (never sent "
+                            "anywhere) for `moraine queries`")
+
+
 class Config(_Strict):
     home: Path
     sources: list[SourceConfig]
@@ -68,6 +84,9 @@ class Config(_Strict):
     ingest: IngestConfig = IngestConfig()
     store: StoreConfig = StoreConfig()
     daemon: DaemonConfig = DaemonConfig()
+    mcp: McpConfig = McpConfig()
+    search: SearchConfig = SearchConfig()
+    telemetry: TelemetryConfig = TelemetryConfig()
 
     @property
     def socket_path(self) -> Path:

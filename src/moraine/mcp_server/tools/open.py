@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 from typing import Any
+
+import orjson
 
 from moraine.errors import ContractError
 from moraine.mcp_server.contract import (
@@ -10,6 +15,7 @@ from moraine.mcp_server.contract import (
     Timer,
     ToolResult,
     compact,
+    encode_cursor,
     error_envelope,
     parse_id,
     render_error,
@@ -39,25 +45,92 @@ DESCRIPTION = (
     "metadata and every turn summarized; a turn gives its events summarized with traversal IDs; "
     "an event gives its full content (tool name, arguments, exit code, output)."
 )
+FIELDS = ("id", "offset", "max_chars", "cursor")
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"id": {"type": "string", "minLength": 1,
-                          "description": "A session:, turn: or event: ID returned by Moraine."}},
+    "properties": {
+        "id": {"type": "string", "minLength": 1, "description": "A session:, turn: or event: ID returned by Moraine."},
+        "offset": {"type": "integer", "minimum": 0,
+                   "description": "Event only: first character of the content page (default 0; null = omitted)."},
+        "max_chars": {"type": "integer", "minimum": 1,
+                      "description": "Event only: characters in the content page (default and maximum: what fits "
+                      "the reply bound; null = omitted)."},
+        "cursor": {"type": "string", "description": "Session or turn: next_cursor of the previous page of turns or "
+                   "events (null = first page)."},
+    },
     "required": ["id"],
     "additionalProperties": False,
 }
+PAGE_SHARE = 0.4  # of the reply bound, for an event's content page: it appears in the text block and in the JSON
+LIST_SHARE = 0.7  # of the reply bound, for a page of turns or events (JSON + one line of text each)
+LINE_CHARS = 200  # the text block's line for one turn or event, at most
 SLA = {"event": 200, "turn": 300, "session": 500}
 SLA_BIG_SESSION = 1500
 
 
 def _canonical(args: Any) -> tuple[dict[str, Any], ParsedId]:
-    args = require_object(args, ("id",))
+    args = require_object(args, FIELDS)
     if "id" not in args or args["id"] is None:
         raise ContractError("invalid_request", "id is required", {"field": "id"})
     value = args["id"]
     if not isinstance(value, str) or not value.strip():
         raise ContractError("invalid_request", "id must be a non-empty string", {"field": "id"})
-    return {"id": value}, parse_id(value)
+    request: dict[str, Any] = {"id": value}
+    parsed = parse_id(value)
+    for name in ("offset", "max_chars"):
+        if args.get(name) is not None:
+            number = args[name]
+            if isinstance(number, bool) or not isinstance(number, int) or number < (0 if name == "offset" else 1):
+                raise ContractError("invalid_request", f"{name} must be an integer ≥ {0 if name == 'offset' else 1}",
+                                    {"field": name})
+            if parsed.kind != "event":
+                raise ContractError("invalid_request", f"{name} pages an event's content; use cursor for a "
+                                    f"{parsed.kind}", {"field": name})
+            request[name] = number
+    if args.get("cursor") is not None:
+        if parsed.kind == "event":
+            raise ContractError("invalid_request", "cursor pages a session's turns or a turn's events; use "
+                                "offset for an event", {"field": "cursor"})
+        request["cursor"] = args["cursor"]
+    return request, parsed
+
+
+def _page_start(request: dict[str, Any], owner: str) -> int:
+    """Where a page of turns or events starts: the cursor is bound to the ID it came from."""
+    cursor = request.get("cursor")
+    if cursor is None:
+        return 0
+    bad = ContractError("invalid_request", "cursor is not a next_cursor of this open", {"field": "cursor"})
+    try:
+        if not isinstance(cursor, str) or len(cursor) > 256:
+            raise ValueError
+        payload = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, binascii.Error):
+        raise bad from None
+    if (not isinstance(payload, dict) or payload.get("o") != owner or type(payload.get("n")) is not int
+            or payload["n"] < 0):
+        raise bad
+    return int(payload["n"])
+
+
+def _page(items: list[Any], start: int, budget: int, build: Any) -> tuple[list[dict[str, Any]], int | None]:
+    """Built items from `start` while their JSON fits `budget` (at least one); the next start or None."""
+    page: list[dict[str, Any]] = []
+    used = 0
+    for i in range(start, len(items)):
+        item = build(items[i])
+        size = len(orjson.dumps(item)) + LINE_CHARS
+        if page and used + size > budget:
+            return page, i
+        page.append(item)
+        used += size
+    return page, None
+
+
+def _cursor(owner: str, start: int | None) -> str | None:
+    if start is None:
+        return None
+    return encode_cursor({"o": owner, "n": start})
 
 
 def _locate(store: Store, parsed: ParsedId, raw: str) -> tuple[Session, Turn | None, int | None]:
@@ -79,15 +152,20 @@ def _locate(store: Store, parsed: ParsedId, raw: str) -> tuple[Session, Turn | N
     return session, turns[parsed.ordinal - 1], None
 
 
-def _open_session(store: Store, session: Session) -> dict[str, Any]:
+def _open_session(store: Store, session: Session, request: dict[str, Any]) -> dict[str, Any]:
     catalog = store.catalog
     previous, following = catalog.neighbours(session)
     children = [catalog.sessions[catalog.by_key[k]].id for k in session.children if k in catalog.by_key]
     turns = catalog.turns(session)
+    start = _page_start(request, session.id)
+    budget = int(store.config.mcp.max_reply_chars * LIST_SHARE)
+    page, following_page = _page(turns, start, budget, lambda turn: turn_summary(store, session, turn))
     return {
         "kind": "session",
         "session": session_full(store, session),
-        "turns": [turn_summary(store, session, turn) for turn in turns],
+        "turns": page,
+        "turns_shown": {"from_ordinal": start + 1, "to_ordinal": start + len(page), "total": len(turns)},
+        "next_cursor": _cursor(session.id, following_page),
         "subagent_session_ids": children,
         "log_paths": sorted(session.file_ts),
         "traversal": {"previous_session_id": previous, "next_session_id": following},
@@ -113,10 +191,15 @@ def _event_row(store: Store, turn: Turn, doc: int, ordinal: int) -> dict[str, An
     }
 
 
-def _open_turn(store: Store, session: Session, turn: Turn) -> dict[str, Any]:
+def _open_turn(store: Store, session: Session, turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
     catalog = store.catalog
     docs = turn_docs(session, turn)
     previous, following = _adjacent_turns(store, session, turn)
+    tid = catalog.turn_id(session, turn.ordinal)
+    start = _page_start(request, tid)
+    budget = int(store.config.mcp.max_reply_chars * LIST_SHARE)
+    numbered = list(enumerate(docs, start=1))
+    rows, following_page = _page(numbered, start, budget, lambda item: _event_row(store, turn, item[1], item[0]))
     return {
         "kind": "turn",
         "turn": {
@@ -132,7 +215,8 @@ def _open_turn(store: Store, session: Session, turn: Turn) -> dict[str, Any]:
             "tools_called": tools_called(catalog, docs),
             "event_types": first_seen_types(catalog, docs),
         },
-        "events": [_event_row(store, turn, doc, i) for i, doc in enumerate(docs, start=1)],
+        "events": rows,
+        "next_cursor": _cursor(tid, following_page),
         "traversal": {
             "session_id": session.id, "previous_turn_id": previous, "next_turn_id": following,
             "first_event_id": event_id(catalog, docs[0]) if docs else None,
@@ -141,25 +225,36 @@ def _open_turn(store: Store, session: Session, turn: Turn) -> dict[str, Any]:
     }
 
 
-def _content(event: Event) -> dict[str, Any]:
+def _content(event: Event, request: dict[str, Any], budget: int) -> dict[str, Any]:
+    """The event's content; its text a page of at most `budget` characters (`offset`,
+    `max_chars`): pages concatenate to exactly the logged text."""
+    total = len(event.text)
+    offset = min(request.get("offset", 0), total)
+    end = min(total, offset + min(request.get("max_chars", budget), budget))
+    page = {"text": event.text[offset:end], "truncated": end < total, "offset": offset, "total_chars": total,
+            "next_offset": end if end < total else None}
     if event.type == "tool_call":
-        return {"format": "tool_call", "tool_name": event.tool_name, "arguments": event.arguments,
-                "text": event.text, "truncated": False}
+        arguments: Any = event.arguments
+        omitted = arguments is not None and len(orjson.dumps(arguments)) > budget // 4
+        content = {"format": "tool_call", "tool_name": event.tool_name, "arguments": None if omitted else arguments,
+                   **page}
+        if omitted:  # too large to repeat beside the text, which holds every argument value (paged)
+            content["arguments_omitted"] = True
+        return content
     if event.type == "tool_response":
-        content = {"format": "tool_response", "tool_name": event.tool_name, "exit_code": event.exit_code,
-                   "text": event.text, "truncated": False}
+        content = {"format": "tool_response", "tool_name": event.tool_name, "exit_code": event.exit_code, **page}
         if event.meta.get("is_error"):
             content["is_error"] = True
         return content
     if event.type == "reasoning":
-        content = {"format": "reasoning", "text": event.text, "truncated": False}
+        content = {"format": "reasoning", **page}
         if event.meta.get("encrypted"):
             content["encrypted"] = True
         return content
-    return {"format": "text", "text": event.text, "truncated": False}
+    return {"format": "text", **page}
 
 
-def _open_event(store: Store, session: Session, turn: Turn, doc: int) -> dict[str, Any]:
+def _open_event(store: Store, session: Session, turn: Turn, doc: int, request: dict[str, Any]) -> dict[str, Any]:
     catalog = store.catalog
     event = catalog.event(doc)
     position = int(catalog.pos.view[doc])
@@ -174,7 +269,7 @@ def _open_event(store: Store, session: Session, turn: Turn, doc: int) -> dict[st
             "model": event.model, "originating_model": originating_model(catalog, session, position),
             "tool_name": event.tool_name,
         },
-        "content": _content(event),
+        "content": _content(event, request, int(store.config.mcp.max_reply_chars * PAGE_SHARE)),
         "session": session_brief(store, session),
         "turn": {"id": tid, "ordinal": turn.ordinal, "completed": turn.completed},
         "traversal": {
@@ -197,13 +292,13 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
         if parsed.kind == "session":
             if len(store.catalog.turns(session)) > 100:
                 sla = SLA_BIG_SESSION
-            data = _open_session(store, session)
+            data = _open_session(store, session, request)
         elif parsed.kind == "turn":
             assert turn is not None
-            data = _open_turn(store, session, turn)
+            data = _open_turn(store, session, turn, request)
         else:
             assert turn is not None and doc is not None
-            data = _open_event(store, session, turn, doc)
+            data = _open_event(store, session, turn, doc, request)
         envelope = success_envelope(NAME, request, data, [], timer, sla)
         return ToolResult(envelope, render(envelope))
     except Exception as exc:
@@ -226,6 +321,10 @@ def render(envelope: dict[str, Any]) -> str:
             prompt = (t["user_input"] or {}).get("text") or "(no user input)"
             lines.append(f'  turn {t["ordinal"]} {t["id"]}{"" if t["completed"] else " [incomplete]"}: '
                          f'{prompt[:120]}')
+        shown = data["turns_shown"]
+        if data["next_cursor"]:
+            lines.append(f'turns {shown["from_ordinal"]}–{shown["to_ordinal"]} of {shown["total"]} shown; for the '
+                         f'next ones call open with id={s["id"]} and cursor={data["next_cursor"]}')
         return "\n".join(lines)
     if data["kind"] == "turn":
         t = data["turn"]
@@ -234,6 +333,9 @@ def render(envelope: dict[str, Any]) -> str:
         for e in data["events"]:
             tool = f' {e["tool_name"]}' if e["tool_name"] else ""
             lines.append(f'  {e["ordinal"]}. [{e["type"]}{tool}] {e["summary"][:140]}  ({e["id"]})')
+        if data["next_cursor"]:
+            lines.append(f'events 1–{data["events"][-1]["ordinal"] if data["events"] else 0} shown; for the next '
+                         f'ones call open with id={t["id"]} and cursor={data["next_cursor"]}')
         return "\n".join(lines)
     e, c = data["event"], data["content"]
     head = f'Event {e["id"]} [{e["type"]}] {e["timestamp"]} in {e["turn_id"]}'
@@ -241,4 +343,8 @@ def render(envelope: dict[str, Any]) -> str:
         head += f' tool={c["tool_name"]}'
     if c.get("exit_code") is not None:
         head += f' exit_code={c["exit_code"]}'
-    return head + "\n" + c["text"]
+    text = head + "\n" + c["text"]
+    if c["truncated"]:
+        text += (f'\n[characters {c["offset"]}–{c["next_offset"]} of {c["total_chars"]} shown; for the rest call '
+                 f'open with id={e["id"]} and offset={c["next_offset"]}]')
+    return text
