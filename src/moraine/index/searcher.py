@@ -213,6 +213,7 @@ class InvertedIndex:
         scope: np.ndarray | None = None,
         deadline: float | None = None,
         exact_total: bool = True,
+        min_match: int = 1,
     ) -> Hits:
         """Top-k documents by BM25, then timestamp desc, then uid asc; filters as masks.
 
@@ -234,7 +235,9 @@ class InvertedIndex:
         idfs = [entry.idf for entry in plan]
         if deadline is not None and time.monotonic() > deadline:
             raise DeadlineExceeded
-        if len(plan) == 1:  # one term: its filtered postings are the candidates, no score array
+        if min_match > 1 and len(plan) > 1:  # opt-in: every posting is counted, no pruning
+            cand, raw, total = _score_counting(plan, ok, min_match, deadline)
+        elif len(plan) == 1:  # one term: its filtered postings are the candidates, no score array
             keep = ok[plan[0].docs]
             cand, raw = plan[0].docs[keep], plan[0].contrib[keep]
             total = len(cand)
@@ -308,6 +311,22 @@ def _score_terms(plan: list[_TermScores], ok: np.ndarray, k: int, k1: float, dea
     for docs in late:
         matched[docs] = True
     return leaders, scores[leaders], int(np.count_nonzero(matched & ok))
+
+
+def _score_counting(plan: list[_TermScores], ok: np.ndarray, min_match: int, deadline: float | None
+                    ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Every document holding at least `min_match` of the terms, with its full score."""
+    scores = np.zeros(len(ok), dtype=np.float64)
+    counts = np.zeros(len(ok), dtype=np.uint16)
+    for entry in plan:
+        if deadline is not None and time.monotonic() > deadline:
+            raise DeadlineExceeded
+        keep = ok[entry.docs]
+        docs = entry.docs[keep]
+        scores[docs] += entry.contrib[keep]
+        counts[docs] += 1
+    cand = np.flatnonzero(counts >= min_match)
+    return cand, scores[cand], len(cand)
 
 
 def _still_leading(leaders: np.ndarray, scores: np.ndarray, k: int, remaining: float) -> np.ndarray:

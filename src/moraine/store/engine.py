@@ -469,7 +469,7 @@ class Store:
 
     def search(
         self, query: str, k: int, types: list[str], scope: np.ndarray | None, deadline: float | None,
-        *, exact_total: bool = True,
+        *, exact_total: bool = True, min_match: int = 1,
     ) -> Hits:
         terms = query_terms(query, self.config.bm25.max_query_terms)
         allowed = np.zeros(len(EVENT_TYPES), dtype=bool)
@@ -478,7 +478,7 @@ class Store:
         return self.index.search(
             terms, k, k1=self.config.bm25.k1, b=self.config.bm25.b, type_codes=c.type_code.view,
             allowed_types=allowed, tiebreak_ts=c.ts.view, tiebreak_uid=c.uid.view, scope=scope,
-            deadline=deadline, exact_total=exact_total,
+            deadline=deadline, exact_total=exact_total, min_match=min_match,
         )
 
     def session_by_sid(self, sid: str) -> Session | None:

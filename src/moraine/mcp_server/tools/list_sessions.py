@@ -18,6 +18,7 @@ from moraine.mcp_server.contract import (
     signature,
     success_envelope,
 )
+from moraine.mcp_server.filters import SCHEMA, Scope, parse_scope
 from moraine.mcp_server.views import session_full
 from moraine.model import MODES
 from moraine.store.catalog import Session
@@ -29,16 +30,19 @@ DESCRIPTION = (
     "first by default, with compact metadata (title, source, mode, turn/event counts). Page with "
     "next_cursor. Use search_sessions for content and open for details."
 )
-FIELDS = ("start_datetime", "end_datetime", "limit", "cursor", "mode", "sort")
+FIELDS = ("start_datetime", "end_datetime", "limit", "cursor", "mode", "sort", "source", "cwd")
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "start_datetime": {"type": "string", "description": "Inclusive, RFC 3339 with offset or Z."},
         "end_datetime": {"type": "string", "description": "Exclusive, RFC 3339 with offset or Z."},
-        "limit": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 20},
-        "cursor": {"type": ["string", "null"], "description": "next_cursor of the previous page."},
-        "mode": {"type": ["string", "null"], "enum": [*MODES, None]},
-        "sort": {"type": ["string", "null"], "enum": ["desc", "asc", None], "default": "desc"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 20,
+                  "description": "Sessions per page (null = 20)."},
+        "cursor": {"type": "string", "description": "next_cursor of the previous page (null = first page)."},
+        "mode": {"type": "string", "enum": list(MODES), "description": "Only sessions of this mode (null = all)."},
+        "sort": {"type": "string", "enum": ["desc", "asc"], "default": "desc",
+                 "description": "By updated_at: desc (newest first) or asc (null = desc)."},
+        **SCHEMA,
     },
     "required": ["start_datetime", "end_datetime"],
     "additionalProperties": False,
@@ -48,7 +52,7 @@ DEADLINE_TYPICAL_S, DEADLINE_BROAD_S = 2.0, 3.0
 BROAD_WINDOW_MS = 30 * 24 * 3600 * 1000
 
 
-def _canonical(args: Any) -> tuple[dict[str, Any], int, int]:
+def _canonical(args: Any) -> tuple[dict[str, Any], int, int, Scope]:
     args = require_object(args, FIELDS)
     start_text, start_ms = parse_datetime(args.get("start_datetime"), "start_datetime")
     end_text, end_ms = parse_datetime(args.get("end_datetime"), "end_datetime")
@@ -73,13 +77,21 @@ def _canonical(args: Any) -> tuple[dict[str, Any], int, int]:
         raise ContractError("invalid_request", "cursor must be a non-empty string or null", {"field": "cursor"})
     request = {"start_datetime": start_text, "end_datetime": end_text, "limit": limit,
                "cursor": cursor.strip() if cursor else None, "mode": mode, "sort": sort}
-    return request, start_ms, end_ms
+    scope, echo = parse_scope(args, with_time=False)
+    request.update(echo)
+    return request, start_ms, end_ms, scope
+
+
+def _signature(request: dict[str, Any], start_ms: int, end_ms: int) -> str:
+    """What a cursor is bound to: the window, mode, sort and (when given) the scope filters."""
+    extra = [request[k] for k in ("source", "cwd") if k in request]
+    return signature(start_ms, end_ms, request["mode"], request["sort"], *extra)
 
 
 def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, deadline: float,
-          budget_s: float) -> tuple[list[Session], bool]:
+          budget_s: float, scope: Scope) -> tuple[list[Session], bool]:
     """Sessions with updated_at >= start and started_at < end, keyset-paged after the cursor."""
-    sig = signature(start_ms, end_ms, request["mode"], request["sort"])
+    sig = _signature(request, start_ms, end_ms)
     by_updated = store.catalog.by_updated
     desc = request["sort"] == "desc"
     after: tuple[int, str] | None = None
@@ -103,6 +115,8 @@ def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, dea
                                 {"deadline_ms": int(budget_s * 1000)})
         if session.started_ms >= end_ms or (request["mode"] and session.mode != request["mode"]):
             continue
+        if scope.sessions_filtered and not scope.session_ok(session):
+            continue
         found.append(session)
         if len(found) > request["limit"]:
             break
@@ -114,17 +128,17 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
     timer = timer or Timer()
     sla = SLA_TYPICAL
     try:
-        request, start_ms, end_ms = _canonical(args)
+        request, start_ms, end_ms, scope = _canonical(args)
         broad = end_ms - start_ms >= BROAD_WINDOW_MS
         budget = DEADLINE_BROAD_S if broad else DEADLINE_TYPICAL_S
-        sessions, more = _page(store, request, start_ms, end_ms, timer.deadline(budget), budget)
+        sessions, more = _page(store, request, start_ms, end_ms, timer.deadline(budget), budget, scope)
         if broad:  # a window of a month or more is the spec's "broad window"
             sla = SLA_BROAD_MODE if request["mode"] else SLA_BROAD
         next_cursor = None
         if more:
             last = sessions[-1]
             next_cursor = encode_cursor({"u": last.updated_ms, "i": last.id,
-                                         "f": signature(start_ms, end_ms, request["mode"], request["sort"])})
+                                         "f": _signature(request, start_ms, end_ms)})
         items = [{"rank": i, "id": s.id, "session": {**session_full(store, s), "session_slug": None,
                                                       "session_summary": None},
                   "open": {"session_id": s.id}} for i, s in enumerate(sessions, start=1)]

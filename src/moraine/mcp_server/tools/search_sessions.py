@@ -19,6 +19,7 @@ from moraine.mcp_server.contract import (
     require_object,
     success_envelope,
 )
+from moraine.mcp_server.filters import SCHEMA, TIME_SCHEMA, Scope, doc_scope, parse_scope
 from moraine.mcp_server.views import session_times
 from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES
 from moraine.sources._common import format_ts
@@ -31,18 +32,29 @@ DESCRIPTION = (
     "within_id (a session or turn ID); event_types defaults to user_input, assistant_response, "
     "tool_response."
 )
-FIELDS = ("query", "within_id", "event_types", "n_hits")
+FIELDS = ("query", "within_id", "event_types", "n_hits", "source", "cwd", "since", "until", "min_should_match",
+          "min_score")
+# Plain types (generic clients such as the MCP Inspector build their forms from them); null is
+# still accepted for every optional field and means "omitted", as the contract says.
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "query": {"type": "string", "minLength": 1, "maxLength": 4096,
                   "description": "What to look for; words, identifiers, paths, error text."},
-        "within_id": {"type": ["string", "null"],
-                      "description": "Restrict to one session or turn ID returned by Moraine."},
-        "event_types": {"type": ["array", "null"], "items": {"type": "string", "enum": list(SEARCHABLE_TYPES)},
-                        "minItems": 1, "description": "Event types to search (default: user_input, "
+        "within_id": {"type": "string",
+                      "description": "Restrict to one session or turn ID returned by Moraine (null = everywhere)."},
+        "event_types": {"type": "array", "items": {"type": "string", "enum": list(SEARCHABLE_TYPES)},
+                        "minItems": 1, "description": "Event types to search (null = user_input, "
                         "assistant_response, tool_response)."},
-        "n_hits": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 10},
+        "n_hits": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10,
+                   "description": "How many hits (null = 10)."},
+        **SCHEMA,
+        **TIME_SCHEMA,
+        "min_should_match": {"type": "integer", "minimum": 1, "maximum": 256,
+                             "description": "Hits must contain at least this many of the query's terms (clamped "
+                             "to their number; null = the [search] default, 1)."},
+        "min_score": {"type": "number", "minimum": 0, "maximum": 1,
+                      "description": "Leave out hits scoring below this (0-1; null = the [search] default, 0)."},
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -51,7 +63,7 @@ SLA_GLOBAL, SLA_TURN, SLA_SESSION = 750, 300, 500
 DEADLINE_S = 5.0
 
 
-def _canonical(args: Any) -> dict[str, Any]:
+def _canonical(args: Any) -> tuple[dict[str, Any], Scope]:
     args = require_object(args, FIELDS)
     query = args.get("query")
     if not isinstance(query, str) or not query.strip():
@@ -63,8 +75,21 @@ def _canonical(args: Any) -> dict[str, Any]:
     if within is not None and parse_id(within, "within_id").kind == "event":
         raise ContractError("invalid_request", "within_id accepts session and turn IDs, not event IDs",
                             {"field": "within_id"})
-    return {"query": query, "within_id": within, "event_types": _event_types(args.get("event_types")),
-            "n_hits": _n_hits(args.get("n_hits"))}
+    request = {"query": query, "within_id": within, "event_types": _event_types(args.get("event_types")),
+               "n_hits": _n_hits(args.get("n_hits"))}
+    scope, echo = parse_scope(args, with_time=True)
+    request.update(echo)
+    for name, kind in (("min_should_match", int), ("min_score", float)):
+        value = args.get(name)
+        if value is None:
+            continue
+        low, high = (1, 256) if kind is int else (0.0, 1.0)
+        if isinstance(value, bool) or not isinstance(value, int if kind is int else int | float) \
+                or not low <= value <= high:
+            raise ContractError("invalid_request", f"{name} must be a number between {low} and {high}",
+                                {"field": name})
+        request[name] = value
+    return request, scope
 
 
 def _event_types(value: Any) -> list[str]:
@@ -138,19 +163,23 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
     timer = timer or Timer()
     sla = SLA_GLOBAL
     try:
-        request = _canonical(args)
-        scope, sla = _scope(store, request["within_id"])
+        request, filters = _canonical(args)
+        within, sla = _scope(store, request["within_id"])
+        scope = doc_scope(store, filters, within)
         terms = query_terms(request["query"], store.config.bm25.max_query_terms)
         if not terms:
             raise ContractError("invalid_request", "query has no searchable terms (tokens shorter than 2 "
                                 "characters are excluded, except CJK)", {"field": "query"})
         warnings = _warnings(store, request["query"], terms)
-        hits = store.search(request["query"], request["n_hits"], request["event_types"], scope,
-                            timer.deadline(DEADLINE_S), exact_total=False)
-        results = [_hit(store, i + 1, int(d), float(s), terms)
-                   for i, (d, s) in enumerate(zip(hits.docs, hits.scores, strict=True))]
-        data = {"result_count": len(results), "limit": request["n_hits"],
-                "truncated": hits.total > len(results), "results": results}
+        n_hits = request["n_hits"]
+        min_match = min(len(terms), request.get("min_should_match", store.config.search.min_should_match))
+        min_score = float(request.get("min_score", store.config.search.min_score))
+        hits = store.search(request["query"], n_hits + (1 if min_score > 0 else 0), request["event_types"], scope,
+                            timer.deadline(DEADLINE_S), exact_total=False, min_match=min_match)
+        passing = [(int(d), float(s)) for d, s in zip(hits.docs, hits.scores, strict=True) if s >= min_score]
+        truncated = len(passing) > n_hits if min_score > 0 else hits.total > len(passing)
+        results = [_hit(store, i + 1, d, s, terms) for i, (d, s) in enumerate(passing[:n_hits])]
+        data = {"result_count": len(results), "limit": n_hits, "truncated": truncated, "results": results}
         envelope = success_envelope(NAME, request, data, warnings, timer, sla)
         return ToolResult(envelope, render(envelope))
     except DeadlineExceeded:

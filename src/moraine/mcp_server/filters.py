@@ -1,0 +1,126 @@
+"""Scopes people ask for — a harness, a project directory, a time window — as array masks.
+
+Additive to the v1 contract: `search_sessions` and `list_sessions` take optional `source`
+(harness names), `cwd` (a project directory: sessions whose cwd is it or below it) and, for
+search, `since` / `until` (RFC 3339, `since` inclusive, `until` exclusive, bounding the hit
+events' timestamps). Nothing here scans event text: sessions are matched once per call and
+turned into a doc mask with one gather over the catalog's session column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from moraine.errors import ContractError
+from moraine.mcp_server.contract import parse_datetime
+from moraine.sources import ADAPTERS
+from moraine.store.catalog import Session
+from moraine.store.engine import Store
+
+SCHEMA: dict[str, dict[str, Any]] = {
+    "source": {"type": "array", "items": {"type": "string", "enum": list(ADAPTERS)}, "minItems": 1,
+               "description": "Only sessions of these harnesses (null = all)."},
+    "cwd": {"type": "string", "minLength": 1,
+            "description": "Only sessions whose working directory is this directory or below it (null = any)."},
+}
+TIME_SCHEMA: dict[str, dict[str, Any]] = {
+    "since": {"type": "string", "description": "Only events at or after this time, RFC 3339 with offset or Z "
+              "(null = no lower bound)."},
+    "until": {"type": "string", "description": "Only events before this time, RFC 3339 with offset or Z "
+              "(null = no upper bound)."},
+}
+
+
+@dataclass(frozen=True)
+class Scope:
+    sources: tuple[str, ...] | None = None
+    cwd: str | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
+
+    @property
+    def sessions_filtered(self) -> bool:
+        return self.sources is not None or self.cwd is not None
+
+    def echo(self) -> dict[str, Any]:
+        """The canonical request fields of the filters that were given."""
+        out: dict[str, Any] = {}
+        if self.sources is not None:
+            out["source"] = list(self.sources)
+        if self.cwd is not None:
+            out["cwd"] = self.cwd
+        return out
+
+    def session_ok(self, session: Session) -> bool:
+        if self.sources is not None and session.source not in self.sources:
+            return False
+        if self.cwd is not None:
+            cwd = session.cwd or ""
+            return cwd == self.cwd or cwd.startswith(self.cwd + "/") or (self.cwd == "/" and cwd.startswith("/"))
+        return True
+
+
+def parse_scope(args: dict[str, Any], with_time: bool) -> tuple[Scope, dict[str, Any]]:
+    """The filters of a request and their canonical echo; unknown values are `invalid_request`
+    naming the allowed ones."""
+    sources = None
+    if args.get("source") is not None:
+        value = args["source"]
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+            raise ContractError("invalid_request", "source must be a non-empty array of harness names",
+                                {"field": "source", "allowed": list(ADAPTERS)})
+        unknown = [v for v in value if v not in ADAPTERS]
+        if unknown:
+            raise ContractError("invalid_request", f"unknown source: {unknown[0]}",
+                                {"field": "source", "allowed": list(ADAPTERS)})
+        sources = tuple(name for name in ADAPTERS if name in value)
+    cwd = None
+    if args.get("cwd") is not None:
+        value = args["cwd"]
+        if not isinstance(value, str) or not value.startswith("/"):
+            raise ContractError("invalid_request", "cwd must be an absolute directory path",
+                                {"field": "cwd", "example": "/home/me/project"})
+        cwd = value.rstrip("/") or "/"
+    scope = Scope(sources, cwd)
+    echo = scope.echo()
+    if with_time:
+        since = until = None
+        if args.get("since") is not None:
+            echo["since"], since = parse_datetime(args["since"], "since")
+        if args.get("until") is not None:
+            echo["until"], until = parse_datetime(args["until"], "until")
+        if since is not None and until is not None and until <= since:
+            raise ContractError("invalid_request", "until must be later than since", {"field": "until"})
+        scope = Scope(sources, cwd, since, until)
+    return scope, echo
+
+
+def doc_scope(store: Store, scope: Scope, within: np.ndarray | None) -> np.ndarray | None:
+    """The doc ids a search may return (None: no restriction), `within` (a session's or a turn's
+    docs) intersected with the filters."""
+    if not scope.sessions_filtered and scope.since_ms is None and scope.until_ms is None:
+        return within
+    catalog = store.catalog
+    if within is not None:
+        docs = within
+        mask = np.ones(len(docs), dtype=bool)
+        if scope.sessions_filtered:
+            mask &= _session_mask(store, scope)[catalog.session_ix.view[docs]]
+    else:
+        docs = None
+        mask = _session_mask(store, scope)[catalog.session_ix.view] if scope.sessions_filtered else \
+            np.ones(len(catalog.content), dtype=bool)
+    ts = catalog.ts.view if docs is None else catalog.ts.view[docs]
+    if scope.since_ms is not None:
+        mask &= ts >= scope.since_ms
+    if scope.until_ms is not None:
+        mask &= ts < scope.until_ms
+    return np.flatnonzero(mask) if docs is None else docs[mask]
+
+
+def _session_mask(store: Store, scope: Scope) -> np.ndarray:
+    sessions = store.catalog.sessions
+    return np.fromiter((scope.session_ok(s) for s in sessions), dtype=bool, count=len(sessions))
