@@ -26,6 +26,7 @@ from moraine.config import Config, load_config
 from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
 from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.mcp_server.contract import ToolResult
+from moraine.mcp_server.tools import index_status
 from moraine.sources import ADAPTERS, path_key
 from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
 from moraine.store.engine import Store
@@ -153,8 +154,9 @@ def _status(config: Config, as_json: bool) -> int:
         "snapshot_ms": store.manifest.created_ms if store.manifest else None,
         "last_ingest_ms": store.stats.last_ingest_ms, "torn_bytes_cut": store.stats.torn_bytes,
         "pending_bytes": store.pending_bytes(), "sources": {k: len(v) for k, v in files.items()},
-        "daemon": _daemon_report(config),
+        "daemon": index_status.daemon_report(config.home),
         "files": files, "quarantined": issues, "unreadable_files": dict(sorted(store.file_issues.items())),
+        "index": index_status.report(store),  # the figures of the index_status tool, from the same function
         "skipped_wal_frames": [{"wal": seq, "offset": offset, "reason": reason}
                                for (seq, offset), reason in sorted(store.bad_frames.items())],
     }
@@ -176,9 +178,12 @@ def _status(config: Config, as_json: bool) -> int:
               f"{daemon['lag_bytes']} bytes behind the logs, socket {daemon['socket']}")
     else:
         print("  daemon: not running (`moraine daemon` starts it; `moraine mcp` does too)")
-    for source, entries in files.items():
-        gone = sum(1 for e in entries if not e["exists"])
-        print(f"  {source}: {len(entries)} files" + (f" ({gone} no longer on disk, still searchable)" if gone else ""))
+    for row in report["index"]["sources"]:
+        gone = sum(1 for e in files.get(row["harness"], []) if not e["exists"])
+        print(f"  {row['name']}: {row['files']} files, {row['sessions']} sessions, {row['events']} events under "
+              f"{row['root']}, last ingest {row['last_ingest_at'] or 'never'}"
+              + (f" ({gone} no longer on disk, still searchable)" if gone else "")
+              + ("" if row["root_exists"] else " [root not found]"))
     print(f"  bytes not indexed yet: {report['pending_bytes']} (half-written last lines wait for their newline)")
     print(f"  quarantined lines: {len(issues)}")
     for issue in issues[:20]:
@@ -191,16 +196,6 @@ def _status(config: Config, as_json: bool) -> int:
     for frame in report["skipped_wal_frames"]:
         print(f"  WAL frame skipped (wal {frame['wal']}, offset {frame['offset']}): {frame['reason']}")
     return 0
-
-
-def _daemon_report(config: Config) -> dict[str, Any] | None:
-    from moraine.daemon.service import read_status
-
-    status = read_status(config.home)
-    if status is None or not daemon_holding(config.home):
-        return None
-    return {"pid": status["pid"], "uptime_s": time.time() - status["started"], "connections": status["connections"],
-            "lag_bytes": status["lag_bytes"], "socket": status["socket"], "backfilled": status["backfilled"]}
 
 
 def _when(ms: int | None) -> str:

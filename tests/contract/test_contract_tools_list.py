@@ -1,18 +1,30 @@
-"""tools/list: exactly the three v1 tools, each with input/output schemas and read-only annotations."""
+"""tools/list: the three v1 tools plus index_status (additive, issue 10), each with input/output
+schemas and read-only annotations; input schemas in plain types that generic clients can drive."""
 
 from __future__ import annotations
 
 from contract_harness import McpServer
 
-EXPECTED = {"search_sessions", "open", "list_sessions"}
-REQUIRED_INPUTS = {"search_sessions": ["query"], "open": ["id"], "list_sessions": ["start_datetime", "end_datetime"]}
+EXPECTED = {"search_sessions", "open", "list_sessions", "index_status"}
+REQUIRED_INPUTS = {"search_sessions": ["query"], "open": ["id"], "list_sessions": ["start_datetime", "end_datetime"],
+                   "index_status": []}
 
 
-def test_exactly_the_three_tools(server: McpServer) -> None:
+def test_exactly_the_v1_tools_and_index_status(server: McpServer) -> None:
     tools = server.list_tools().tools
     names = [tool.name for tool in tools]
     assert sorted(names) == sorted(EXPECTED)
-    assert len(names) == len(set(names)) == 3
+    assert len(names) == len(set(names)) == 4
+
+
+def test_input_schemas_use_plain_types(server: McpServer) -> None:
+    """Generic clients (the MCP Inspector CLI) coerce `--tool-arg n_hits=2` by the declared type:
+    a ["integer", "null"] union left it a string. Null is still accepted and documented."""
+    for tool in server.list_tools().tools:
+        for name, prop in tool.input_schema["properties"].items():
+            assert isinstance(prop.get("type"), str), (tool.name, name, prop)
+            if name not in REQUIRED_INPUTS[tool.name]:
+                assert "null" in prop.get("description", ""), (tool.name, name)
 
 
 def test_each_tool_publishes_schemas_and_read_only_annotation(server: McpServer) -> None:
@@ -20,7 +32,8 @@ def test_each_tool_publishes_schemas_and_read_only_annotation(server: McpServer)
         assert isinstance(tool.description, str) and tool.description.strip(), tool.name
         schema = tool.input_schema
         assert isinstance(schema, dict) and schema.get("type") == "object", tool.name
-        assert isinstance(schema.get("properties"), dict) and schema["properties"], tool.name
+        assert isinstance(schema.get("properties"), dict), tool.name
+        assert schema["properties"] or tool.name == "index_status", tool.name
         assert sorted(schema.get("required", [])) == sorted(REQUIRED_INPUTS[tool.name]), tool.name
         assert isinstance(tool.output_schema, dict) and tool.output_schema, tool.name
         assert tool.annotations is not None, tool.name

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from contract_harness import (
+    MORAINE,
     Claude,
     Corpus,
     McpServer,
@@ -218,3 +221,24 @@ def test_min_should_match_and_min_score(hosts: McpServer) -> None:
     assert kept and all(h["score"] >= cut for h in kept) and len(kept) == sum(s >= cut for s in scores)
     hosts.err("search_sessions", {"query": "x1", "min_score": 2}, "invalid_request")
     hosts.err("search_sessions", {"query": "x1", "min_should_match": 0}, "invalid_request")
+
+
+def test_index_status_equals_moraine_status(hosts: McpServer) -> None:
+    result = hosts.raw("index_status", {})
+    data = result.structured_content["data"]
+    assert data["sessions"] == 18 and data["events"] > 2000
+    by_name = {s["name"]: s for s in data["sources"]}
+    assert by_name["codex"]["sessions"] == 8 and by_name["claude-code"]["sessions"] == 10
+    assert by_name["codex"]["files"] == 8 and by_name["claude-code"]["last_ingest_at"]
+    assert sum(s["events"] for s in data["sources"]) == data["events"]
+    assert data["daemon"] is not None and data["daemon"]["uptime_s"] >= 0
+    assert data["pending_bytes"] == 0 and data["quarantined_lines"] == 0
+    env = {**os.environ, "MORAINE_HOME": str(hosts.corpus.moraine_home), "CODEX_HOME": str(hosts.corpus.codex_home),
+           "CLAUDE_CONFIG_DIR": str(hosts.corpus.claude_home)}
+    cli = subprocess.run([str(MORAINE), "status", "--json"], env=env, capture_output=True, text=True, check=True)
+    status = json.loads(cli.stdout)["index"]
+    for key in ("sessions", "events", "searchable_documents", "sources", "pending_bytes", "quarantined_lines",
+                "unreadable_files", "snapshot", "last_ingest_at"):
+        assert status[key] == data[key], key
+    assert status["daemon"]["pid"] == data["daemon"]["pid"]
+    assert f'{data["events"]} events in 18 sessions' in result.content[0].text

@@ -18,11 +18,11 @@ from mcp.server.lowlevel import Server
 from moraine import __version__
 from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
 from moraine.mcp_server.schemas import output_schema
-from moraine.mcp_server.tools import list_sessions, search_sessions
+from moraine.mcp_server.tools import index_status, list_sessions, search_sessions
 from moraine.mcp_server.tools import open as open_tool
 from moraine.store.engine import Store
 
-TOOLS = {module.NAME: module for module in (search_sessions, open_tool, list_sessions)}
+TOOLS = {module.NAME: module for module in (search_sessions, open_tool, list_sessions, index_status)}
 INSTRUCTIONS = (
     "Moraine searches your past AI coding-agent sessions. Start with search_sessions (content) or "
     "list_sessions (time window), then open the returned event, turn or session IDs to walk the history."

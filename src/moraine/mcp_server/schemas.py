@@ -193,7 +193,38 @@ class OpenEnvelope(_Envelope):
     data: OpenSessionData | OpenTurnData | OpenEventData = Field(discriminator="kind")
 
 
-SUCCESS = {"search_sessions": SearchEnvelope, "open": OpenEnvelope, "list_sessions": ListEnvelope}
+class SourceStatus(_Open):
+    name: str
+    harness: str
+    root: str
+    root_exists: bool
+    files: int
+    sessions: int
+    events: int
+    last_ingest_at: str | None
+
+
+class IndexStatusData(_Open):
+    sessions: int
+    events: int
+    searchable_documents: int
+    sources: list[SourceStatus]
+    pending_bytes: int
+    quarantined_lines: int
+    unreadable_files: int
+    snapshot: dict[str, Any]
+    last_ingest_at: str | None
+    daemon: dict[str, Any] | None
+    backfilling: bool
+
+
+class IndexStatusEnvelope(_Envelope):
+    schema_version: Literal["moraine.mcp.index_status.v1"]
+    data: IndexStatusData
+
+
+SUCCESS = {"search_sessions": SearchEnvelope, "open": OpenEnvelope, "list_sessions": ListEnvelope,
+           "index_status": IndexStatusEnvelope}
 
 
 def output_schema(tool: str) -> dict[str, Any]:

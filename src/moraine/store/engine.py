@@ -75,6 +75,7 @@ class StoreStats:
     issues: list[IngestIssue] = field(default_factory=list)
     last_ingest_ms: int = 0
     torn_bytes: int = 0
+    last_by_source: dict[str, int] = field(default_factory=dict)  # harness → last frame that read its logs
 
 
 class Store:
@@ -169,7 +170,7 @@ class Store:
         self.checkpoints = {path: Checkpoint.from_wire(row) for path, row in meta["checkpoints"].items()}
         st = meta["stats"]
         self.stats = StoreStats(st["frames"], st["events"], [IngestIssue.from_wire(r) for r in meta["issues"]],
-                                st["last_ingest_ms"], st["torn_bytes"])
+                                st["last_ingest_ms"], st["torn_bytes"], dict(st.get("last_by_source", {})))
         self.next_segment = meta["next_segment"]
         self.issue_keys = {(i.file, i.generation, i.line, i.offset) for i in self.stats.issues}
         self.file_issues = dict(meta.get("file_issues", {}))
@@ -339,7 +340,7 @@ class Store:
         meta = {"catalog": self.catalog.snapshot_meta(),
                 "checkpoints": {path: cp.packed() for path, cp in self.checkpoints.items()},
                 "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
-                          "torn_bytes": st.torn_bytes},
+                          "torn_bytes": st.torn_bytes, "last_by_source": st.last_by_source},
                 "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
                 "file_issues": self.file_issues}
         keep = {f"segments/{n}/" for n in names}
@@ -414,8 +415,11 @@ class Store:
                 self.file_issues.pop(path, None)
             else:
                 self.file_issues[path] = reason
+        at = int(payload.get("at", 0))
         for path, row in payload.get("checkpoints", {}).items():
             self.checkpoints[path] = Checkpoint.from_wire(row)
+            if at > self.stats.last_by_source.get(row[0], 0):
+                self.stats.last_by_source[row[0]] = at
         self.stats.frames += 1
         self.stats.events += len(payload.get("events", ()))
         self.events_since_snapshot += len(payload.get("events", ()))

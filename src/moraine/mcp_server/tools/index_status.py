@@ -1,0 +1,123 @@
+"""`index_status`: what is indexed, from where, and what is not yet — so an agent can tell
+"not indexed yet" from "never happened". The same figures as `moraine status` (one function
+builds both)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from moraine.mcp_server.contract import (
+    Timer,
+    ToolResult,
+    error_envelope,
+    render_error,
+    require_object,
+    success_envelope,
+)
+from moraine.sources._common import format_ts
+from moraine.store.engine import Store
+
+NAME = "index_status"
+DESCRIPTION = (
+    "How complete Moraine's index is: sessions and events in total and per source (harness, log root, files, "
+    "last ingest), log bytes not yet indexed, quarantined lines, unreadable files, snapshot generation and "
+    "daemon uptime. Call it when a search finds nothing, to tell 'not indexed yet' from 'never happened'."
+)
+INPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+SLA = 500
+
+
+def daemon_report(home: Path) -> dict[str, Any] | None:
+    """The running daemon as its status file describes it (None when none holds the state)."""
+    from moraine.daemon.service import read_status
+    from moraine.store.admin import daemon_holding
+
+    status = read_status(home)
+    if status is None or not daemon_holding(home):
+        return None
+    return {"pid": status["pid"], "uptime_s": round(time.time() - status["started"], 1),
+            "connections": status["connections"], "lag_bytes": status["lag_bytes"], "socket": status["socket"],
+            "backfilled": status["backfilled"]}
+
+
+def source_report(store: Store) -> list[dict[str, Any]]:
+    """Per configured source: its root, files, sessions, events and last ingest."""
+    catalog = store.catalog
+    names = [s.source for s in catalog.sessions]
+    alive = catalog.alive.view
+    per_session = np.bincount(catalog.session_ix.view[alive], minlength=len(names)) if len(names) else np.zeros(0)
+    rows = []
+    for source in store.config.sources:
+        if not source.enabled:
+            continue
+        harness = source.harness
+        sessions = [i for i, name in enumerate(names) if name == harness and catalog.sessions[i].docs]
+        last = store.stats.last_by_source.get(harness)
+        root = Path(source.root).expanduser()
+        rows.append({
+            "name": source.name, "harness": harness, "root": str(root), "root_exists": root.is_dir(),
+            "files": sum(1 for cp in store.checkpoints.values() if cp.source == harness),
+            "sessions": len(sessions), "events": int(per_session[sessions].sum()) if sessions else 0,
+            "last_ingest_at": format_ts(last) if last else None,
+        })
+    return rows
+
+
+def report(store: Store) -> dict[str, Any]:
+    """Every figure of `index_status` (and of `moraine status`)."""
+    manifest = store.manifest
+    return {
+        "sessions": len(store.catalog.by_updated),
+        "events": int(np.count_nonzero(store.catalog.alive.view)),
+        "searchable_documents": store.index.n_docs,
+        "sources": source_report(store),
+        "pending_bytes": store.pending_bytes(),
+        "quarantined_lines": len(store.stats.issues),
+        "unreadable_files": len(store.file_issues),
+        "snapshot": {"generation": manifest.generation if manifest else None,
+                     "created_at": format_ts(manifest.created_ms) if manifest else None},
+        "last_ingest_at": format_ts(store.stats.last_ingest_ms) if store.stats.last_ingest_ms else None,
+        "daemon": daemon_report(store.home),
+        "backfilling": store.backfilling,
+    }
+
+
+def warnings(store: Store, data: dict[str, Any]) -> list[str]:
+    out = list(store.freshness_warnings())
+    missing = [s["root"] for s in data["sources"] if not s["root_exists"]]
+    if missing:
+        out.append("log roots not found (nothing to index there): " + ", ".join(missing))
+    if data["pending_bytes"]:
+        out.append(f"{data['pending_bytes']} bytes of the logs are not indexed yet")
+    return out
+
+
+def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
+    timer = timer or Timer()
+    try:
+        require_object(args, ())
+        data = report(store)
+        envelope = success_envelope(NAME, {}, data, warnings(store, data), timer, SLA)
+        return ToolResult(envelope, render(envelope))
+    except Exception as exc:
+        envelope = error_envelope(NAME, args, exc, timer, SLA)
+        return ToolResult(envelope, render_error(envelope))
+
+
+def render(envelope: dict[str, Any]) -> str:
+    d = envelope["data"]
+    lines = [f'{d["events"]} events in {d["sessions"]} sessions ({d["searchable_documents"]} searchable); '
+             f'{d["pending_bytes"]} log bytes not indexed yet; {d["quarantined_lines"]} quarantined lines; '
+             f'snapshot generation {d["snapshot"]["generation"]}']
+    for s in d["sources"]:
+        lines.append(f'  {s["name"]} ({s["harness"]}) at {s["root"]}: {s["files"]} files, {s["sessions"]} sessions, '
+                     f'{s["events"]} events, last ingest {s["last_ingest_at"] or "never"}'
+                     + ("" if s["root_exists"] else " [root not found]"))
+    daemon = d["daemon"]
+    lines.append(f'daemon: pid {daemon["pid"]}, up {daemon["uptime_s"]:.0f}s' if daemon else "daemon: not running")
+    lines.extend(f"warning: {w}" for w in envelope["warnings"])
+    return "\n".join(lines)
