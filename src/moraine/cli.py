@@ -19,15 +19,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from moraine import __version__
+from moraine import __version__, cli_query
 from moraine.config import Config, load_config
 from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
 from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, on_disk, terminal_progress
-from moraine.mcp_server.contract import ToolResult
 from moraine.mcp_server.tools import index_status
-from moraine.sources import ADAPTERS, path_key
+from moraine.sources import path_key
 from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
 from moraine.store.engine import Store
 
@@ -48,23 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("setup", help="print (or --write) the MCP server entry for Claude Code and Codex")
     p.add_argument("--write", action="store_true", help="merge the entry into ~/.claude.json and ~/.codex/config.toml")
     p.add_argument("--json", action="store_true")
-    p = sub.add_parser("search", help="search_sessions from the shell")
-    p.add_argument("query")
-    p.add_argument("--within", dest="within_id")
-    p.add_argument("--type", dest="event_types", action="append", help="event type (repeatable)")
-    p.add_argument("-n", "--n-hits", dest="n_hits", type=int)
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("open", help="open a session, turn or event ID (or a harness's session id, or a log path)")
-    p.add_argument("id", help="a Moraine ID, a native session id (codex resume / claude --resume), or a log path")
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("list", help="list sessions overlapping a datetime window")
-    p.add_argument("--since", required=True, help="start, RFC 3339 with offset or Z")
-    p.add_argument("--until", required=True, help="end (exclusive), RFC 3339 with offset or Z")
-    p.add_argument("--limit", type=int)
-    p.add_argument("--cursor")
-    p.add_argument("--mode")
-    p.add_argument("--sort")
-    p.add_argument("--json", action="store_true")
+    cli_query.add_parsers(sub)
     p = sub.add_parser("status", help="what is indexed, from which files, and what was quarantined")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("snapshot", help="publish a snapshot of the state now; with --out, also copy it there")
@@ -83,14 +64,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--missing", action="store_true", help="forget every log that no longer exists")
     p.add_argument("--json", action="store_true")
     return parser
-
-
-def _print_result(result: ToolResult, as_json: bool) -> int:
-    if as_json:
-        print(json.dumps(result.structured, ensure_ascii=False, indent=2))
-    else:
-        print(result.text)
-    return 1 if "error" in result.structured else 0
 
 
 def _index(config: Config, as_json: bool) -> int:
@@ -397,38 +370,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         if not args.paths and not args.missing:
             raise UsageError("name the logs to forget, or pass --missing")
         return _forget(config, args.paths, args.missing, args.json)
-    from moraine.mcp_server.tools import list_sessions, search_sessions
-    from moraine.mcp_server.tools import open as open_tool
-
     store = _caught_up_store(config)
-    if args.command == "search":
-        request = {"query": args.query, "within_id": args.within_id, "event_types": args.event_types,
-                   "n_hits": args.n_hits}
-        return _print_result(search_sessions.run(store, request), args.json)
-    if args.command == "open":
-        return _print_result(open_tool.run(store, {"id": _moraine_id(store, args.id)}), args.json)
-    request = {"start_datetime": args.since, "end_datetime": args.until, "limit": args.limit,
-               "cursor": args.cursor, "mode": args.mode, "sort": args.sort}
-    return _print_result(list_sessions.run(store, request), args.json)
-
-
-def _moraine_id(store: Store, ref: str) -> str:
-    """For people: `moraine open` also takes a harness's own session id (as `codex resume`
-    and `claude --resume` show it) or a log file's path; MCP `open` keeps the contract's IDs."""
-    if ref.startswith(("session:", "turn:", "event:")):
-        return ref
-    catalog = store.catalog
-    for source in ADAPTERS:
-        ix = catalog.by_key.get(f"{source}:{ref}", catalog.by_key.get(f"{source}:{ref.lower()}"))
-        if ix is not None:
-            return catalog.sessions[ix].id
-    for candidate in (ref, str(Path(ref).expanduser().resolve())):
-        key = path_key(candidate)
-        if key in catalog.file_names:
-            docs = np.flatnonzero((catalog.file_ix.view == catalog.file_names.index(key)) & catalog.alive.view)
-            if len(docs):
-                return catalog.sessions[int(catalog.session_ix.view[docs[0]])].id
-    return ref  # open answers invalid_id, naming what an ID looks like
+    return cli_query.print_result(cli_query.run(store, args), args.json)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from cli_harness import SINCE, Workspace
+from cli_harness import Workspace
 
 
 @pytest.mark.parametrize(
@@ -11,9 +11,9 @@ from cli_harness import SINCE, Workspace
     [
         (["frobnicate"], "invalid choice: 'frobnicate'"),
         (["search"], "required: query"),
-        (["list", "--since", SINCE], "required: --until"),
+        (["list", "--since", "last tuesday"], "argument --since: 'last tuesday' is not a date"),
     ],
-    ids=["unknown-subcommand", "search-no-query", "list-no-until"],
+    ids=["unknown-subcommand", "search-no-query", "list-bad-since"],
 )
 def test_usage_errors_exit_2(fresh: Workspace, argv: list[str], needle: str) -> None:
     result = fresh.run(*argv)
@@ -63,3 +63,16 @@ def test_env_override_error_names_the_variable(fresh: Workspace) -> None:
     assert result.returncode == 3, result
     assert "MORAINE_BM25_K1" in result.stderr or "environment" in result.stderr, result.stderr
     assert "(defaults)" not in result.stderr, result.stderr
+
+
+def test_help_lists_the_valid_values(fresh: Workspace) -> None:
+    search = fresh.run("search", "--help").stdout
+    assert "user_input, assistant_response, reasoning, tool_call, tool_response" in " ".join(search.split())
+    listing = " ".join(fresh.run("list", "--help").stdout.split())
+    assert "web_search, mcp_internal, tool_calling, chat" in listing and "desc (newest first, the default), asc" \
+        in listing
+
+
+def test_a_bad_value_names_the_flag(fresh: Workspace) -> None:
+    result = fresh.run("list", "--mode", "fast")
+    assert result.returncode == 1 and "--mode must be one of" in result.stdout, result

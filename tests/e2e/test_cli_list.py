@@ -1,12 +1,14 @@
-"""`moraine list`: the samples' window in text and JSON, cursor paging, and a datetime without offset."""
+"""`moraine list`: the samples' window in text and JSON, cursor paging, dates and local times, the 7-day default."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from cli_harness import SINCE, UNTIL, Indexed, oracle_sessions
+from cli_harness import SINCE, UNTIL, Indexed, Workspace, oracle_sessions
 
 SCHEMA = "moraine.mcp.list_sessions.v1"
 LINE = re.compile(r"^(\d+)\. (\S+) \[(\S+), (\S+), (\d+) turns\] .*\((session:\S+)\)$")
@@ -65,11 +67,33 @@ def test_list_json_paging_gives_every_session_once(indexed: Indexed) -> None:
     assert [k[0] for k in keys] == sorted((k[0] for k in keys), reverse=True)
 
 
-def test_list_datetime_without_timezone(indexed: Indexed) -> None:
-    as_json = indexed.ws.run("list", "--since", "2026-03-01T00:00:00", "--until", UNTIL, "--json")
-    assert as_json.returncode == 1, as_json
-    env = as_json.json()
-    assert env["schema_version"] == "moraine.mcp.error.v1"
-    assert env["error"]["code"] == "invalid_request"
-    assert env["error"]["details"].get("field") == "start_datetime"
-    assert "timezone" in env["error"]["message"] or "offset" in env["error"]["message"]
+def test_list_takes_dates_and_local_times(indexed: Indexed) -> None:
+    """For people (issue 10): a date is local midnight, a time without offset is local time;
+    the MCP tool itself still refuses a datetime without offset (the contract suite)."""
+    by_date = indexed.ws.run("list", "--since", "2026-02-27", "--until", "2026-04-03", "--limit", "50", "--json")
+    assert by_date.returncode == 0, by_date
+    env = by_date.json()
+    assert env["request"]["start_datetime"].startswith("2026-02-27T00:00:00")
+    assert env["data"]["result_count"] == len(oracle_sessions())
+    naive = indexed.ws.run("list", "--since", "2026-02-27T00:00:00", "--until", "2026-04-03T00:00:00", "--json")
+    assert naive.returncode == 0 and naive.json()["data"]["result_count"] == min(20, len(oracle_sessions()))
+
+
+def test_list_alone_shows_the_last_seven_days(fresh: Workspace) -> None:
+    now = datetime.now(UTC)
+    day = fresh.codex / "sessions" / now.strftime("%Y/%m/%d")
+    day.mkdir(parents=True)
+    sid = "019d9999-0000-7000-8000-000000000001"
+    ts = now.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    old = (now - timedelta(days=9)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    lines = [{"timestamp": ts, "type": "session_meta", "payload": {"id": sid, "cwd": "/w"}},
+             {"timestamp": ts, "type": "event_msg", "payload": {"type": "user_message", "message": "recent work"}}]
+    (day / f"rollout-{now:%Y-%m-%dT%H-%M-%S}-{sid}.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    sid2 = "019d9999-0000-7000-8000-000000000002"
+    lines = [{"timestamp": old, "type": "session_meta", "payload": {"id": sid2, "cwd": "/w"}},
+             {"timestamp": old, "type": "event_msg", "payload": {"type": "user_message", "message": "older work"}}]
+    (day / f"rollout-{now:%Y-%m-%dT%H-%M-%S}-{sid2}.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    result = fresh.run("list")
+    assert result.returncode == 0, result
+    assert result.stdout.startswith("1 session(s)."), result.stdout
+    assert "recent work" in result.stdout and "older work" not in result.stdout

@@ -1,0 +1,131 @@
+"""The commands people use to read their history: `search`, `open`, `list`.
+
+They call the same tool functions as MCP (one output contract), with what a shell user needs
+on top: a native session id or a log path for `open`, `list` defaulting to the last 7 days,
+dates without a time, and errors that name the flag that was wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from moraine.mcp_server.contract import ToolResult
+from moraine.model import MODES, SEARCHABLE_TYPES
+from moraine.sources import ADAPTERS, path_key
+from moraine.store.engine import Store
+
+LIST_DAYS = 7
+FLAG_OF_FIELD = {"start_datetime": "--since", "end_datetime": "--until", "within_id": "--within",
+                 "event_types": "--type", "n_hits": "-n/--n-hits", "limit": "--limit", "cursor": "--cursor",
+                 "mode": "--mode", "sort": "--sort", "source": "--source", "cwd": "--cwd", "since": "--since",
+                 "until": "--until"}
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser("search", help="search_sessions from the shell")
+    p.add_argument("query")
+    p.add_argument("--within", dest="within_id", help="a session or turn ID to search inside")
+    p.add_argument("--type", dest="event_types", action="append", metavar="TYPE",
+                   help=f"event type, repeatable; one of: {', '.join(SEARCHABLE_TYPES)} "
+                   "(default: user_input, assistant_response, tool_response)")
+    p.add_argument("-n", "--n-hits", dest="n_hits", type=int, help="hits to show, 1-50 (default 10)")
+    p.add_argument("--source", action="append", choices=list(ADAPTERS), help="only this harness (repeatable)")
+    p.add_argument("--cwd", help="only sessions in this project directory or below")
+    p.add_argument("--since", type=when, help="only events at or after this date or time (e.g. 2026-03-01)")
+    p.add_argument("--until", type=when, help="only events before this date or time")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("open", help="open a session, turn or event ID (or a harness's session id, or a log path)")
+    p.add_argument("id", help="a Moraine ID, a native session id (codex resume / claude --resume), or a log path")
+    p.add_argument("--offset", type=int, help="event: first character of the page of content")
+    p.add_argument("--max-chars", dest="max_chars", type=int, help="event: characters in the page")
+    p.add_argument("--cursor", help="session or turn: next_cursor of the previous page")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("list", help=f"list sessions overlapping a time window (default: the last {LIST_DAYS} days)")
+    p.add_argument("--since", type=when, help=f"start: a date (2026-03-01, local midnight) or RFC 3339 time "
+                   f"(default: {LIST_DAYS} days ago)")
+    p.add_argument("--until", type=when, help="end, exclusive: a date or RFC 3339 time (default: now)")
+    p.add_argument("--limit", type=int, help="sessions per page, 1-50 (default 20)")
+    p.add_argument("--cursor", help="next_cursor of the previous page")
+    p.add_argument("--mode", help=f"only sessions of this mode, one of: {', '.join(MODES)}")
+    p.add_argument("--sort", help="by last activity, one of: desc (newest first, the default), asc")
+    p.add_argument("--source", action="append", choices=list(ADAPTERS), help="only this harness (repeatable)")
+    p.add_argument("--cwd", help="only sessions in this project directory or below")
+    p.add_argument("--json", action="store_true")
+
+
+def when(value: str) -> str:
+    """argparse type of --since/--until: a date (local midnight), a naive time (local) or
+    RFC 3339 → RFC 3339 with an offset; anything else is a usage error naming the flag."""
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            day = date.fromisoformat(text)
+            return datetime(day.year, day.month, day.day).astimezone().isoformat()
+        parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in "zZ" else text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a date (2026-03-01) or a time "
+                                         "(2026-03-01T09:00:00Z)") from None
+    return (parsed if parsed.tzinfo else parsed.astimezone()).isoformat()
+
+
+def run(store: Store, args: argparse.Namespace) -> ToolResult:
+    from moraine.mcp_server.tools import list_sessions, search_sessions
+    from moraine.mcp_server.tools import open as open_tool
+
+    if args.command == "search":
+        request: dict[str, Any] = {
+            "query": args.query, "within_id": args.within_id, "event_types": args.event_types, "n_hits": args.n_hits,
+            "source": args.source, "cwd": _cwd(args.cwd), "since": args.since, "until": args.until}
+        return search_sessions.run(store, {k: v for k, v in request.items() if v is not None or k == "within_id"})
+    if args.command == "open":
+        request = {"id": moraine_id(store, args.id), "offset": args.offset, "max_chars": args.max_chars,
+                   "cursor": args.cursor}
+        return open_tool.run(store, {k: v for k, v in request.items() if v is not None})
+    now = datetime.now().astimezone()
+    request = {"start_datetime": args.since or (now - timedelta(days=LIST_DAYS)).isoformat(),
+               "end_datetime": args.until or (now + timedelta(seconds=1)).isoformat(),
+               "limit": args.limit, "cursor": args.cursor, "mode": args.mode, "sort": args.sort,
+               "source": args.source, "cwd": _cwd(args.cwd)}
+    return list_sessions.run(store, request)
+
+
+def _cwd(value: str | None) -> str | None:
+    return str(Path(value).expanduser().resolve()) if value else None
+
+
+def print_result(result: ToolResult, as_json: bool) -> int:
+    """The tool's text (or JSON); an in-band error names the flag a person typed, not the field."""
+    envelope = result.structured
+    if as_json:
+        print(json.dumps(envelope, ensure_ascii=False, indent=2))
+    elif "error" in envelope:
+        field = envelope["error"].get("details", {}).get("field")
+        print(result.text.replace(field, FLAG_OF_FIELD[field]) if field in FLAG_OF_FIELD else result.text)
+    else:
+        print(result.text)
+    return 1 if "error" in envelope else 0
+
+
+def moraine_id(store: Store, ref: str) -> str:
+    """For people: `moraine open` also takes a harness's own session id (as `codex resume`
+    and `claude --resume` show it) or a log file's path; MCP `open` keeps the contract's IDs."""
+    if ref.startswith(("session:", "turn:", "event:")):
+        return ref
+    catalog = store.catalog
+    for source in ADAPTERS:
+        ix = catalog.by_key.get(f"{source}:{ref}", catalog.by_key.get(f"{source}:{ref.lower()}"))
+        if ix is not None:
+            return catalog.sessions[ix].id
+    for candidate in (ref, str(Path(ref).expanduser().resolve())):
+        key = path_key(candidate)
+        if key in catalog.file_names:
+            docs = np.flatnonzero((catalog.file_ix.view == catalog.file_names.index(key)) & catalog.alive.view)
+            if len(docs):
+                return catalog.sessions[int(catalog.session_ix.view[docs[0]])].id
+    return ref  # open answers invalid_id, naming what an ID looks like
