@@ -370,6 +370,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         if not args.paths and not args.missing:
             raise UsageError("name the logs to forget, or pass --missing")
         return _forget(config, args.paths, args.missing, args.json)
+    if args.command == "queries":
+        return cli_query.queries(config.home, config.telemetry.query_log, args.top, args.json)
     store = _caught_up_store(config)
     return cli_query.print_result(cli_query.run(store, args), args.json)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from moraine import querylog
 from moraine.mcp_server.contract import ToolResult
 from moraine.model import MODES, SEARCHABLE_TYPES
 from moraine.sources import ADAPTERS, path_key
@@ -57,6 +58,21 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--source", action="append", choices=list(ADAPTERS), help="only this harness (repeatable)")
     p.add_argument("--cwd", help="only sessions in this project directory or below")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("queries", help="summarise the local query log (opt-in: [telemetry] query_log = true)")
+    p.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
+    p.add_argument("--json", action="store_true")
+
+
+def queries(home: Path, enabled: bool, top: int, as_json: bool) -> int:
+    summary = querylog.summarize(querylog.read(home), top)
+    summary["query_log_enabled"] = enabled
+    if as_json:
+        print(json.dumps(summary, ensure_ascii=False, indent=2))
+    else:
+        if not enabled:
+            print("the query log is off: set [telemetry] query_log = true in config.toml to record queries")
+        print(querylog.render(summary))
+    return 0
 
 
 def when(value: str) -> str:
@@ -75,6 +91,13 @@ def when(value: str) -> str:
 
 
 def run(store: Store, args: argparse.Namespace) -> ToolResult:
+    result = _run(store, args)
+    if store.config.telemetry.query_log:
+        querylog.record(store.home, result.structured.get("tool", ""), result.structured)
+    return result
+
+
+def _run(store: Store, args: argparse.Namespace) -> ToolResult:
     from moraine.mcp_server.tools import list_sessions, search_sessions
     from moraine.mcp_server.tools import open as open_tool
 

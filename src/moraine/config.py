@@ -125,7 +125,7 @@ _NOT_SETTINGS = ("MORAINE_HOME", "MORAINE_CONFIG")
 
 def _env_overrides(env: dict[str, str]) -> dict[str, Any]:
     """`MORAINE_BM25_K1=1.5` → `{"bm25": {"k1": "1.5"}}` (pydantic converts the type)."""
-    sections = {"bm25", "ingest", "store", "daemon"}
+    sections = {name for name, info in Config.model_fields.items() if isinstance(info.default, BaseModel)}
     result: dict[str, Any] = {}
     for key, value in env.items():
         if not key.startswith("MORAINE_") or key in ("MORAINE_HOME", "MORAINE_CONFIG"):

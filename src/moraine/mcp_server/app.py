@@ -15,7 +15,7 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 
-from moraine import __version__
+from moraine import __version__, querylog
 from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
 from moraine.mcp_server.schemas import output_schema
 from moraine.mcp_server.tools import index_status, list_sessions, search_sessions
@@ -99,7 +99,10 @@ class ToolRunner:
             except Exception as exc:
                 store.catch_up_error = f"{type(exc).__name__}: {exc}"
             with store.lock:
-                return TOOLS[name].run(store, args, timer)
+                result = TOOLS[name].run(store, args, timer)
+        if store.config.telemetry.query_log:
+            querylog.record(store.home, name, result.structured)
+        return result
 
 
 def build_server(runner: ToolRunner) -> Server[Any]:
