@@ -215,24 +215,33 @@ def _restore(config: Config, path: Path, as_json: bool) -> int:
 
 
 def _reindex(config: Config, as_json: bool) -> int:
-    temp = config.home / "reindex.tmp"
-    shutil.rmtree(temp, ignore_errors=True)
     Store(config)  # the state must be usable (and stays so while the rebuild runs)
-    fresh = Store(config.model_copy(update={"home": temp}))
-    summary = ingest_once(fresh, terminal_progress("reindexing"), snapshot=True)
-    _require_logs(fresh, summary)
-    assert fresh.manifest is not None
-    store = Store(config)
-    with store.writer():
-        installed = install_snapshot(config.home, temp, fresh.manifest, move=True)
-        store._reset()
-        store._load()
-    shutil.rmtree(temp, ignore_errors=True)
+    summary, installed = _rebuild_from_logs(config, "reindexing")
     data = {**summary.as_dict(), "home": str(config.home), "generation": installed.generation,
             "events": installed.counts.get("live_events", 0), "sessions": installed.counts.get("sessions", 0)}
     _emit(data, as_json, f"rebuilt {config.home} from {summary.files_read} logs in {summary.seconds:.1f}s: "
           f"{data['events']} events in {data['sessions']} sessions (generation {data['generation']})")
     return 0
+
+
+def _rebuild_from_logs(config: Config, label: str) -> tuple[IngestSummary, Any]:
+    """A new state built from the logs beside the live one, then installed in its place (IDs
+    unchanged). Never opens the old state, so it also replaces a damaged one."""
+    temp = config.home / "reindex.tmp"
+    shutil.rmtree(temp, ignore_errors=True)
+    fresh = Store(config.model_copy(update={"home": temp}))
+    summary = ingest_once(fresh, terminal_progress(label), snapshot=True)
+    _require_logs(fresh, summary)
+    assert fresh.manifest is not None
+    fd = os.open(config.home / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        installed = install_snapshot(config.home, temp, fresh.manifest, move=True)
+    finally:
+        os.close(fd)
+    shutil.rmtree(temp, ignore_errors=True)
+    Store(config)  # the installed state opens (and the old generation's files are collected)
+    return summary, installed
 
 
 def _forget(config: Config, paths: list[Path], missing: bool, as_json: bool) -> int:
@@ -267,7 +276,13 @@ def _doctor(config: Config, repair: bool, as_json: bool) -> int:
     finally:
         os.close(fd)
     healthy = report.healthy
-    if repair and report.repaired and not report.snapshot_problems:
+    if repair and report.snapshot_problems:  # the remedy it names: rebuild the state from the logs
+        summary, installed = _rebuild_from_logs(config, "rebuilding")
+        events = installed.counts.get("live_events", 0)
+        report.repaired[:] = [f"rebuilt the state from {summary.files_read} logs: {events} events (generation "
+                              f"{installed.generation}); the damaged files are gone"]
+        healthy = True
+    elif repair and report.repaired:
         Store(config)  # the repaired state opens (the WAL now ends with a rewind frame)
         healthy = True
     data = {**report.as_dict(), "ok": healthy}
@@ -282,7 +297,8 @@ def _doctor(config: Config, repair: bool, as_json: bool) -> int:
     lines += [f"  missing: {m}" for m in report.missing_wal]
     lines += [f"  repaired: {r}" for r in report.repaired]
     if not report.healthy and not repair:
-        lines.append("  run `moraine doctor --repair` to salvage every intact frame")
+        remedy = "rebuild the state from the logs" if report.snapshot_problems else "salvage every intact frame"
+        lines.append(f"  run `moraine doctor --repair` to {remedy}")
     _emit(data, as_json, "\n".join(lines))
     return 0 if healthy else StateError.exit_code
 

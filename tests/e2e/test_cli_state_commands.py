@@ -591,3 +591,28 @@ def test_open_a_forgotten_session_is_not_found(forgotten: Forgotten, which: int)
 def test_status_does_not_count_a_forgotten_session(forgotten: Forgotten) -> None:
     """`status` must agree with `list` about how many sessions the state holds."""
     assert ok(forgotten.after[5])["sessions"] == len(oracle_sessions()) - 1
+
+
+@pytest.mark.parametrize("kind", ["content", "segments"])
+def test_a_tampered_published_file_is_refused_and_doctor_rebuilds(fresh: Workspace, kind: str) -> None:
+    """Issue 10: a content chunk or segment changed after it was written is refused when the
+    state is opened (naming the remedy), and `doctor --repair` performs that remedy: the state
+    is rebuilt from the logs, with the same IDs."""
+    assert fresh.run("index").returncode == 0
+    before = fresh.run("search", "migration", "--json").json()["data"]["results"]
+    files = [p for p in (fresh.state / kind).rglob("*") if p.is_file() and (kind == "segments" or p.suffix == ".bin")]
+    victim = max(files, key=lambda p: p.stat().st_size)  # a content chunk's rows, or a segment's postings
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    victim.write_bytes(bytes(data))
+    for argv in (["search", "migration"], ["status"], ["open", before[0]["id"]]):
+        refused = fresh.run(*argv)
+        assert refused.returncode == 4, refused
+        assert "checksum mismatch" in refused.stderr and "moraine doctor --repair" in refused.stderr, refused
+    doctor = fresh.run("doctor")
+    assert doctor.returncode == 4 and "rebuild the state from the logs" in doctor.stdout, doctor
+    repaired = fresh.run("doctor", "--repair", "--json")
+    assert repaired.returncode == 0 and repaired.json()["ok"], repaired
+    assert fresh.run("doctor", "--json").json()["healthy"]
+    after = fresh.run("search", "migration", "--json").json()["data"]["results"]
+    assert [h["id"] for h in after] == [h["id"] for h in before]

@@ -19,6 +19,7 @@ import msgpack
 
 from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
+from moraine.store import verify
 from moraine.store.snapshot import CURRENT, Manifest, check_files, current_manifest, gen_dirname
 from moraine.store.validate import screen_frame
 from moraine.store.wal import FRAME, HEADER, MAX_FRAME, Wal, WalSet
@@ -120,6 +121,7 @@ def install_snapshot(home: Path, source: Path, manifest: Manifest, *, move: bool
     os.replace(temp, home / name)
     fsync_path(home)
     replace_atomically(home / CURRENT, f"{name}\n".encode())
+    verify.remember(home, files)  # each was verified (restore) or just built (reindex)
     return installed
 
 
@@ -232,7 +234,7 @@ def doctor(home: Path, repair: bool = False) -> DoctorReport:
             Wal(path, "batch").append(_REWIND)
             report.repaired.append(f"{path}: recreated; logs will be re-read")
         if report.snapshot_problems:
-            report.repaired.append("the snapshot is damaged: rebuild the state from the logs with `moraine reindex`")
+            report.repaired.append("the snapshot is damaged: rebuilding the state from the logs")
     return report
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
+from moraine.store import verify
 
 FORMAT = 1
 CURRENT = "CURRENT"
@@ -119,15 +120,15 @@ def write_generation(home: Path, generation: int, wal_seq: int, arrays: dict[str
     os.replace(temp, final)
     fsync_path(home)
     replace_atomically(home / CURRENT, f"{name}\n".encode())
+    verify.remember(home, files)  # every checksum was computed from the bytes just written
     return manifest
 
 
 def read_generation(home: Path, manifest: Manifest) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The generation's arrays (mapped) and meta. Every file's size is checked and the meta's
-    CRC32; the full CRC32 check of every file is `moraine doctor`'s and `restore`'s (it
-    would read the whole state on every start)."""
+    """The generation's arrays (mapped) and meta, after every file it publishes passed its
+    CRC32 (once per file: see `store.verify`); a damaged one is refused, naming the remedy."""
     directory = home / manifest.dirname
-    check_files(home, manifest, deep_prefix=f"{manifest.dirname}/meta.")
+    verify.verify(home, manifest.files, manifest.dirname)
     arrays = {p.stem: np.load(p, mmap_mode="r", allow_pickle=False) for p in directory.glob("*.npy")}
     meta = msgpack.unpackb((directory / "meta.msgpack").read_bytes(), raw=False, strict_map_key=False)
     return arrays, meta
