@@ -3,8 +3,9 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BIN_DIR ?= $(HOME)/.local/bin
 
-.PHONY: run test lint bench index clean
+.PHONY: run install test lint bench index clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -12,9 +13,18 @@ $(STAMP): pyproject.toml
 	@$(BIN)/python -m pip install -q -e '.[test,bench]'
 	@touch $(STAMP)
 
-## run: index your Codex and Claude Code history, then serve MCP on stdio
-run: $(STAMP)
+## install: the virtualenv, and `moraine` linked into $(BIN_DIR) (default ~/.local/bin)
+install: $(STAMP)
+	@mkdir -p $(BIN_DIR)
+	@ln -sf $(abspath $(BIN))/moraine $(BIN_DIR)/moraine
+	@echo "moraine is at $(BIN_DIR)/moraine"
+	@case ":$$PATH:" in *":$(BIN_DIR):"*) ;; *) echo "note: $(BIN_DIR) is not on your PATH; add it, e.g. export PATH=\"$(BIN_DIR):\$$PATH\"";; esac
+
+## run: install, index your Codex and Claude Code history into ~/.moraine, show its status
+run: install
 	@$(BIN)/moraine index && $(BIN)/moraine status
+	@echo
+	@echo "next: moraine setup --write   # adds Moraine to Claude Code and Codex (moraine setup shows the entries first)"
 
 ## test: lint and the whole test suite
 test: $(STAMP)
