@@ -118,3 +118,30 @@ def make_workspace(root: Path, *, copy_logs: bool = True) -> Workspace:
 class Indexed:
     ws: Workspace
     first_index: Result
+
+
+def mcp_calls(ws: Workspace, env: dict[str, str], calls: list[tuple[str, dict]]) -> list[dict]:
+    """Raw JSON-RPC to `moraine mcp --standalone`: initialize, then each tools/call."""
+    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "querylog-test", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    messages += [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": name, "arguments": args}}
+                 for i, (name, args) in enumerate(calls, start=1)]
+    proc = subprocess.Popen([str(MORAINE), "mcp", "--standalone"], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write("\n".join(map(json.dumps, messages)) + "\n")
+        proc.stdin.flush()
+        replies: dict[int, dict] = {}
+        while len(replies) < len(calls):  # the host keeps stdin open until it has its answers
+            line = proc.stdout.readline()
+            assert line, "moraine mcp closed stdout before answering every call"
+            reply = json.loads(line)
+            if reply.get("id") and "result" in reply:
+                replies[reply["id"]] = reply["result"]["structuredContent"]
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    return [replies[i] for i in sorted(replies)]

@@ -4,40 +4,11 @@ summarises the top, zero-result and slowest queries and which hits were opened a
 
 from __future__ import annotations
 
-import json
 import stat
-import subprocess
 
-from cli_harness import MORAINE, Workspace
+from cli_harness import Workspace, mcp_calls
 
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-
-
-def _mcp_calls(ws: Workspace, env: dict[str, str], calls: list[tuple[str, dict]]) -> list[dict]:
-    """Raw JSON-RPC to `moraine mcp --standalone`: initialize, then each tools/call."""
-    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                            "clientInfo": {"name": "querylog-test", "version": "1"}}},
-                {"jsonrpc": "2.0", "method": "notifications/initialized"}]
-    messages += [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": name, "arguments": args}}
-                 for i, (name, args) in enumerate(calls, start=1)]
-    proc = subprocess.Popen([str(MORAINE), "mcp", "--standalone"], env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        proc.stdin.write("\n".join(map(json.dumps, messages)) + "\n")
-        proc.stdin.flush()
-        replies: dict[int, dict] = {}
-        while len(replies) < len(calls):  # the host keeps stdin open until it has its answers
-            line = proc.stdout.readline()
-            assert line, "moraine mcp closed stdout before answering every call"
-            reply = json.loads(line)
-            if reply.get("id") and "result" in reply:
-                replies[reply["id"]] = reply["result"]["structuredContent"]
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
-    return [replies[i] for i in sorted(replies)]
 
 
 def test_off_by_default(fresh: Workspace) -> None:
@@ -56,7 +27,7 @@ def test_queries_are_logged_and_summarised(fresh: Workspace) -> None:
     assert fresh.run("search", f"token {SECRET}", env=env).returncode == 0
     first = found["data"]["results"][0]["id"]
     assert fresh.run("open", first, env=env).returncode == 0
-    replies = _mcp_calls(fresh, env, [("search_sessions", {"query": "zzzqqqnothing"}),
+    replies = mcp_calls(fresh, env, [("search_sessions", {"query": "zzzqqqnothing"}),
                                       ("open", {"id": found["data"]["results"][1]["id"]})])
     assert len(replies) == 2 and replies[0]["data"]["result_count"] == 0
     log = fresh.state / "queries.jsonl"

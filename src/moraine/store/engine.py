@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -507,6 +508,10 @@ class Store:
         """Say when lines are known in the logs but not yet indexed, so an empty result is
         not mistaken for proof of absence. Uses the lag measured by the last ingest pass
         (stat-ing every log per query would cost more than the query)."""
+        roots = [Path(s.root).expanduser() for s in self.config.sources if s.enabled]
+        if not any(root.is_dir() for root in roots):
+            return ["no agent log roots exist yet, so nothing is indexed; watching: " + ", ".join(map(str, roots))
+                    + " (set CODEX_HOME / CLAUDE_CONFIG_DIR or [[sources]] in config.toml)"]
         if self.catch_up_error:
             return [f"new log lines could not be read before this answer ({self.catch_up_error}); "
                     "results may be incomplete"]
