@@ -54,3 +54,10 @@ class NoLogsError(MoraineError):
     """None of the configured source roots holds any log."""
 
     exit_code = 5
+
+
+class UntrustedSocketError(MoraineError):
+    """The daemon's socket, its directory or the state directory could be another user's: owned by
+    someone else, writable by group or others, or served by a process of another user."""
+
+    exit_code = 7

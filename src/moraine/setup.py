@@ -2,21 +2,28 @@
 
 Claude Code reads `mcpServers` from `~/.claude.json`; Codex reads `[mcp_servers.<name>]`
 from `$CODEX_HOME/config.toml`. Both launch `moraine mcp`, which bridges to the daemon.
-`--write` merges the entry (keeping everything else, with a `.bak` copy first) and is
-idempotent.
+`--write` merges the entry (keeping everything else) and is idempotent. Before the first change
+to a file it keeps a `.bak` copy of the original, written once and never replaced (a rerun would
+otherwise back up its own output). Every file written keeps the original's permission bits (the
+`.bak` included: `~/.claude.json` is 0600 and holds tokens); a file that did not exist is 0600.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import stat
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from moraine.durable import replace_atomically
+from moraine.durable import fsync_path
+
+NEW_FILE_MODE = 0o600
 
 
 def moraine_command() -> str:
@@ -42,14 +49,72 @@ def codex_config_path() -> Path:
     return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "config.toml"
 
 
+def _write_atomically(path: Path, data: bytes, like: os.stat_result | None) -> None:
+    """temp (created 0600, given the mode — and, for root, the owner — of `like` before any byte is
+    written; 0600 when there is no original) → fsync → rename → fsync dir: the file never exists
+    with other permission bits, and readers see the old bytes or the new."""
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        if like is not None:
+            if os.geteuid() == 0 and (like.st_uid, like.st_gid) != (0, 0):  # root editing a user's file
+                os.fchown(fd, like.st_uid, like.st_gid)
+            os.fchmod(fd, stat.S_IMODE(like.st_mode))
+        else:
+            os.fchmod(fd, NEW_FILE_MODE)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(temp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    fsync_path(path.parent)
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)  # through a symlink: the file that is read and rewritten
+    except FileNotFoundError:
+        return None
+
+
+def _back_up(path: Path, data: bytes, original: os.stat_result) -> None:
+    """`<file>.bak` with the original's bytes and mode, only if there is none yet (the first backup
+    is the one worth keeping: a rerun would back up its own output). An existing backup more open
+    than the original (as earlier versions left it: 0644 beside a 0600 file) is closed down to it."""
+    backup = path.with_name(path.name + ".bak")
+    try:
+        existing = os.lstat(backup)
+    except FileNotFoundError:
+        _write_atomically(backup, data, original)
+        return
+    mode, wanted = stat.S_IMODE(existing.st_mode), stat.S_IMODE(original.st_mode)
+    if stat.S_ISREG(existing.st_mode) and mode & ~wanted:
+        os.chmod(backup, mode & wanted)
+
+
+def _write_config(path: Path, data: bytes, original: os.stat_result | None) -> None:
+    target = Path(os.path.realpath(path))  # a symlinked dotfile stays a symlink
+    if not target.parent.is_dir():
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _write_atomically(target, data, original)
+
+
 def merge_claude(path: Path, command: str) -> None:
     data: dict[str, Any] = {}
-    if path.exists():
-        data = json.loads(path.read_text() or "{}")
-        shutil.copyfile(path, path.with_name(path.name + ".bak"))
+    original = _stat(path)
+    if original is not None:
+        raw = path.read_bytes()
+        data = json.loads(raw.decode() or "{}")
+        _back_up(path, raw, original)
     data.setdefault("mcpServers", {})["moraine"] = claude_entry(command)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    replace_atomically(path, (json.dumps(data, indent=2) + "\n").encode())
+    _write_config(path, (json.dumps(data, indent=2) + "\n").encode(), original)
 
 
 # the table header and every line up to the next table header (`args = ["mcp"]` has a `[` too)
@@ -57,16 +122,18 @@ _SECTION = re.compile(r"(?m)^\[mcp_servers\.moraine\][^\n]*\n?(?:(?!\[)[^\n]*\n?
 
 
 def merge_codex(path: Path, command: str) -> None:
-    text = path.read_text() if path.exists() else ""
-    if path.exists():
-        shutil.copyfile(path, path.with_name(path.name + ".bak"))
+    original = _stat(path)
+    text = ""
+    if original is not None:
+        raw = path.read_bytes()
+        text = raw.decode()
+        _back_up(path, raw, original)
     block = codex_block(command)
     if _SECTION.search(text):
         text = _SECTION.sub(lambda _: block + "\n", text, count=1).rstrip("\n") + "\n"
     else:
         text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + block
-    path.parent.mkdir(parents=True, exist_ok=True)
-    replace_atomically(path, text.encode())
+    _write_config(path, text.encode(), original)
 
 
 def run_setup(write: bool, as_json: bool) -> int:

@@ -887,5 +887,6 @@ def test_setup_write_twice_is_idempotent(ws: Workspace) -> None:
     assert ws.run("setup", "--write", env=env).returncode == 0
     tomllib.loads(codex_toml.read_text())
     assert (claude_json.read_bytes(), codex_toml.read_bytes()) == once
-    assert claude_json.with_name("claude.json.bak").read_bytes() == once[0]
-    assert codex_toml.with_name("config.toml.bak").read_bytes() == once[1]
+    # the first .bak (the user's original) is never replaced by a rerun (issue 10)
+    assert json.loads(claude_json.with_name("claude.json.bak").read_text()) == CLAUDE_BEFORE
+    assert codex_toml.with_name("config.toml.bak").read_text() == CODEX_BEFORE

@@ -14,6 +14,8 @@ import json
 import os
 import re
 import socket
+import stat
+import struct
 import subprocess
 import sys
 import threading
@@ -22,6 +24,18 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from moraine.config import Config
+from moraine.errors import UntrustedSocketError
+from moraine.wire import (
+    INTERNAL_ERROR,
+    MAX_LINE,
+    SERVER_ERROR,
+    LineFramer,
+    Oversized,
+    check_line,
+    error_reply,
+    loads_bounded,
+    oversized_reply,
+)
 
 _RESPONSE_ID = re.compile(rb'^\{"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*")')
 REPLAY_ID = "moraine-bridge-replayed-initialize"
@@ -36,10 +50,87 @@ class DaemonUnavailable(Exception):
         self.exit_code = exit_code
 
 
+# --------------------------------------------------------------------------------------------
+# Trust: the socket must be this user's daemon, in a directory nobody else can write
+# --------------------------------------------------------------------------------------------
+
+
+def check_private_dir(path: Path, what: str) -> None:
+    """Refuse (UntrustedSocketError) a directory another user could control: it must be owned by this
+    user and writable by nobody else; each directory above it must be owned by this user or root and
+    not writable by group or others unless sticky (like /tmp, where nobody may rename another's
+    entries). Symlinks are followed to the real directory, which is what gets checked."""
+    try:
+        _check_private_dir(path, what)
+    except OSError as exc:  # cannot be checked: not trusted either
+        raise UntrustedSocketError(f"refusing {what} {path}: cannot check its owner and mode ({exc.strerror})") \
+            from exc
+
+
+def _check_private_dir(path: Path, what: str) -> None:
+    uid = os.geteuid()
+    real = Path(os.path.realpath(path))
+    st = os.stat(real)
+    if st.st_uid != uid:
+        raise UntrustedSocketError(f"refusing {what} {path}: it is owned by uid {st.st_uid}, not by this user "
+                                   f"(uid {uid})")
+    if st.st_mode & 0o022:
+        raise UntrustedSocketError(f"refusing {what} {path}: it is writable by {_writers(st.st_mode)} "
+                                   f"(mode {stat.S_IMODE(st.st_mode):04o}); `chmod go-w {path}` if that is "
+                                   "intended to be private")
+    for parent in real.parents:
+        pst = os.stat(parent)
+        if pst.st_uid not in (uid, 0):
+            raise UntrustedSocketError(f"refusing {what} {path}: the directory above it, {parent}, is owned by "
+                                       f"uid {pst.st_uid} (neither this user nor root)")
+        if pst.st_mode & 0o022 and not pst.st_mode & stat.S_ISVTX:
+            raise UntrustedSocketError(f"refusing {what} {path}: the directory above it, {parent}, is writable by "
+                                       f"{_writers(pst.st_mode)} (mode {stat.S_IMODE(pst.st_mode):04o}), who could "
+                                       "replace it")
+
+
+def make_private_dirs(path: Path) -> None:
+    """`mkdir -p` with every directory it creates 0700 (whatever the umask), so a fresh state or
+    socket directory passes `check_private_dir`."""
+    missing: list[Path] = []
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            break
+        missing.append(candidate)
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            directory.mkdir(mode=0o700)
+            os.chmod(directory, 0o700)
+
+
+def _writers(mode: int) -> str:
+    return " and ".join(w for w, bit in (("group", 0o020), ("others", 0o002)) if mode & bit)
+
+
+def peer_credentials(conn: socket.socket) -> tuple[int, int]:
+    """(pid, uid) of the process serving the other end of a connected Unix socket (SO_PEERCRED)."""
+    raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, uid, _gid = struct.unpack("3i", raw)
+    return pid, uid
+
+
+def _check_peer(conn: socket.socket, path: str) -> None:
+    pid, uid = peer_credentials(conn)
+    if uid != os.geteuid():
+        raise UntrustedSocketError(f"refusing the socket {path}: it is served by uid {uid} (pid {pid}), not by "
+                                   f"this user (uid {os.geteuid()}); another user may be posing as the Moraine "
+                                   "daemon — nothing was sent to it")
+
+
+# --------------------------------------------------------------------------------------------
+# Starting and reaching the daemon
+# --------------------------------------------------------------------------------------------
+
+
 def start_daemon(config: Config) -> subprocess.Popen[bytes]:
     """Start `moraine daemon --foreground` detached, logging to run/daemon.log."""
     run = config.home / "run"
-    run.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_private_dirs(run)
     log = os.open(run / "daemon.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         return subprocess.Popen([sys.executable, "-m", "moraine.cli", "--home", str(config.home), "daemon",
@@ -50,20 +141,35 @@ def start_daemon(config: Config) -> subprocess.Popen[bytes]:
 
 
 def connect(config: Config, *, start: bool = True) -> socket.socket:
-    """A connection to the daemon, starting it (and waiting for it) when none answers."""
+    """A connection to this user's daemon, starting it (and waiting for it) when none answers.
+
+    Raises UntrustedSocketError, before anything is sent, when the socket's directory could be
+    another user's or the process serving the socket is not this user's (SO_PEERCRED)."""
     path = str(config.socket_path)
+    directory = config.socket_path.parent
     child: subprocess.Popen[bytes] | None = None
     deadline = time.monotonic() + config.daemon.start_timeout_s
     while True:
+        if directory.exists():
+            check_private_dir(directory, "the daemon's socket directory")
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             conn.connect(path)
-            return conn
         except OSError:
             conn.close()
+        else:
+            try:
+                check_private_dir(directory, "the daemon's socket directory")
+                _check_peer(conn, path)
+            except BaseException:
+                conn.close()
+                raise
+            return conn
         if not start:
             raise DaemonUnavailable(f"no Moraine daemon answers on {path}")
         if child is None:
+            if config.home.exists():  # what the daemon would refuse (exit 7), refused before starting it
+                check_private_dir(config.home, "the Moraine state directory")
             try:
                 child = start_daemon(config)
             except OSError as exc:
@@ -86,12 +192,15 @@ def _log_tail(path: Path) -> str:
     return lines[-1] if lines else "no log"
 
 
-def _error(request_id: Any, message: str, code: int = -32603) -> bytes:
-    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    return json.dumps(body).encode() + b"\n"
+# --------------------------------------------------------------------------------------------
+# The bridge
+# --------------------------------------------------------------------------------------------
 
 
 class Bridge:
+    """Host lines are framed and checked here (`moraine.wire`): what is not a deliverable JSON-RPC
+    message is answered at once and never forwarded; the rest goes to the daemon unchanged."""
+
     def __init__(self, config: Config, stdin: BinaryIO, stdout: BinaryIO) -> None:
         self.config = config
         self.stdin, self.stdout = stdin, stdout
@@ -104,17 +213,27 @@ class Bridge:
         self.swallow: set[Any] = set()
         self.closed = threading.Event()
         self.failure: str | None = None
+        self.failure_code = INTERNAL_ERROR  # the JSON-RPC code of the answers while failed
+        self.exit_code = 0
 
     def write(self, data: bytes) -> None:
         with self.out_lock:
             self.stdout.write(data)
             self.stdout.flush()
 
+    def _fail(self, exc: Exception) -> None:
+        """No daemon to talk to from now on: say why once on stderr; every request gets the reason."""
+        self.failure = str(exc)
+        self.exit_code = getattr(exc, "exit_code", 1) or 1
+        if self.exit_code == UntrustedSocketError.exit_code:  # here, or the daemon's own refusal
+            self.failure_code = SERVER_ERROR
+        print(f"moraine: {self.failure}", file=sys.stderr, flush=True)
+
     def run(self) -> int:
         try:
             self.conn = connect(self.config)
-        except DaemonUnavailable as exc:
-            self.failure = str(exc)
+        except (DaemonUnavailable, UntrustedSocketError) as exc:
+            self._fail(exc)
         reader = threading.Thread(target=self._from_daemon, name="moraine-bridge-in", daemon=True)
         if self.conn is not None:
             reader.start()
@@ -126,35 +245,58 @@ class Bridge:
                     self.conn.shutdown(socket.SHUT_WR)  # the daemon finishes what it was asked, then closes
         if reader.is_alive():
             reader.join(timeout=30)
-        return 0 if self.failure is None else 1
+        return self.exit_code
 
     def _from_host(self) -> None:
-        for line in self.stdin:
-            if not line.strip():
-                continue
-            message = _parse(line)
-            request_id = message.get("id") if isinstance(message, dict) else None
-            method = message.get("method") if isinstance(message, dict) else None
-            if self.failure is not None:  # no daemon: every request gets the reason, nothing hangs
-                if method and request_id is not None:
-                    self.write(_error(request_id, f"Moraine is unavailable: {self.failure}"))
-                continue
-            with self.lock:
-                if method == "initialize":
-                    self.initialize = line
-                elif method == "notifications/initialized":
-                    self.initialized = line
-                if method and request_id is not None:
-                    self.pending[_key(request_id)] = method
-                assert self.conn is not None
-                try:
-                    self.conn.sendall(line if line.endswith(b"\n") else line + b"\n")
-                except OSError:  # the daemon is gone: wake the reader, which answers what is pending
-                    with contextlib.suppress(OSError):
-                        self.conn.shutdown(socket.SHUT_RDWR)
+        framer = LineFramer(MAX_LINE)
+        read = getattr(self.stdin, "read1", self.stdin.read)
+        while True:
+            chunk = read(1 << 16)
+            for item in framer.feed(chunk) if chunk else framer.finish():
+                self._host_line(item)
+            if not chunk:
+                return
+
+    def _host_line(self, line: bytes | Oversized) -> None:
+        if isinstance(line, Oversized):
+            self.write(oversized_reply(line))
+            return
+        if not line.strip():
+            return
+        incoming = check_line(line)
+        if incoming.reply is not None:  # not a deliverable message: answered here, never forwarded
+            self.write(incoming.reply)
+            return
+        if incoming.message is None:  # a notification that cannot be delivered: never answered
+            return
+        request_id, method = incoming.request_id, incoming.method
+        if self.failure is not None:  # no daemon: every request gets the reason, nothing hangs
+            if incoming.is_request:
+                self.write(error_reply(request_id, self.failure_code, f"Moraine is unavailable: {self.failure}"))
+            return
+        with self.lock:
+            if self.failure is not None:  # failed while this line waited for the lock
+                if incoming.is_request:
+                    self.write(error_reply(request_id, self.failure_code, f"Moraine is unavailable: {self.failure}"))
+                return
+            if method == "initialize":
+                self.initialize = line
+            elif method == "notifications/initialized":
+                self.initialized = line
+            if incoming.is_request:
+                self.pending[_key(request_id)] = method or ""
+            elif method == "notifications/cancelled":  # the host expects no answer to it any more
+                params = incoming.message.get("params") or {}
+                self.pending.pop(_key(params.get("requestId")), None)
+            assert self.conn is not None
+            try:
+                self.conn.sendall(line + b"\n")
+            except OSError:  # the daemon is gone: wake the reader, which answers what is pending
+                with contextlib.suppress(OSError):
+                    self.conn.shutdown(socket.SHUT_RDWR)
 
     def _from_daemon(self) -> None:
-        buffer = b""
+        framer = LineFramer(None)  # the daemon is trusted (checked above): its answers are not bounded
         while True:
             conn = self.conn
             assert conn is not None
@@ -163,14 +305,13 @@ class Bridge:
             except OSError:
                 chunk = b""
             if chunk:
-                buffer += chunk
-                while (newline := buffer.find(b"\n")) >= 0:
-                    line, buffer = buffer[: newline + 1], buffer[newline + 1 :]
-                    self._deliver(line)
+                for line in framer.feed(chunk):
+                    assert isinstance(line, bytes)
+                    self._deliver(line + b"\n")
                 continue
             if self.closed.is_set():
                 return
-            buffer = b""
+            framer = LineFramer(None)
             if not self._reconnect():
                 return
 
@@ -196,12 +337,12 @@ class Bridge:
         with self.lock:
             lost, self.pending = self.pending, {}
             for key, method in lost.items():
-                self.write(_error(json.loads(key), f"the Moraine daemon stopped while answering {method}; it is being "
-                                  "restarted — retry the call"))
+                self.write(error_reply(json.loads(key), INTERNAL_ERROR, f"the Moraine daemon stopped while answering "
+                                       f"{method}; it is being restarted — retry the call"))
             try:
                 conn = connect(self.config)
-            except DaemonUnavailable as exc:
-                self.failure = str(exc)
+            except (DaemonUnavailable, UntrustedSocketError) as exc:
+                self._fail(exc)
                 self.conn = None
                 return False
             if self.initialize is not None:
@@ -210,14 +351,14 @@ class Bridge:
                 self.swallow.add(_key(REPLAY_ID))
                 conn.sendall(json.dumps(replay).encode() + b"\n")
                 if self.initialized is not None:
-                    conn.sendall(self.initialized if self.initialized.endswith(b"\n") else self.initialized + b"\n")
+                    conn.sendall(self.initialized + b"\n")
             self.conn = conn
             return True
 
 
 def _parse(line: bytes) -> Any:
     try:
-        return json.loads(line)
+        return loads_bounded(line.rstrip(b"\r\n"))
     except ValueError:
         return None
 

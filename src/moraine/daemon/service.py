@@ -28,7 +28,8 @@ import anyio.abc
 
 from moraine import __version__
 from moraine.config import Config
-from moraine.errors import DaemonRunningError, NoLogsError, StateError
+from moraine.daemon.bridge import check_private_dir, make_private_dirs, peer_credentials
+from moraine.errors import DaemonRunningError, NoLogsError, StateError, UntrustedSocketError
 from moraine.store.admin import DAEMON_LOCK
 from moraine.store.engine import Store
 
@@ -55,6 +56,17 @@ def socket_alive(path: Path) -> bool:
         except OSError:
             return False
     return True
+
+
+def socket_owner(path: Path) -> tuple[int, int] | None:
+    """(pid, uid) of the process serving a Unix socket, None if none answers."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(2)
+        try:
+            probe.connect(str(path))
+            return peer_credentials(probe)
+        except OSError:
+            return None
 
 
 class Daemon:
@@ -115,17 +127,23 @@ class Daemon:
         return 0
 
     def _claim_state(self) -> None:
-        """The daemon lock (one daemon per state); a read-only or foreign state is refused."""
+        """The daemon lock (one daemon per state); a read-only state is refused (exit 4), and so is a
+        state another user could control (owned by someone else or writable by group or others: exit 7,
+        UntrustedSocketError), since the socket and the whole history live there."""
         try:
-            self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+            make_private_dirs(self.home)
         except OSError as exc:
             raise StateError(f"cannot create the Moraine state at {self.home}: {exc.strerror}") from exc
+        check_private_dir(self.home, "the Moraine state directory")
         if not os.access(self.home, os.W_OK | os.X_OK):
             raise StateError(f"the Moraine state at {self.home} is not writable by this user (read-only?)")
         run = self.home / "run"
         try:
             run.mkdir(mode=0o700, exist_ok=True)
-            os.chmod(run, 0o700)
+        except OSError as exc:
+            raise StateError(f"cannot write the Moraine state at {self.home}: {exc.strerror}") from exc
+        check_private_dir(run, "the Moraine run directory")
+        try:
             fd = os.open(self.home / DAEMON_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             raise StateError(f"cannot write the Moraine state at {self.home}: {exc.strerror}") from exc
@@ -153,9 +171,17 @@ class Daemon:
         path = self.socket_path
         if len(str(path).encode()) > 100:
             raise StateError(f"socket path too long for a Unix socket: {path} (set daemon.socket)")
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            make_private_dirs(path.parent)
+        except OSError as exc:
+            raise StateError(f"cannot create the socket directory {path.parent}: {exc.strerror}") from exc
+        check_private_dir(path.parent, "the daemon's socket directory")
         if path.exists() or path.is_symlink():
             if socket_alive(path):
+                owner = socket_owner(path)
+                if owner is not None and owner[1] != os.geteuid():
+                    raise UntrustedSocketError(f"refusing the socket {path}: it is served by uid {owner[1]} (pid "
+                                               f"{owner[0]}), not by this user (uid {os.geteuid()})")
                 raise DaemonRunningError(f"another process already serves {path}")
             path.unlink()
             log(f"removed a stale socket left by a daemon that died: {path}")
@@ -196,6 +222,14 @@ class Daemon:
         from moraine.daemon.transport import socket_streams
 
         async def handle(stream: anyio.abc.SocketStream) -> None:
+            try:  # the socket is 0600 in a private directory; this is the belt to those braces
+                pid, uid = peer_credentials(stream.extra(anyio.abc.SocketAttribute.raw_socket))
+            except (OSError, anyio.TypedAttributeLookupError):
+                pid, uid = -1, os.geteuid()
+            if uid not in (os.geteuid(), 0):
+                log(f"refused a connection from uid {uid} (pid {pid}): not this user")
+                await stream.aclose()
+                return
             self.connections += 1
             self._write_status()
             try:

@@ -3,10 +3,21 @@
 The SDK ships stdio and HTTP transports; a socket connection is the stdio framing over a
 byte stream, so this adapts one anyio stream to the pair of message streams `Server.run`
 takes. Each connection is its own MCP session.
+
+Every line is framed and checked by `moraine.wire` before the SDK sees it (the SDK drops what it
+cannot parse without an answer): a line that is not a deliverable message is answered here, with
+the request's id when it can be read. Framing is linear and a line over `wire.MAX_LINE` is drained
+without being kept, so one client's huge or slow line costs the event loop a few microseconds per
+chunk and never holds up other connections. A connection has at most `MAX_IN_FLIGHT` requests
+being answered; its next line is not read until one is (a client pipelining costly requests gets
+its share of the worker threads and the GIL, not all of them). When the client closes its side,
+the requests it already sent are still answered (up to `DRAIN_S`) before the session ends.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -17,43 +28,116 @@ import mcp_types as types
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
-MAX_LINE = 64 * 1024 * 1024
+from moraine.wire import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    MAX_LINE,
+    LineFramer,
+    Oversized,
+    check_line,
+    error_reply,
+    oversized_reply,
+)
+
+RECEIVE_BYTES = 1 << 18
+DRAIN_S = 120.0  # after the client's EOF, how long its requests in flight may take to be answered
+PARSE_SHARE_FROM_S = 0.002  # a line that took longer to check pauses its connection as long (≤ 50 % share)
+MAX_IN_FLIGHT = 8  # requests of one connection being answered at once; more wait unread (fairness)
+
+
+def _key(request_id: Any) -> str:
+    return json.dumps(request_id)
 
 
 @asynccontextmanager
-async def socket_streams(stream: anyio.abc.ByteStream) -> AsyncIterator[tuple[Any, Any]]:
+async def socket_streams(stream: anyio.abc.ByteStream, max_line: int = MAX_LINE) -> AsyncIterator[tuple[Any, Any]]:
     read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, write_reader = create_context_streams[SessionMessage](0)
+    send_lock = anyio.Lock()  # the reader's error answers and the writer's messages share the stream
+    in_flight: set[str] = set()  # ids of requests handed to the session and not answered yet
+    answered = anyio.Event()
+
+    def _wake() -> None:
+        nonlocal answered
+        answered.set()
+        answered = anyio.Event()
+
+    async def send(data: bytes) -> None:
+        async with send_lock:
+            await stream.send(data)
+
+    async def deliver(item: bytes | Oversized) -> None:
+        if isinstance(item, Oversized):
+            await send(oversized_reply(item))
+            return
+        if not item.strip():
+            return
+        started = time.perf_counter()
+        incoming = check_line(item)
+        cost = time.perf_counter() - started
+        if cost > PARSE_SHARE_FROM_S:  # a costly line: give the other connections as long a turn
+            await anyio.sleep(cost)
+        if incoming.reply is not None:
+            await send(incoming.reply)
+            return
+        if incoming.message is None:
+            return  # a notification that cannot be delivered: JSON-RPC never answers one
+        try:  # from the object wire decoded: parsed once (params are `Any` to the SDK: not copied)
+            message = types.jsonrpc_message_adapter.validate_python(incoming.message, by_name=False)
+        except Exception as exc:  # a shape the SDK refuses that wire.check_message let through
+            if incoming.is_request:
+                detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                await send(error_reply(incoming.request_id, INVALID_REQUEST, f"Invalid Request: {detail}"[:300]))
+            return
+        if incoming.is_request:
+            while len(in_flight) >= MAX_IN_FLIGHT:  # stop reading this client until an answer goes out
+                await answered.wait()
+            in_flight.add(_key(incoming.request_id))
+        elif incoming.method == "notifications/cancelled":  # the SDK never answers a cancelled request
+            params = incoming.message.get("params") or {}
+            in_flight.discard(_key(params.get("requestId")))
+            _wake()
+        await read_writer.send(SessionMessage(message))
 
     async def reader() -> None:
-        buffer = b""
+        framer = LineFramer(max_line)
         async with read_writer:
             try:
-                async for chunk in stream:
-                    buffer += chunk
-                    while (newline := buffer.find(b"\n")) >= 0:
-                        line, buffer = buffer[:newline], buffer[newline + 1 :]
-                        if not line.strip():
-                            continue
-                        try:
-                            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                        except Exception as exc:  # the session answers a parse error
-                            await read_writer.send(exc)
-                            continue
-                        await read_writer.send(SessionMessage(message))
-                    if len(buffer) > MAX_LINE:
-                        return
-            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                while True:
+                    try:
+                        chunk = await stream.receive(RECEIVE_BYTES)
+                    except anyio.EndOfStream:
+                        break
+                    for item in framer.feed(chunk):
+                        await deliver(item)
+                for item in framer.finish():
+                    await deliver(item)
+                with anyio.move_on_after(DRAIN_S):  # the client is done sending, maybe not reading
+                    while in_flight:
+                        await answered.wait()
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 return
 
     async def writer() -> None:
         async with write_reader:
             try:
                 async for session_message in write_reader:
-                    data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await stream.send(data.encode() + b"\n")
+                    message = session_message.message
+                    request_id = getattr(message, "id", None) if not isinstance(message, types.JSONRPCRequest) \
+                        else None
+                    try:
+                        data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+                    except Exception as exc:  # an answer that cannot be written still answers the request
+                        if request_id is None:
+                            continue
+                        data = error_reply(request_id, INTERNAL_ERROR, f"the answer could not be encoded: "
+                                           f"{type(exc).__name__}")
+                    await send(data)
+                    if request_id is not None:
+                        in_flight.discard(_key(request_id))
+                        _wake()
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                return
+                tg.cancel_scope.cancel()  # the client stopped reading: nothing can be answered any more
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(reader)

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from moraine.errors import ContractError
+from moraine.wire import loads_bounded
 
 ERROR_CODES = ("invalid_request", "invalid_id", "not_found", "unsupported_event_type",
                "deadline_exceeded", "internal_error")
@@ -144,11 +145,18 @@ def encode_cursor(payload: dict[str, Any]) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+MAX_CURSOR_CHARS = 1024  # an encoded cursor is ~110 characters
+
+
 def decode_cursor(cursor: str) -> dict[str, Any]:
+    """The payload of a cursor from `encode_cursor`. Anything else — too long, not base64, not JSON,
+    nested JSON (refused before parsing, never a RecursionError) — is `invalid_request`."""
     try:
+        if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS:
+            raise ValueError("not a cursor")
         padded = cursor + "=" * (-len(cursor) % 4)
-        payload = json.loads(base64.urlsafe_b64decode(padded.encode()))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+        payload = loads_bounded(base64.urlsafe_b64decode(padded.encode()), max_depth=1)
+    except (binascii.Error, ValueError):  # UnicodeError and wire.NestingError are ValueErrors
         raise ContractError("invalid_request", "cursor is not a valid list_sessions cursor",
                             {"field": "cursor"}) from None
     if (not isinstance(payload, dict) or {"u", "i", "f"} - set(payload) or isinstance(payload["u"], bool)
