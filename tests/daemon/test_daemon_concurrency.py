@@ -318,7 +318,11 @@ class Client:
         self.check(data["kind"] == kind, f"open({target}) returned kind {data['kind']}")
         self.check(data[kind]["id"] == target, f"open({target}) returned {data[kind]['id']}")
         if kind == "session":
-            self.check(len(data["turns"]) == data["session"]["turn_count"], f"open({target}) turn count")
+            shown = data["turns_shown"]  # a page of turns: all of them, or a cursor to the rest
+            self.check(shown["total"] == data["session"]["turn_count"] and len(data["turns"]) ==
+                       shown["to_ordinal"] - shown["from_ordinal"] + 1 and
+                       (data["next_cursor"] is None) == (shown["to_ordinal"] == shown["total"]),
+                       f"open({target}) turn count")
             for turn in data["turns"]:
                 _remember(self.rng, self.turns, turn["id"])
         elif kind == "turn":

@@ -100,6 +100,14 @@ def _command_title(text: str) -> str | None:
     return _first_line(name.group(1) + (" " + args.group(1) if args and args.group(1) else "")) or None
 
 
+def transcript_lines(event: Event) -> int:
+    """The event's lines in its session's transcript (what `search_session_history` greps):
+    every event with text but Moraine's own tool traffic and unknown records."""
+    if not event.text or event.excluded or event.type == "unknown":
+        return 0
+    return event.text.count("\n") + 1
+
+
 def _first_line(text: str) -> str:
     line = next((ln.strip() for ln in text.splitlines() if ln.strip() and ln.strip() not in PLACEHOLDERS), "")
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
@@ -183,6 +191,7 @@ class Catalog:
         self.file_ix = Column(np.int32)
         self.line = Column(np.int32)
         self.sub = Column(np.int32)
+        self.nlines = Column(np.int32)  # lines of the event in its session's transcript (0: not in it; -1: unknown)
         self.tool_names: list[str] = [""]
         self.model_names: list[str] = [""]
         self.file_names: list[str] = [""]
@@ -267,6 +276,7 @@ class Catalog:
         self.file_ix.extend(np.array([self._intern(self.file_names, 2, e.file) for e in events], np.int32))
         self.line.extend(np.array([e.line for e in events], np.int32))
         self.sub.extend(np.array([e.sub for e in events], np.int32))
+        self.nlines.extend(np.array([transcript_lines(e) for e in events], np.int32))
         self.content.extend(packed)
         for offset, (event, session) in enumerate(zip(events, sessions, strict=True)):
             doc_id = first_doc + offset
@@ -368,7 +378,7 @@ class Catalog:
     # -- persistence (see store.snapshot) -------------------------------------------------
 
     COLUMNS = ("uid", "type_code", "ts", "session_ix", "starts_turn", "terminal", "commentary", "alive",
-               "tool_ix", "model_ix", "file_ix", "line", "sub")
+               "tool_ix", "model_ix", "file_ix", "line", "sub", "nlines")
     _SESSION_FIELDS = ("key", "sid", "source", "file_ts", "cwd", "parent_key", "children", "title_custom",
                        "title_ai", "title_summary", "first_prompt", "web", "moraine", "tools", "started_ms",
                        "updated_ms", "git_branch", "title_command")  # new fields go last: older snapshots lack them
@@ -392,6 +402,9 @@ class Catalog:
         for name in self.COLUMNS:
             column = getattr(self, name)
             column.size = 0
+            if name not in arrays:  # a column newer than the snapshot: -1 = to be derived when needed
+                column.extend(np.full(len(arrays["uid"]), -1, dtype=column.view.dtype))
+                continue
             column.extend(np.asarray(arrays[name]))
         self.tool_names, self.model_names, self.file_names = meta["tool_names"], meta["model_names"], \
             meta["file_names"]

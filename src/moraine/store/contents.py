@@ -45,6 +45,29 @@ class Contents:
         j = doc - first
         return bytes(data[int(offsets[j]) : int(offsets[j + 1])])
 
+    def docs_containing(self, needle: bytes, docs: np.ndarray | None = None) -> np.ndarray:
+        """Doc ids whose packed row holds these bytes anywhere (a superset of the docs whose text
+        does: a row stores its text as raw UTF-8). One `find` pass over each mapped chunk, at
+        memory speed; `docs` (sorted) limits the chunks read."""
+        found: list[int] = []
+        for first, offsets, data in self.chunks:
+            count = len(offsets) - 1
+            if docs is not None:
+                lo, hi = np.searchsorted(docs, [first, first + count])
+                if lo == hi:
+                    continue
+                start, stop = int(offsets[int(docs[lo]) - first]), int(offsets[int(docs[hi - 1]) - first + 1])
+            else:
+                start, stop = 0, int(offsets[-1])
+            at = data.find(needle, start, stop)
+            while at >= 0:
+                row = int(np.searchsorted(offsets, at, side="right")) - 1
+                found.append(first + row)
+                at = data.find(needle, int(offsets[row + 1]), stop)
+        found.extend(self.base + i for i, row in enumerate(self.fresh) if needle in row)
+        result = np.asarray(found, dtype=np.int64)
+        return result if docs is None else result[np.isin(result, docs)]
+
     def extend(self, rows: list[bytes]) -> None:
         self.fresh.extend(rows)
 
