@@ -41,9 +41,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--standalone", action="store_true", help="serve from this process instead of the daemon")
     p = sub.add_parser("daemon", help="run the long-lived daemon: live watching, MCP on a Unix socket")
     p.add_argument("--foreground", action="store_true", help="stay in the foreground (for service managers)")
+    p.add_argument("--for-host", action="store_true", help=argparse.SUPPRESS)  # started by `moraine mcp`
     sub.add_parser("stop", help="stop the running daemon (final snapshot, socket removed)")
     p = sub.add_parser("setup", help="print (or --write) the MCP server entry for Claude Code and Codex")
     p.add_argument("--write", action="store_true", help="merge the entry into ~/.claude.json and ~/.codex/config.toml")
+    p.add_argument("--remove", action="store_true", help="take Moraine's entries out of both files (nothing else)")
     p.add_argument("--json", action="store_true")
     cli_query.add_parsers(sub)
     p = sub.add_parser("status", help="what is indexed, from which files, and what was quarantined")
@@ -301,17 +303,17 @@ def _doctor(config: Config, repair: bool, as_json: bool) -> int:
     return 0 if healthy else StateError.exit_code
 
 
-def _daemon(config: Config, foreground: bool) -> int:
+def _daemon(config: Config, foreground: bool, for_host: bool = False) -> int:
     if foreground:
         from moraine.daemon.service import Daemon
 
-        return Daemon(config).run()
+        return Daemon(config, for_host=for_host).run()
     from moraine.daemon.bridge import DaemonUnavailable, connect
 
     if daemon_holding(config.home):
         raise DaemonRunningError(f"a Moraine daemon already serves {config.home}")
     try:
-        connect(config).close()
+        connect(config, for_host=False).close()
     except DaemonUnavailable as exc:
         error = MoraineError(str(exc))
         error.exit_code = exc.exit_code  # the daemon's own reason: 4 state, 5 no logs, …
@@ -363,13 +365,16 @@ def run(argv: Sequence[str] | None = None) -> int:
 
         return serve(config)
     if args.command == "daemon":
-        return _daemon(config, args.foreground)
+        return _daemon(config, args.foreground, args.for_host)
     if args.command == "stop":
         return _stop(config)
     if args.command == "setup":
         from moraine.setup import run_setup
 
-        return run_setup(args.write, args.json)
+        home = config.home if config.home != Path.home() / ".moraine" else None  # --home / MORAINE_HOME
+        if args.write and args.remove:
+            raise UsageError("setup takes --write or --remove, not both")
+        return run_setup(args.write, args.json, home, args.remove)
     if args.command == "status":
         return _status(config, args.json)
     if args.command == "snapshot":

@@ -57,7 +57,8 @@ class DaemonConfig(_Strict):
     snapshot_interval_s: float = Field(300.0, ge=1, le=86_400,
                                        description="publish a snapshot this often when anything changed")
     start_timeout_s: float = Field(120.0, ge=1, le=3600, description="how long `moraine mcp` waits for a daemon")
-    idle_exit_s: float = Field(0.0, ge=0, description="exit after this long without connections (0: never)")
+    idle_exit_s: float = Field(1800.0, ge=0, description="a daemon started by `moraine mcp` exits after this long "
+                               "without connections (0: never); one started by `moraine daemon` only when set")
     catch_up_on_call: bool = Field(True, description="read live logs' new lines before answering each call")
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from moraine.durable import fsync_path
+from moraine.errors import ConfigError
 
 NEW_FILE_MODE = 0o600
 
@@ -33,12 +34,18 @@ def moraine_command() -> str:
     return str(script if script.exists() else Path(found) if found else script)
 
 
-def claude_entry(command: str) -> dict[str, Any]:
-    return {"type": "stdio", "command": command, "args": ["mcp"]}
+def mcp_args(home: Path | None) -> list[str]:
+    """`moraine mcp`, pointed at a state other than the default one when there is one (a host
+    launches it without this shell's MORAINE_HOME)."""
+    return ["--home", str(home), "mcp"] if home is not None else ["mcp"]
 
 
-def codex_block(command: str) -> str:
-    return f'[mcp_servers.moraine]\ncommand = {json.dumps(command)}\nargs = ["mcp"]\n'
+def claude_entry(command: str, home: Path | None = None) -> dict[str, Any]:
+    return {"type": "stdio", "command": command, "args": mcp_args(home)}
+
+
+def codex_block(command: str, home: Path | None = None) -> str:
+    return f"[mcp_servers.moraine]\ncommand = {json.dumps(command)}\nargs = {json.dumps(mcp_args(home))}\n"
 
 
 def claude_config_path() -> Path:
@@ -106,29 +113,68 @@ def _write_config(path: Path, data: bytes, original: os.stat_result | None) -> N
     _write_atomically(target, data, original)
 
 
-def merge_claude(path: Path, command: str) -> None:
+def merge_claude(path: Path, command: str, home: Path | None = None) -> None:
     data: dict[str, Any] = {}
     original = _stat(path)
     if original is not None:
         raw = path.read_bytes()
-        data = json.loads(raw.decode() or "{}")
+        data = _claude_json(path, raw)
         _back_up(path, raw, original)
-    data.setdefault("mcpServers", {})["moraine"] = claude_entry(command)
+    data.setdefault("mcpServers", {})["moraine"] = claude_entry(command, home)
     _write_config(path, (json.dumps(data, indent=2) + "\n").encode(), original)
+
+
+def _claude_json(path: Path, raw: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(raw.decode() or "{}")
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc}); fix it, or add the entry by hand") from None
+    if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
+        raise ConfigError(f"{path}: expected a JSON object with an mcpServers object")
+    return data
+
+
+def remove_claude(path: Path) -> bool:
+    """Take out exactly Moraine's entry (and nothing else); True when there was one."""
+    original = _stat(path)
+    if original is None:
+        return False
+    raw = path.read_bytes()
+    data = _claude_json(path, raw)
+    if "moraine" not in data.get("mcpServers", {}):
+        return False
+    _back_up(path, raw, original)
+    del data["mcpServers"]["moraine"]
+    _write_config(path, (json.dumps(data, indent=2) + "\n").encode(), original)
+    return True
+
+
+def remove_codex(path: Path) -> bool:
+    original = _stat(path)
+    if original is None:
+        return False
+    raw = path.read_bytes()
+    text = raw.decode()
+    if not _SECTION.search(text):
+        return False
+    _back_up(path, raw, original)
+    text = _SECTION.sub("", text, count=1).rstrip("\n")
+    _write_config(path, (text + "\n" if text else "").encode(), original)
+    return True
 
 
 # the table header and every line up to the next table header (`args = ["mcp"]` has a `[` too)
 _SECTION = re.compile(r"(?m)^\[mcp_servers\.moraine\][^\n]*\n?(?:(?!\[)[^\n]*\n?)*")
 
 
-def merge_codex(path: Path, command: str) -> None:
+def merge_codex(path: Path, command: str, home: Path | None = None) -> None:
     original = _stat(path)
     text = ""
     if original is not None:
         raw = path.read_bytes()
         text = raw.decode()
         _back_up(path, raw, original)
-    block = codex_block(command)
+    block = codex_block(command, home)
     if _SECTION.search(text):
         text = _SECTION.sub(lambda _: block + "\n", text, count=1).rstrip("\n") + "\n"
     else:
@@ -136,22 +182,33 @@ def merge_codex(path: Path, command: str) -> None:
     _write_config(path, text.encode(), original)
 
 
-def run_setup(write: bool, as_json: bool) -> int:
+def run_setup(write: bool, as_json: bool, home: Path | None = None, remove: bool = False) -> int:
+    """`home`: the state to serve when it is not the default one (`--home` / MORAINE_HOME)."""
     command = moraine_command()
     claude, codex = claude_config_path(), codex_config_path()
+    if remove:
+        removed = {"claude_code": remove_claude(claude), "codex": remove_codex(codex)}
+        if as_json:
+            print(json.dumps({"removed": removed, "claude_code": {"path": str(claude)}, "codex": {"path": str(codex)}},
+                             indent=2))
+        else:
+            for name, path in (("claude_code", claude), ("codex", codex)):
+                print(f"{'removed the moraine entry from' if removed[name] else 'no moraine entry in'} {path}")
+        return 0
     if write:
-        merge_claude(claude, command)
-        merge_codex(codex, command)
+        merge_claude(claude, command, home)
+        merge_codex(codex, command, home)
     if as_json:
-        print(json.dumps({"command": command, "claude_code": {"path": str(claude), "mcpServers": {
-            "moraine": claude_entry(command)}}, "codex": {"path": str(codex), "toml": codex_block(command)},
-            "written": write}, indent=2))
+        print(json.dumps({"command": command, "args": mcp_args(home),
+                          "claude_code": {"path": str(claude), "mcpServers": {"moraine": claude_entry(command, home)}},
+                          "codex": {"path": str(codex), "toml": codex_block(command, home)}, "written": write},
+                         indent=2))
         return 0
     verb = "merged into" if write else "for"
     print(f"# Claude Code — {verb} {claude} (or a project's .mcp.json):")
-    print(json.dumps({"mcpServers": {"moraine": claude_entry(command)}}, indent=2))
+    print(json.dumps({"mcpServers": {"moraine": claude_entry(command, home)}}, indent=2))
     print(f"\n# Codex — {verb} {codex}:")
-    print(codex_block(command))
+    print(codex_block(command, home))
     if not write:
         print("# `moraine setup --write` merges both (a .bak copy of each file is kept).")
     return 0

@@ -127,20 +127,22 @@ def _check_peer(conn: socket.socket, path: str) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def start_daemon(config: Config) -> subprocess.Popen[bytes]:
-    """Start `moraine daemon --foreground` detached, logging to run/daemon.log."""
+def start_daemon(config: Config, *, for_host: bool = True) -> subprocess.Popen[bytes]:
+    """Start `moraine daemon --foreground` detached, logging to run/daemon.log. One started for
+    an agent host (`for_host`) exits after `daemon.idle_exit_s` without connections; one the
+    user started runs until stopped, unless idle_exit_s is configured."""
     run = config.home / "run"
     make_private_dirs(run)
     log = os.open(run / "daemon.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        return subprocess.Popen([sys.executable, "-m", "moraine.cli", "--home", str(config.home), "daemon",
-                                 "--foreground"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                start_new_session=True)
+        argv = [sys.executable, "-m", "moraine.cli", "--home", str(config.home), "daemon", "--foreground"]
+        return subprocess.Popen([*argv, "--for-host"] if for_host else argv, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=log, start_new_session=True)
     finally:
         os.close(log)
 
 
-def connect(config: Config, *, start: bool = True) -> socket.socket:
+def connect(config: Config, *, start: bool = True, for_host: bool = True) -> socket.socket:
     """A connection to this user's daemon, starting it (and waiting for it) when none answers.
 
     Raises UntrustedSocketError, before anything is sent, when the socket's directory could be
@@ -171,7 +173,7 @@ def connect(config: Config, *, start: bool = True) -> socket.socket:
             if config.home.exists():  # what the daemon would refuse (exit 7), refused before starting it
                 check_private_dir(config.home, "the Moraine state directory")
             try:
-                child = start_daemon(config)
+                child = start_daemon(config, for_host=for_host)
             except OSError as exc:
                 raise DaemonUnavailable(f"the Moraine state at {config.home} is not writable ({exc.strerror})",
                                         4) from exc

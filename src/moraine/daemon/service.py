@@ -70,8 +70,12 @@ def socket_owner(path: Path) -> tuple[int, int] | None:
 
 
 class Daemon:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, for_host: bool = False) -> None:
         self.config = config
+        # A daemon an agent host's `moraine mcp` started goes away when no host has used it for
+        # idle_exit_s; one the user started runs until stopped, unless they configured it.
+        explicit = "idle_exit_s" in config.daemon.model_fields_set
+        self.idle_exit_s = config.daemon.idle_exit_s if for_host or explicit else 0.0
         self.home = config.home
         self.socket_path = config.socket_path
         self.started = time.time()
@@ -258,11 +262,11 @@ class Daemon:
     async def _status_ticker(self) -> None:
         idle_since = time.monotonic()
         while True:
-            await anyio.sleep(1 if self.config.daemon.idle_exit_s else 5)
+            await anyio.sleep(1 if self.idle_exit_s else 5)
             self._write_status()
             if self.connections:
                 idle_since = time.monotonic()
-            elif self.config.daemon.idle_exit_s and time.monotonic() - idle_since > self.config.daemon.idle_exit_s:
+            elif self.idle_exit_s and time.monotonic() - idle_since > self.idle_exit_s:
                 log("idle: exiting")
                 self.stopping.set()
                 os.kill(os.getpid(), signal.SIGTERM)
@@ -270,6 +274,7 @@ class Daemon:
 
     def _write_status(self) -> None:
         status = {"pid": os.getpid(), "version": __version__, "started": self.started, "socket": str(self.socket_path),
+                  "idle_exit_s": self.idle_exit_s,
                   "connections": self.connections, "lag_bytes": self._lag_bytes(), "backfilled": self.backfilled,
                   "last_pass_ms": self.last_pass_ms}
         path = self.home / STATUS_FILE
