@@ -29,7 +29,7 @@ import anyio.abc
 from moraine import __version__
 from moraine.config import Config
 from moraine.daemon.bridge import check_private_dir, make_private_dirs, peer_credentials
-from moraine.errors import DaemonRunningError, NoLogsError, StateError, UntrustedSocketError
+from moraine.errors import DaemonRunningError, StateError, UntrustedSocketError
 from moraine.store.admin import DAEMON_LOCK
 from moraine.store.engine import Store
 
@@ -166,9 +166,9 @@ class Daemon:
         for root in roots:
             if root not in present:
                 log(f"source root not found (watched once it appears): {root}")
-        if not present:
-            raise NoLogsError("no configured source root exists: " + ", ".join(str(r) for r in roots)
-                              + "; set CODEX_HOME / CLAUDE_CONFIG_DIR or the sources in config.toml")
+        if not present:  # serve anyway: answers say which roots are watched (issue 10), a root may come later
+            log("no configured source root exists yet: " + ", ".join(str(r) for r in roots)
+                + "; set CODEX_HOME / CLAUDE_CONFIG_DIR or the sources in config.toml")
         return present
 
     def _clear_stale_socket(self) -> None:
