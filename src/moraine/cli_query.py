@@ -58,6 +58,14 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--source", action="append", choices=list(ADAPTERS), help="only this harness (repeatable)")
     p.add_argument("--cwd", help="only sessions in this project directory or below")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("history", help="search_session_history: a regular expression over transcripts, line by line")
+    p.add_argument("query", help="RE2 regular expression (no backreferences or lookaround)")
+    p.add_argument("--session", help="one session: a Moraine ID, a native session id or a log path")
+    p.add_argument("-C", "--context", dest="context_lines", type=int, help="context lines, 0-10 (default 3)")
+    p.add_argument("-n", "--max-results", dest="max_results", type=int, help="matches to show, 1-100 (default 10)")
+    p.add_argument("--since", type=when, help="only events at or after this date or time")
+    p.add_argument("--until", type=when, help="only events before this date or time")
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("queries", help="summarise the local query log (opt-in: [telemetry] query_log = true)")
     p.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
     p.add_argument("--json", action="store_true")
@@ -98,7 +106,7 @@ def run(store: Store, args: argparse.Namespace) -> ToolResult:
 
 
 def _run(store: Store, args: argparse.Namespace) -> ToolResult:
-    from moraine.mcp_server.tools import list_sessions, search_sessions
+    from moraine.mcp_server.tools import list_sessions, search_session_history, search_sessions
     from moraine.mcp_server.tools import open as open_tool
 
     if args.command == "search":
@@ -106,6 +114,11 @@ def _run(store: Store, args: argparse.Namespace) -> ToolResult:
             "query": args.query, "within_id": args.within_id, "event_types": args.event_types, "n_hits": args.n_hits,
             "source": args.source, "cwd": _cwd(args.cwd), "since": args.since, "until": args.until}
         return search_sessions.run(store, {k: v for k, v in request.items() if v is not None or k == "within_id"})
+    if args.command == "history":
+        request = {"query": args.query, "session_id": moraine_id(store, args.session) if args.session else None,
+                   "context_lines": args.context_lines, "max_results": args.max_results, "since": args.since,
+                   "until": args.until}
+        return search_session_history.run(store, request)
     if args.command == "open":
         request = {"id": moraine_id(store, args.id), "offset": args.offset, "max_chars": args.max_chars,
                    "cursor": args.cursor}
@@ -125,6 +138,9 @@ def _cwd(value: str | None) -> str | None:
 def print_result(result: ToolResult, as_json: bool) -> int:
     """The tool's text (or JSON); an in-band error names the flag a person typed, not the field."""
     envelope = result.structured
+    if "code" in envelope and "error" in envelope:  # seed 004's error form
+        print(json.dumps(envelope, ensure_ascii=False, indent=2) if as_json else result.text)
+        return 1
     if as_json:
         print(json.dumps(envelope, ensure_ascii=False, indent=2))
     elif "error" in envelope:

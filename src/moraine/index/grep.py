@@ -53,7 +53,9 @@ def compile_pattern(query: str) -> Pattern:
     try:
         regex = re2.compile("(?m)" + query, _OPTIONS)
     except re2.error as exc:
-        raise InvalidPattern(str(exc.args[0] if exc.args else exc)) from None
+        detail = exc.args[0] if exc.args else exc
+        text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+        raise InvalidPattern(text.replace("(?m)", "", 1)) from None
     return Pattern(regex, required_literal(query))
 
 

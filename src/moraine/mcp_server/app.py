@@ -18,11 +18,12 @@ from mcp.server.lowlevel import Server
 from moraine import __version__, querylog
 from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
 from moraine.mcp_server.schemas import output_schema
-from moraine.mcp_server.tools import index_status, list_sessions, search_sessions
+from moraine.mcp_server.tools import index_status, list_sessions, search_session_history, search_sessions
 from moraine.mcp_server.tools import open as open_tool
 from moraine.store.engine import Store
 
-TOOLS = {module.NAME: module for module in (search_sessions, open_tool, list_sessions, index_status)}
+TOOLS = {module.NAME: module for module in (search_sessions, open_tool, list_sessions, index_status,
+                                            search_session_history)}
 INSTRUCTIONS = (
     "Moraine searches your past AI coding-agent sessions. Start with search_sessions (content) or "
     "list_sessions (time window), then open the returned event, turn or session IDs to walk the history."
@@ -36,7 +37,7 @@ def tool_definitions() -> list[types.Tool]:
             title=module.NAME.replace("_", " "),
             description=module.DESCRIPTION,
             input_schema=module.INPUT_SCHEMA,
-            output_schema=output_schema(module.NAME),
+            output_schema=getattr(module, "OUTPUT_SCHEMA", None) or output_schema(module.NAME),
             annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                               idempotent_hint=True, open_world_hint=False),
         )

@@ -1,0 +1,259 @@
+"""`search_session_history` (seed 004): a regular expression, line by line, over transcripts.
+
+A session's transcript is the text of its events in order (Moraine's own tool traffic and
+unknown records left out), each event's text split into lines; `line_number` counts from 1
+within that transcript. Matching is RE2 (linear time, see `index.grep`); a literal every match
+must contain selects the candidate events by one pass over the mapped content chunks, and RE2
+confirms each line, so the result is exactly a full scan's. A line counts once however many
+times the pattern matches in it (grep's count). Output follows the seed's schema (not the v1
+envelope), with `event_id` and `timestamp` on each match and a readable text block beside it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from moraine.errors import ContractError
+from moraine.index.grep import InvalidPattern, Pattern, compile_pattern, matching_lines
+from moraine.mcp_server.contract import ToolResult, parse_datetime, parse_id
+from moraine.sources._common import format_ts
+from moraine.store.catalog import Session, transcript_lines
+from moraine.store.engine import Store
+
+NAME = "search_session_history"
+DESCRIPTION = (
+    "Search session transcripts line by line with a regular expression (RE2 syntax: no backreferences or "
+    "lookaround; (?i) for case-insensitive). Returns matching lines with their line number in the session's "
+    "transcript, context lines, the event ID (pass it to open) and its timestamp; total_matches counts every "
+    "matching line. session_id (a session: ID) limits the search to one session."
+)
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "session_id": {"type": "string", "description": "A session: ID returned by Moraine (null = all sessions)."},
+        "query": {"type": "string", "minLength": 1, "description": "Regular expression (RE2 syntax), matched "
+                  "within each line of each session's transcript."},
+        "context_lines": {"type": "integer", "minimum": 0, "maximum": 10, "default": 3,
+                          "description": "Lines of context before and after each match (null = 3)."},
+        "max_results": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10,
+                        "description": "Matches to return; total_matches counts them all (null = 10)."},
+        "since": {"type": "string", "description": "Only events at or after this time, RFC 3339 (null = no bound)."},
+        "until": {"type": "string", "description": "Only events before this time, RFC 3339 (null = no bound)."},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+FIELDS = tuple(INPUT_SCHEMA["properties"])
+_LINES = {"type": "array", "items": {"type": "string"}}
+OUTPUT_SCHEMA: dict[str, Any] = {  # seed 004's schema (additive fields allowed), or its error form
+    "type": "object",
+    "anyOf": [
+        {"type": "object", "required": ["matches", "total_matches", "searched_sessions"], "properties": {
+            "matches": {"type": "array", "items": {"type": "object", "properties": {
+                "session_id": {"type": "string"}, "line_number": {"type": "integer"},
+                "matched_text": {"type": "string"}, "context_before": _LINES, "context_after": _LINES,
+                "timestamp": {"type": "string", "format": "date-time"}, "event_id": {"type": "string"}}}},
+            "total_matches": {"type": "integer"}, "searched_sessions": _LINES,
+            "searched_sessions_total": {"type": "integer"}, "truncated": {"type": "boolean"}}},
+        {"type": "object", "required": ["error", "code"],
+         "properties": {"error": {"type": "string"}, "code": {"type": "string"}}},
+    ],
+}
+DEADLINE_S = 2.0
+MAX_SEARCHED_LISTED = 1000
+LINE_CHARS = 300  # a returned line (match or context) is cut here, with "…"
+
+
+class HistoryError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def _int(args: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
+    value = args.get(name)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise HistoryError("INVALID_REQUEST", f"{name} must be an integer between {low} and {high}")
+    return value
+
+
+def _canonical(args: Any) -> dict[str, Any]:
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise HistoryError("INVALID_REQUEST", "arguments must be an object")
+    unknown = sorted(set(args) - set(FIELDS))
+    if unknown:
+        raise HistoryError("INVALID_REQUEST", f"unknown field: {unknown[0]}")
+    query = args.get("query")
+    if not isinstance(query, str) or not query:
+        raise HistoryError("INVALID_REQUEST", "query must be a non-empty string")
+    session_id = args.get("session_id")
+    if session_id is not None and not isinstance(session_id, str):
+        raise HistoryError("INVALID_REQUEST", "session_id must be a string or null")
+    window = []
+    for name in ("since", "until"):
+        try:
+            window.append(parse_datetime(args[name], name)[1] if args.get(name) is not None else None)
+        except ContractError as exc:
+            raise HistoryError("INVALID_REQUEST", exc.message) from None
+    return {"query": query, "session_id": session_id, "context_lines": _int(args, "context_lines", 3, 0, 10),
+            "max_results": _int(args, "max_results", 10, 1, 100), "since_ms": window[0], "until_ms": window[1]}
+
+
+def _scope(store: Store, session_id: str | None) -> list[Session]:
+    """The sessions to search, newest first."""
+    if session_id is None:
+        return [s for s in reversed(store.catalog.by_updated) if s.docs]
+    try:
+        parsed = parse_id(session_id, "session_id")
+    except ContractError:
+        parsed = None
+    session = store.session_by_sid(parsed.key) if parsed is not None and parsed.kind == "session" else None
+    if session is None or not session.docs:
+        raise HistoryError("SESSION_NOT_FOUND", f"Session {session_id} not found")
+    return [session]
+
+
+class _Transcript:
+    """One session's transcript: its events' line counts and texts, read as needed."""
+
+    def __init__(self, store: Store, session: Session) -> None:
+        self.store, self.session = store, session
+        catalog = store.catalog
+        docs = np.asarray(session.docs, dtype=np.int64)
+        counts = catalog.nlines.view[docs]
+        for i in np.flatnonzero(counts < 0).tolist():  # a state written before the column existed
+            counts[i] = catalog.nlines.view[docs[i]] = transcript_lines(catalog.event(int(docs[i])))
+        self.docs, self.counts = docs, counts.astype(np.int64)
+        self.position = {doc: i for i, doc in enumerate(session.docs)}
+        self.before = np.concatenate([[0], np.cumsum(self.counts)[:-1]])  # lines before each event
+        self.texts: dict[int, list[str]] = {}
+
+    def lines(self, position: int) -> list[str]:
+        if position not in self.texts:
+            self.texts[position] = self.store.catalog.event(int(self.docs[position])).text.split("\n")
+        return self.texts[position]
+
+    def context(self, position: int, line: int, count: int, step: int) -> list[str]:
+        """`count` lines before (step -1) or after (step 1) line `line` of the event at `position`."""
+        out: list[str] = []
+        lines = self.lines(position)
+        i = line + step
+        while len(out) < count:
+            if 0 <= i < len(lines):
+                out.append(_cut(lines[i]))
+                i += step
+                continue
+            position += step
+            while 0 <= position < len(self.docs) and self.counts[position] == 0:
+                position += step
+            if not 0 <= position < len(self.docs):
+                break
+            lines = self.lines(position)
+            i = 0 if step > 0 else len(lines) - 1
+        return out if step > 0 else out[::-1]
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
+
+
+def _candidates(store: Store, pattern: Pattern, sessions: list[Session], request: dict[str, Any]) -> np.ndarray:
+    """Docs that may hold a match: in a transcript, in scope, and (with a literal) holding it."""
+    catalog = store.catalog
+    if len(sessions) == 1:
+        docs = np.sort(np.asarray(sessions[0].docs, dtype=np.int64))
+    else:
+        docs = np.flatnonzero(catalog.alive.view)
+    keep = catalog.nlines.view[docs] != 0
+    ts = catalog.ts.view[docs]
+    if request["since_ms"] is not None:
+        keep &= ts >= request["since_ms"]
+    if request["until_ms"] is not None:
+        keep &= ts < request["until_ms"]
+    docs = docs[keep]
+    if pattern.literal is not None and len(docs):
+        docs = catalog.content.docs_containing(pattern.literal, docs)
+    return docs
+
+
+def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, Any]:
+    try:
+        pattern = compile_pattern(request["query"])
+    except InvalidPattern as exc:
+        raise HistoryError("INVALID_REGEX", f"Invalid regex pattern: {exc}") from None
+    sessions = _scope(store, request["session_id"])
+    docs = _candidates(store, pattern, sessions, request)
+    catalog = store.catalog
+    by_session: dict[int, list[int]] = {}
+    for doc, ix in zip(docs.tolist(), catalog.session_ix.view[docs].tolist(), strict=True):
+        by_session.setdefault(ix, []).append(doc)
+    order = {s.sid: rank for rank, s in enumerate(sessions)}
+    searched = sorted((catalog.sessions[ix] for ix in by_session), key=lambda s: order.get(s.sid, len(order)))
+    if request["session_id"] is not None:
+        searched = sessions
+    matches: list[dict[str, Any]] = []
+    total = used = 0
+    budget = int(store.config.mcp.max_reply_chars * 0.4)  # the matches appear in the JSON and in the text
+    for session in searched:
+        candidates = by_session.get(catalog.by_key[session.key], [])
+        if not candidates:
+            continue
+        transcript = _Transcript(store, session)
+        positions = sorted(transcript.position[d] for d in candidates)
+        for position in positions:
+            if time.monotonic() > deadline:
+                raise HistoryError("DEADLINE_EXCEEDED", f"the search ran past {DEADLINE_S:.0f} s; narrow it with "
+                                   "session_id or since, or a pattern with a literal of 3+ characters")
+            found = matching_lines(pattern, "\n".join(transcript.lines(position)))
+            total += len(found)
+            for line, text in found:
+                if len(matches) >= request["max_results"] or used > budget:
+                    break
+                doc = int(transcript.docs[position])
+                n = request["context_lines"]
+                matches.append({
+                    "session_id": session.id, "line_number": int(transcript.before[position]) + line + 1,
+                    "matched_text": _cut(text), "context_before": transcript.context(position, line, n, -1),
+                    "context_after": transcript.context(position, line, n, 1),
+                    "timestamp": format_ts(int(catalog.ts.view[doc])), "event_id": catalog.event_id(doc),
+                })
+                used += sum(len(x) + 8 for x in (*matches[-1]["context_before"], *matches[-1]["context_after"],
+                                                 matches[-1]["matched_text"])) + 200
+    return {"matches": matches, "total_matches": total, "truncated": total > len(matches),
+            "searched_sessions": [s.id for s in searched[:MAX_SEARCHED_LISTED]],
+            "searched_sessions_total": len(searched)}
+
+
+def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
+    started = time.monotonic()
+    try:
+        request = _canonical(args)
+        data = search(store, request, started + DEADLINE_S)
+        data["warnings"] = store.freshness_warnings()
+        return ToolResult(data, render(data))
+    except HistoryError as exc:
+        error = {"error": exc.message, "code": exc.code}
+        return ToolResult(error, f"search_session_history error [{exc.code}]: {exc.message}")
+    except Exception as exc:  # in-band, as every Moraine tool answers
+        error = {"error": f"internal error: {type(exc).__name__}: {exc}", "code": "INTERNAL_ERROR"}
+        return ToolResult(error, f"search_session_history error [INTERNAL_ERROR]: {error['error']}")
+
+
+def render(data: dict[str, Any]) -> str:
+    lines = [f'{data["total_matches"]} matching line(s) in {data["searched_sessions_total"]} session(s) searched; '
+             f'{len(data["matches"])} shown.']
+    for match in data["matches"]:
+        lines.append(f'{match["session_id"]} line {match["line_number"]} ({match["timestamp"]}, open: '
+                     f'{match["event_id"]}):')
+        lines += [f"    {line}" for line in match["context_before"]]
+        lines.append(f"  > {match['matched_text']}")
+        lines += [f"    {line}" for line in match["context_after"]]
+    lines += [f"warning: {w}" for w in data.get("warnings", [])]
+    return "\n".join(lines)
