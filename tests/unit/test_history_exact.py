@@ -1,0 +1,70 @@
+"""search_session_history is exact: the literal pre-filter never drops a true match. Random
+patterns (with and without literals, anchored, case-insensitive, classes) over a generated
+two-harness corpus are compared with a brute-force scan (every line of every session's
+transcript built straight from its events, each tested by RE2 — no literal, no pre-filter).
+Also after a restart from the snapshot (the line-count column)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from _agentlogs import LogWriter, populate
+
+from moraine.index.grep import compile_pattern
+from moraine.ingest.pipeline import ingest_once
+from moraine.mcp_server.tools import search_session_history as tool
+from moraine.store.engine import Store
+
+
+def _brute(store: Store, pattern: str) -> list[tuple[str, int]]:
+    """(session id, line number) of every matching transcript line, newest session first."""
+    rx = compile_pattern(pattern).regex  # the engine's own semantics (RE2: \w is ASCII), line by line
+    found = []
+    for session in reversed(store.catalog.by_updated):
+        line_number = 0
+        for doc in session.docs:
+            event = store.catalog.event(doc)
+            if not event.text or event.excluded or event.type == "unknown":
+                continue
+            for line in event.text.split("\n"):
+                line_number += 1
+                if rx.search(line):
+                    found.append((session.id, line_number))
+    return found
+
+
+def _patterns(rng: random.Random, words: list[str]) -> list[str]:
+    out = []
+    for _ in range(60):
+        w = rng.choice(words)
+        out.append(rng.choice([
+            w, f"{w} {rng.choice(words)}", f"^{w}", f"{w}$", f"(?i){w.upper()}", f"{w[:2]}\\w+", f"[{w[0]}]{w[1:]}",
+            f"{w}|{rng.choice(words)}", f"(?:{w})+", f"{w[:3]}.*{rng.choice(words)[:3]}", r"\d{3,}", f"\\b{w}\\b",
+        ]))
+    return out
+
+
+def test_results_equal_a_brute_force_scan(tmp_path: Path) -> None:
+    writer = LogWriter(tmp_path / "logs", seed=11)
+    populate(writer, n_codex=8, n_claude=8, records_per_file=(30, 80))
+    config = writer.config(tmp_path / "state")
+    store = Store(config)
+    ingest_once(store, snapshot=True)
+    words = sorted({w for s in store.catalog.sessions for w in (s.first_prompt or "").split() if len(w) > 3})
+    rng = random.Random(5)
+    checked = 0
+    for reopened in (False, True):
+        if reopened:
+            store = Store(config)  # columns mapped back from the snapshot
+        for pattern in _patterns(rng, words):
+            data: dict[str, Any] = tool.search(store, {"query": pattern, "session_id": None, "context_lines": 0,
+                                                       "max_results": 100, "since_ms": None, "until_ms": None},
+                                               deadline=float("inf"))
+            want = _brute(store, pattern)
+            assert data["total_matches"] == len(want), pattern
+            got = [(m["session_id"], m["line_number"]) for m in data["matches"]]
+            assert got == want[: len(got)] and len(got) == min(100, len(want)), pattern
+            checked += 1
+    assert checked == 120
