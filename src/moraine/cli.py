@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import msgpack
+
 from moraine import __version__, cli_query
 from moraine.config import Config, load_config
 from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
@@ -27,6 +29,7 @@ from moraine.mcp_server.tools import index_status
 from moraine.sources import path_key
 from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
 from moraine.store.engine import Store
+from moraine.store.snapshot import current_manifest
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -224,12 +227,33 @@ def _reindex(config: Config, as_json: bool) -> int:
     return 0
 
 
+def _state_only(config: Config) -> dict[str, Any]:
+    """Tombstones and tracked observations of the current state (best effort: a damaged state
+    is read from its snapshot's meta, when that much is intact)."""
+    try:
+        store = Store(config, create=False)
+        return {"tombstones": sorted(store.tombstones), "tracked": store.tracked}
+    except (MoraineError, OSError):
+        pass
+    try:
+        manifest = current_manifest(config.home)
+        meta = msgpack.unpackb((config.home / manifest.dirname / "meta.msgpack").read_bytes(), raw=False,
+                               strict_map_key=False) if manifest else {}
+        return {"tombstones": list(meta.get("tombstones", [])), "tracked": list(meta.get("tracked", []))}
+    except Exception:  # nothing more can be saved: the rebuild goes on from the logs alone
+        return {"tombstones": [], "tracked": []}
+
+
 def _rebuild_from_logs(config: Config, label: str) -> tuple[IngestSummary, Any]:
     """A new state built from the logs beside the live one, then installed in its place (IDs
     unchanged). Never opens the old state, so it also replaces a damaged one."""
     temp = config.home / "reindex.tmp"
     shutil.rmtree(temp, ignore_errors=True)
+    kept = _state_only(config)
     fresh = Store(config.model_copy(update={"home": temp}))
+    if kept["tombstones"] or kept["tracked"]:  # what the logs cannot give back: forgotten sessions, observations
+        with fresh.writer():
+            fresh.commit([], [], {}, kept)
     summary = ingest_once(fresh, terminal_progress(label), snapshot=True)
     _require_logs(fresh, summary)
     assert fresh.manifest is not None
@@ -348,7 +372,7 @@ def _mcp(config: Config) -> int:
 
     from moraine.mcp_server.app import ToolRunner, serve_stdio
 
-    runner = ToolRunner(lambda: Store(config), catch_up=catch_up)
+    runner = ToolRunner(lambda: Store(config), catch_up=catch_up, allow_write=config.mcp.allow_write_tools)
     anyio.run(serve_stdio, runner)
     return 0
 

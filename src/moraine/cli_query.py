@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,22 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--since", type=when, help="only events at or after this date or time")
     p.add_argument("--until", type=when, help="only events before this date or time")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("patterns", help="get_learned_patterns: questions the agent asked and how you answered")
+    p.add_argument("--filter", dest="prompt_filter", help="only prompts containing this text")
+    p.add_argument("--min", dest="min_occurrences", type=int, help="only patterns seen at least this often")
+    p.add_argument("--sort", dest="sort_by", help="occurrences (default), last_seen or success_rate")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("track", help="track_input_event: record a prompt → input observation")
+    p.add_argument("--session", dest="session_id", required=True)
+    p.add_argument("--prompt", dest="prompt_text", required=True)
+    p.add_argument("--input", dest="input_text", required=True)
+    p.add_argument("--failed", action="store_true", help="the input did not lead to a good outcome")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("cleanup", help="cleanup_old_sessions: forget sessions older than the retention")
+    p.add_argument("--retention-days", dest="retention_days", type=int, default=7, help="1-365 (default 7)")
+    p.add_argument("--dry-run", action="store_true", help="list what would be forgotten, change nothing")
+    p.add_argument("--yes", action="store_true", help="do not ask before forgetting (asked on a terminal)")
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("queries", help="summarise the local query log (opt-in: [telemetry] query_log = true)")
     p.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
     p.add_argument("--json", action="store_true")
@@ -106,7 +123,13 @@ def run(store: Store, args: argparse.Namespace) -> ToolResult:
 
 
 def _run(store: Store, args: argparse.Namespace) -> ToolResult:
-    from moraine.mcp_server.tools import list_sessions, search_session_history, search_sessions
+    from moraine.mcp_server.tools import (
+        get_learned_patterns,
+        list_sessions,
+        search_session_history,
+        search_sessions,
+        track_input_event,
+    )
     from moraine.mcp_server.tools import open as open_tool
 
     if args.command == "search":
@@ -119,6 +142,15 @@ def _run(store: Store, args: argparse.Namespace) -> ToolResult:
                    "context_lines": args.context_lines, "max_results": args.max_results, "since": args.since,
                    "until": args.until}
         return search_session_history.run(store, request)
+    if args.command == "patterns":
+        return get_learned_patterns.run(store, {"prompt_filter": args.prompt_filter,
+                                                "min_occurrences": args.min_occurrences, "sort_by": args.sort_by})
+    if args.command == "track":
+        return track_input_event.run(store, {"session_id": args.session_id, "prompt_text": args.prompt_text,
+                                             "input_text": args.input_text, "success": not args.failed,
+                                             "input_source": "cli"})
+    if args.command == "cleanup":
+        return _cleanup(store, args)
     if args.command == "open":
         request = {"id": moraine_id(store, args.id), "offset": args.offset, "max_chars": args.max_chars,
                    "cursor": args.cursor}
@@ -129,6 +161,22 @@ def _run(store: Store, args: argparse.Namespace) -> ToolResult:
                "limit": args.limit, "cursor": args.cursor, "mode": args.mode, "sort": args.sort,
                "source": args.source, "cwd": _cwd(args.cwd)}
     return list_sessions.run(store, request)
+
+
+def _cleanup(store: Store, args: argparse.Namespace) -> ToolResult:
+    """`moraine cleanup`: on a terminal, shows what would go and asks before forgetting it."""
+    from moraine.mcp_server.tools import cleanup_old_sessions
+
+    request = {"retention_days": args.retention_days, "dry_run": True}
+    if args.dry_run or args.yes or not sys.stdin.isatty():
+        return cleanup_old_sessions.run(store, {**request, "dry_run": args.dry_run})
+    preview = cleanup_old_sessions.run(store, request)
+    if "error" in preview.structured or not preview.structured["total_deleted"]:
+        return preview
+    print(preview.text)
+    if input("forget these sessions for good? [y/N] ").strip().lower() not in ("y", "yes"):
+        return preview
+    return cleanup_old_sessions.run(store, {**request, "dry_run": False})
 
 
 def _cwd(value: str | None) -> str | None:

@@ -66,6 +66,11 @@ class McpConfig(_Strict):
     max_reply_chars: int = Field(100_000, ge=10_000, le=10_000_000,
                                  description="bound on one tool reply: its text block plus the compact JSON of "
                                  "structuredContent (agent hosts cap tool results, Claude Code at ~25k tokens)")
+    allow_write_tools: bool = Field(False, description="list track_input_event and cleanup_old_sessions over MCP")
+
+
+class RetentionConfig(_Strict):
+    delete_logs: bool = Field(False, description="cleanup also deletes the forgotten sessions' log files")
 
 
 class SearchConfig(_Strict):
@@ -88,6 +93,7 @@ class Config(_Strict):
     mcp: McpConfig = McpConfig()
     search: SearchConfig = SearchConfig()
     telemetry: TelemetryConfig = TelemetryConfig()
+    retention: RetentionConfig = RetentionConfig()
 
     @property
     def socket_path(self) -> Path:

@@ -20,7 +20,8 @@ async def _call_all(env: dict[str, str]) -> list[dict]:
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = await session.list_tools()
-        assert {t.name for t in tools.tools} == {"search_sessions", "open", "list_sessions", "index_status"}
+        assert {t.name for t in tools.tools} == {"search_sessions", "open", "list_sessions", "index_status",
+                                                "search_session_history", "get_learned_patterns"}
         results = []
         for name, args in (("search_sessions", {"query": "anything"}), ("open", {"id": "session:ses_" + "a" * 26}),
                            ("list_sessions", {"start_datetime": "2026-01-01T00:00:00Z",

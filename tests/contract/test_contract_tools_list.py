@@ -1,20 +1,22 @@
-"""tools/list: the three v1 tools plus index_status (additive, issue 10), each with input/output
-schemas and read-only annotations; input schemas in plain types that generic clients can drive."""
+"""tools/list: the three v1 tools plus index_status (issue 10) and seed 004's read tools (issue 11),
+each with input/output schemas and read-only annotations; input schemas in plain types that
+generic clients can drive."""
 
 from __future__ import annotations
 
 from contract_harness import McpServer
 
-EXPECTED = {"search_sessions", "open", "list_sessions", "index_status"}
+EXPECTED = {"search_sessions", "open", "list_sessions", "index_status", "search_session_history",
+            "get_learned_patterns"}  # the write tools of seed 004 only with [mcp] allow_write_tools
 REQUIRED_INPUTS = {"search_sessions": ["query"], "open": ["id"], "list_sessions": ["start_datetime", "end_datetime"],
-                   "index_status": []}
+                   "index_status": [], "search_session_history": ["query"], "get_learned_patterns": []}
 
 
-def test_exactly_the_v1_tools_and_index_status(server: McpServer) -> None:
+def test_exactly_the_read_tools(server: McpServer) -> None:
     tools = server.list_tools().tools
     names = [tool.name for tool in tools]
     assert sorted(names) == sorted(EXPECTED)
-    assert len(names) == len(set(names)) == 4
+    assert len(names) == len(set(names)) == 6
 
 
 def test_input_schemas_use_plain_types(server: McpServer) -> None:

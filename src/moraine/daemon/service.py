@@ -110,7 +110,8 @@ class Daemon:
             # The state opens (snapshot + WAL) in the background: the socket answers the MCP
             # handshake at once; a state that cannot open makes every call an in-band error
             # naming the fix, instead of a daemon that dies at each start.
-            self.runner = ToolRunner(lambda: Store(self.config), before_call=self._before_call, serial=False)
+            self.runner = ToolRunner(lambda: Store(self.config), before_call=self._before_call, serial=False,
+                                     allow_write=self.config.mcp.allow_write_tools)
             self._write_status()
             observer = self._watch(roots)
             ingest = threading.Thread(target=self._ingest_loop, name="moraine-ingest", daemon=True)

@@ -18,19 +18,29 @@ from mcp.server.lowlevel import Server
 from moraine import __version__, querylog
 from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
 from moraine.mcp_server.schemas import output_schema
-from moraine.mcp_server.tools import index_status, list_sessions, search_session_history, search_sessions
+from moraine.mcp_server.tools import (
+    cleanup_old_sessions,
+    get_learned_patterns,
+    index_status,
+    list_sessions,
+    search_session_history,
+    search_sessions,
+    track_input_event,
+)
 from moraine.mcp_server.tools import open as open_tool
 from moraine.store.engine import Store
 
 TOOLS = {module.NAME: module for module in (search_sessions, open_tool, list_sessions, index_status,
-                                            search_session_history)}
+                                            search_session_history, get_learned_patterns, track_input_event,
+                                            cleanup_old_sessions)}
 INSTRUCTIONS = (
     "Moraine searches your past AI coding-agent sessions. Start with search_sessions (content) or "
     "list_sessions (time window), then open the returned event, turn or session IDs to walk the history."
 )
 
 
-def tool_definitions() -> list[types.Tool]:
+def tool_definitions(allow_write: bool = False) -> list[types.Tool]:
+    """The tools a host sees: those that change data only with `[mcp] allow_write_tools`."""
     return [
         types.Tool(
             name=module.NAME,
@@ -38,10 +48,12 @@ def tool_definitions() -> list[types.Tool]:
             description=module.DESCRIPTION,
             input_schema=module.INPUT_SCHEMA,
             output_schema=getattr(module, "OUTPUT_SCHEMA", None) or output_schema(module.NAME),
-            annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                              idempotent_hint=True, open_world_hint=False),
+            annotations=types.ToolAnnotations(read_only_hint=not getattr(module, "WRITES", False),
+                                              destructive_hint=getattr(module, "DESTRUCTIVE", False),
+                                              idempotent_hint=not getattr(module, "WRITES", False),
+                                              open_world_hint=False),
         )
-        for module in TOOLS.values()
+        for module in TOOLS.values() if allow_write or not getattr(module, "WRITES", False)
     ]
 
 
@@ -54,7 +66,9 @@ class ToolRunner:
     """
 
     def __init__(self, open_store: Callable[[], Store], catch_up: Callable[[Store], object] | None = None,
-                 before_call: Callable[[Store], object] | None = None, *, serial: bool = True) -> None:
+                 before_call: Callable[[Store], object] | None = None, *, serial: bool = True,
+                 allow_write: bool = False) -> None:
+        self.allow_write = allow_write
         self.catch_up = catch_up
         self.before_call = before_call  # the daemon: refresh the freshness figure
         self.lock: threading.Lock | contextlib.nullcontext[None] = threading.Lock() if serial else \
@@ -108,10 +122,10 @@ class ToolRunner:
 
 def build_server(runner: ToolRunner) -> Server[Any]:
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tool_definitions())
+        return types.ListToolsResult(tools=tool_definitions(runner.allow_write))
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name not in TOOLS:
+        if params.name not in TOOLS or (getattr(TOOLS[params.name], "WRITES", False) and not runner.allow_write):
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=f"unknown tool: {params.name}")], is_error=True)
         result = await anyio.to_thread.run_sync(runner.call, params.name, params.arguments)

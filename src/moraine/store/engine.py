@@ -144,6 +144,8 @@ class Store:
         self.frames_since_snapshot = 0
         self.issue_keys: set[tuple[str, int, int, int]] = set()
         self.file_issues: dict[str, str] = {}  # log (key or display name) → why it cannot be read now
+        self.tombstones: set[str] = set()  # session keys forgotten by retention: never indexed again
+        self.tracked: list[list[Any]] = []  # explicit prompt → input observations (track_input_event)
         self.position: Position = (0, 0)
 
     def _load(self) -> None:
@@ -175,6 +177,8 @@ class Store:
         self.next_segment = meta["next_segment"]
         self.issue_keys = {(i.file, i.generation, i.line, i.offset) for i in self.stats.issues}
         self.file_issues = dict(meta.get("file_issues", {}))
+        self.tombstones = set(meta.get("tombstones", ()))
+        self.tracked = list(meta.get("tracked", ()))
         self.manifest = manifest
         self.shared_sums = {rel: info for rel, info in manifest.files.items() if not rel.startswith("gen-")}
 
@@ -343,7 +347,7 @@ class Store:
                 "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
                           "torn_bytes": st.torn_bytes, "last_by_source": st.last_by_source},
                 "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
-                "file_issues": self.file_issues}
+                "file_issues": self.file_issues, "tombstones": sorted(self.tombstones), "tracked": self.tracked}
         keep = {f"segments/{n}/" for n in names}
         content = list(self.catalog.content.names)
         sums = {rel: info for rel, info in self.shared_sums.items()
@@ -382,7 +386,14 @@ class Store:
             known = self.checkpoints.get(path)
             if known is not None and Checkpoint.from_wire(row).generation > known.generation:
                 self._retire_file(path, touched)  # replaced or truncated: its new generation replaces it
+        for key in payload.get("tombstones", ()):
+            self._retire_session(key, touched)
+        self.tracked.extend(payload.get("tracked", ()))
         rows = payload.get("events", ())
+        if self.tombstones and any(row[1] in self.tombstones for row in rows):  # a forgotten session's lines
+            keep = [i for i, row in enumerate(rows) if row[1] not in self.tombstones]
+            rows = [rows[i] for i in keep]
+            packed = [packed[i] for i in keep] if packed is not None else None
         events = [Event.from_wire(row) for row in rows]
         seen: dict[str, int] = {}
         for i, event in enumerate(events):
@@ -428,6 +439,18 @@ class Store:
         self.stats.last_ingest_ms = max(self.stats.last_ingest_ms, int(payload.get("at", 0)))
         if len(index.mem) >= self.config.store.seal_events:
             index.seal()
+
+    def _retire_session(self, key: str, touched: dict[int, tuple[int, int, str | None]]) -> None:
+        """Forget a session for good: its events leave the index, and later lines are dropped."""
+        self.tombstones.add(key)
+        ix = self.catalog.by_key.get(key)
+        if ix is None:
+            return
+        session = self.catalog.sessions[ix]
+        touched.setdefault(ix, (session.started_ms, session.updated_ms, session.cwd))
+        for doc in list(session.docs):
+            self.catalog.replaced(self.catalog.uid.view[doc].decode("ascii"))
+            self.index.delete(doc)
 
     def _retire_file(self, path: str, touched: dict[int, tuple[int, int, str | None]]) -> None:
         for doc in self.catalog.retire_file(path):

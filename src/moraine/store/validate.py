@@ -98,10 +98,22 @@ def screen_frame(payload: Any, where: str) -> tuple[dict[str, Any], list[IngestI
     if not isinstance(files, dict) or not all(isinstance(k, str) and (v is None or isinstance(v, str))
                                               for k, v in files.items()):
         payload = {**payload, "file_issues": {}}
+    for name, ok in (("tombstones", lambda v: isinstance(v, str)), ("tracked", _tracked_ok)):
+        value = payload.get(name, [])
+        if not isinstance(value, list) or not all(ok(v) for v in value):
+            issues.append(IngestIssue(where, 0, 0, 0, f"wal_frame_rejected: malformed {name} left out", ""))
+            payload = {**payload, name: [v for v in value if ok(v)] if isinstance(value, list) else []}
     forget = payload.get("forget", [])
     if not isinstance(forget, list) or not all(isinstance(p, str) for p in forget):
         payload = {**payload, "forget": []}
     return payload, issues
+
+
+def _tracked_ok(row: Any) -> bool:
+    """[session id, prompt, input, success, source, response ms, at ms] of track_input_event."""
+    return (isinstance(row, list) and len(row) == 7 and isinstance(row[0], str) and isinstance(row[1], str)
+            and isinstance(row[2], str) and isinstance(row[4], str) and isinstance(row[3], bool)
+            and type(row[5]) is int and type(row[6]) is int)
 
 
 def _row_issue(row: Any, problem: str, where: str) -> IngestIssue:

@@ -1,0 +1,72 @@
+"""`cleanup_old_sessions` (seed 004): forget sessions older than the retention (see
+`store.retention`). Listed over MCP only with `[mcp] allow_write_tools = true`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from moraine.mcp_server.contract import ToolResult
+from moraine.store.engine import Store
+from moraine.store.retention import cleanup
+
+NAME = "cleanup_old_sessions"
+WRITES = True
+DESTRUCTIVE = True
+DESCRIPTION = (
+    "Forget sessions whose last activity is older than retention_days (a session exactly that old is kept): "
+    "they leave the index for good. dry_run lists them without changing anything. The agents' log files are "
+    "deleted only when the user configured [retention] delete_logs = true."
+)
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "retention_days": {"type": "integer", "minimum": 1, "maximum": 365, "default": 7,
+                           "description": "Forget sessions older than this many days (null = 7)."},
+        "dry_run": {"type": "boolean", "default": False,
+                    "description": "List what would be forgotten without changing anything (null = false)."},
+    },
+    "additionalProperties": False,
+}
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "anyOf": [
+        {"type": "object", "required": ["deleted_sessions", "total_deleted", "bytes_freed", "dry_run"],
+         "properties": {"deleted_sessions": {"type": "array", "items": {"type": "string"}},
+                        "total_deleted": {"type": "integer"}, "bytes_freed": {"type": "integer"},
+                        "dry_run": {"type": "boolean"}}},
+        {"type": "object", "required": ["error", "code"],
+         "properties": {"error": {"type": "string"}, "code": {"type": "string"}}},
+    ],
+}
+
+
+def parse(args: Any) -> tuple[int, bool] | str:
+    args = {} if args is None else args
+    if not isinstance(args, dict) or set(args) - set(INPUT_SCHEMA["properties"]):
+        return "arguments must be an object with retention_days and dry_run"
+    days = 7 if args.get("retention_days") is None else args["retention_days"]
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 365:
+        return "retention_days must be an integer between 1 and 365"
+    dry_run = False if args.get("dry_run") is None else args["dry_run"]
+    if not isinstance(dry_run, bool):
+        return "dry_run must be true or false"
+    return days, dry_run
+
+
+def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
+    parsed = parse(args)
+    if isinstance(parsed, str):
+        return ToolResult({"error": parsed, "code": "INVALID_REQUEST"}, f"{NAME} error [INVALID_REQUEST]: {parsed}")
+    days, dry_run = parsed
+    data = cleanup(store, days, dry_run, delete_logs=store.config.retention.delete_logs)
+    return ToolResult(data, render(data))
+
+
+def render(data: dict[str, Any]) -> str:
+    verb = "would forget" if data["dry_run"] else "forgot"
+    lines = [f'{verb} {data["total_deleted"]} session(s) older than {data["retention_days"]} days; '
+             f'{data["bytes_freed"]:,} bytes {"would be " if data["dry_run"] else ""}freed']
+    lines += [f"  {sid}" for sid in data["deleted_sessions"][:50]]
+    if data["log_files"]:
+        lines.append(f'{"would delete" if data["dry_run"] else "deleted"} {len(data["log_files"])} log file(s)')
+    return "\n".join(lines)

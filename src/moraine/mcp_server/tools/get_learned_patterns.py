@@ -1,0 +1,94 @@
+"""`get_learned_patterns` (seed 004): recurring questions the agent asked and how people answered
+(see `store.patterns`). Output is the seed's schema, with a readable text block beside it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from moraine.mcp_server.contract import ToolResult
+from moraine.store.engine import Store
+from moraine.store.patterns import report
+
+NAME = "get_learned_patterns"
+DESCRIPTION = (
+    "Recurring questions the agent asked at the end of a turn (or with a question tool) and the replies people "
+    "gave: occurrences, the most common reply and its success rate (the next turn completed without interruption "
+    "or error), last seen. Includes observations recorded with track_input_event."
+)
+SORTS = ("occurrences", "last_seen", "success_rate")
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "prompt_filter": {"type": "string", "description": "Only prompts containing this text (case-sensitive "
+                          "substring; null = all)."},
+        "min_occurrences": {"type": "integer", "minimum": 1, "default": 1,
+                            "description": "Only patterns seen at least this often (null = 1)."},
+        "sort_by": {"type": "string", "enum": list(SORTS), "default": "occurrences",
+                    "description": "Descending order by this (null = occurrences)."},
+        "max_patterns": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50,
+                         "description": "Patterns to return; total_patterns counts them all (null = 50)."},
+    },
+    "additionalProperties": False,
+}
+_RESPONSE = {"type": "object", "properties": {"input_text": {"type": "string"}, "count": {"type": "integer"},
+                                              "success_count": {"type": "integer"},
+                                              "success_rate": {"type": "number"}}}
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "anyOf": [
+        {"type": "object", "required": ["patterns", "total_patterns"], "properties": {
+            "patterns": {"type": "array", "items": {"type": "object", "properties": {
+                "prompt_text": {"type": "string"}, "total_occurrences": {"type": "integer"},
+                "most_common_response": _RESPONSE, "all_responses": {"type": "array", "items": _RESPONSE},
+                "last_seen": {"type": "string", "format": "date-time"}}}},
+            "total_patterns": {"type": "integer"}}},
+        {"type": "object", "required": ["error", "code"],
+         "properties": {"error": {"type": "string"}, "code": {"type": "string"}}},
+    ],
+}
+MAX_RESPONSES = 20
+
+
+def _error(code: str, message: str) -> ToolResult:
+    return ToolResult({"error": message, "code": code}, f"{NAME} error [{code}]: {message}")
+
+
+def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
+    args = {} if args is None else args
+    if not isinstance(args, dict) or set(args) - set(INPUT_SCHEMA["properties"]):
+        return _error("INVALID_REQUEST", "arguments must be an object with the fields of the input schema")
+    prompt_filter = args.get("prompt_filter")
+    if prompt_filter is not None and not isinstance(prompt_filter, str):
+        return _error("INVALID_REQUEST", "prompt_filter must be a string or null")
+    values = {}
+    for name, default, high in (("min_occurrences", 1, 10**9), ("max_patterns", 50, 500)):
+        value = args.get(name)
+        value = default if value is None else value
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+            return _error("INVALID_REQUEST", f"{name} must be an integer between 1 and {high}")
+        values[name] = value
+    sort_by = args.get("sort_by") or "occurrences"
+    if sort_by not in SORTS:
+        return _error("INVALID_REQUEST", f"sort_by must be one of {', '.join(SORTS)}")
+    data = report(store, prompt_filter, values["min_occurrences"], sort_by)
+    budget = int(store.config.mcp.max_reply_chars * 0.4)
+    kept, used = [], 0
+    for pattern in data["patterns"][: values["max_patterns"]]:
+        pattern["all_responses"] = pattern["all_responses"][:MAX_RESPONSES]
+        used += len(json.dumps(pattern))
+        if kept and used > budget:
+            break
+        kept.append(pattern)
+    data["patterns"] = kept
+    data["truncated"] = len(kept) < data["total_patterns"]
+    return ToolResult(data, render(data))
+
+
+def render(data: dict[str, Any]) -> str:
+    lines = [f'{data["total_patterns"]} pattern(s); {len(data["patterns"])} shown.']
+    for p in data["patterns"]:
+        top = p["most_common_response"]
+        lines.append(f'- "{p["prompt_text"][:120]}" ×{p["total_occurrences"]} (last {p["last_seen"]}): most often '
+                     f'"{top["input_text"][:60]}" ×{top["count"]}, success {top["success_rate"]:.0%}')
+    return "\n".join(lines)

@@ -1,0 +1,68 @@
+"""`track_input_event` (seed 004): record one prompt → input observation, durably, in Moraine's
+own state (a WAL frame, then snapshots) — never in the agents' logs. Listed over MCP only with
+`[mcp] allow_write_tools = true`: it changes data."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from moraine.mcp_server.contract import ToolResult
+from moraine.sources.redact import redact
+from moraine.store.engine import Store
+
+NAME = "track_input_event"
+WRITES = True
+DESCRIPTION = (
+    "Record that a prompt was answered with an input (and whether that went well), so get_learned_patterns "
+    "counts it. Stored in Moraine's own state, redacted like everything it keeps."
+)
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "session_id": {"type": "string", "description": "The session the observation belongs to (any id)."},
+        "prompt_text": {"type": "string", "minLength": 1, "description": "What was asked."},
+        "input_text": {"type": "string", "description": "What was answered."},
+        "success": {"type": "boolean", "description": "Whether the answer led to a good outcome."},
+        "input_source": {"type": "string", "description": "Where the input came from, e.g. user_typed (null = "
+                         "unknown)."},
+        "response_time_ms": {"type": "integer", "minimum": 0, "description": "How long the answer took (null = "
+                             "unknown)."},
+    },
+    "required": ["session_id", "prompt_text", "input_text", "success"],
+    "additionalProperties": False,
+}
+OUTPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"tracked": {"type": "boolean"},
+                                                                  "total_tracked": {"type": "integer"},
+                                                                  "error": {"type": "string"},
+                                                                  "code": {"type": "string"}}}
+
+
+def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
+    problem = _problem(args)
+    if problem:
+        return ToolResult({"error": problem, "code": "INVALID_REQUEST"}, f"{NAME} error [INVALID_REQUEST]: {problem}")
+    row = [redact(args["session_id"]), redact(args["prompt_text"]), redact(args["input_text"]), args["success"],
+           redact(args.get("input_source") or ""), int(args.get("response_time_ms") or 0), int(time.time() * 1000)]
+    with store.writer():
+        store.commit([], [], {}, {"tracked": [row]})
+    data = {"tracked": True, "total_tracked": len(store.tracked)}
+    return ToolResult(data, f"tracked: \"{row[1][:80]}\" → \"{row[2][:40]}\" ({len(store.tracked)} observations)")
+
+
+def _problem(args: Any) -> str | None:
+    if not isinstance(args, dict) or set(args) - set(INPUT_SCHEMA["properties"]):
+        return "arguments must be an object with the fields of the input schema"
+    for name in ("session_id", "prompt_text", "input_text"):
+        if not isinstance(args.get(name), str):
+            return f"{name} must be a string"
+    if not args["prompt_text"]:
+        return "prompt_text must not be empty"
+    if not isinstance(args.get("success"), bool):
+        return "success must be true or false"
+    if args.get("input_source") is not None and not isinstance(args["input_source"], str):
+        return "input_source must be a string or null"
+    ms = args.get("response_time_ms")
+    if ms is not None and (isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms < 2**62):
+        return "response_time_ms must be a non-negative integer or null"
+    return None

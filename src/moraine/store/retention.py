@@ -1,0 +1,63 @@
+"""Retention (seed 004's `cleanup_old_sessions`): forget sessions whose last activity is older
+than N days — exactly N days old is kept.
+
+Forgetting is a durable tombstone in a WAL frame (then in every snapshot): the session's events
+leave the index at once, and lines of it read again later (a restart, `moraine reindex`, a
+restore) are dropped, so it stays forgotten. The agents' own log files are deleted only with
+`[retention] delete_logs = true`. `bytes_freed` is what the state directory shrank by, measured
+after a snapshot collects what the forgotten events held (content chunks are immutable, so it
+grows as segments merge); a dry run reports the bytes of their stored rows instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from moraine.sources import REDACTED_PATH
+from moraine.store.catalog import Session
+from moraine.store.engine import Store
+
+DAY_MS = 86_400_000
+
+
+def expired(store: Store, retention_days: int, now_ms: int) -> list[Session]:
+    cutoff = now_ms - retention_days * DAY_MS
+    return [s for s in store.catalog.by_updated if s.docs and s.updated_ms < cutoff]
+
+
+def state_bytes(home: Path) -> int:
+    total = 0
+    for directory, _, files in os.walk(home):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(directory, name)).st_size
+    return total
+
+
+def cleanup(store: Store, retention_days: int, dry_run: bool, *, delete_logs: bool,
+            now_ms: int | None = None) -> dict[str, Any]:
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    with store.writer():
+        old = expired(store, retention_days, now_ms)
+        logs = sorted({path for s in old for path in s.file_ts if not path.startswith(REDACTED_PATH)})
+        result: dict[str, Any] = {"deleted_sessions": [s.id for s in old], "total_deleted": len(old),
+                                  "dry_run": dry_run, "retention_days": retention_days,
+                                  "log_files": logs if delete_logs else []}
+        if dry_run:
+            result["bytes_freed"] = sum(len(store.catalog.content[d]) for s in old for d in s.docs)
+            return result
+        before = state_bytes(store.home)
+        if old:
+            store.commit([], [], {}, {"tombstones": sorted(s.key for s in old)})
+            if delete_logs:
+                for path in logs:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(path)
+                store.forget(logs)
+            store.publish()
+        result["bytes_freed"] = max(0, before - state_bytes(store.home))
+    return result
