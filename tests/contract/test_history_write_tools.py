@@ -136,8 +136,9 @@ def test_cleanup_dry_run_then_for_real(writable: tuple[McpServer, dict[str, Path
 
 
 def test_forgotten_sessions_stay_forgotten(tmp_path: Path) -> None:
-    """Without delete_logs the logs stay; the tombstones keep their sessions out across a restart
-    and a reindex from those very logs, and tracked observations survive both."""
+    """Without delete_logs the logs stay; the tombstones keep their sessions out across a restart,
+    a reindex from those very logs, and a snapshot copy restored (then indexed again); tracked
+    observations survive all three."""
     corpus, logs = _corpus(tmp_path, allow_write=True, delete_logs=False)
     server = McpServer(corpus)
     try:
@@ -149,10 +150,13 @@ def test_forgotten_sessions_stay_forgotten(tmp_path: Path) -> None:
         server.close()
     env = {"MORAINE_HOME": str(corpus.moraine_home), "CODEX_HOME": str(corpus.codex_home),
            "CLAUDE_CONFIG_DIR": str(corpus.claude_home), "PATH": "/usr/bin:/bin"}
-    for step in ("restart", "reindex"):
-        if step == "reindex":
-            done = subprocess.run([str(MORAINE), "reindex"], env=env, capture_output=True, text=True, check=False)
-            assert done.returncode == 0, done.stderr
+    copy = tmp_path / "snapshot-copy"
+    for step in ("restart", "reindex", "restore"):
+        commands = {"restart": [], "reindex": [["reindex"]],
+                    "restore": [["snapshot", "--out", str(copy)], ["restore", str(copy)], ["index"]]}[step]
+        for argv in commands:
+            done = subprocess.run([str(MORAINE), *argv], env=env, capture_output=True, text=True, check=False)
+            assert done.returncode == 0, (argv, done.stderr)
         again = McpServer(corpus)
         try:
             for sid in gone:
