@@ -43,8 +43,9 @@ class InvalidPattern(ValueError):
 
 @dataclass(frozen=True)
 class Pattern:
-    regex: Any  # a compiled re2 pattern
+    regex: Any  # the compiled pattern, over str
     literal: bytes | None
+    bregex: Any = None  # the same over UTF-8 bytes (texts are scanned where they are stored)
 
 
 def compile_pattern(query: str) -> Pattern:
@@ -56,7 +57,7 @@ def compile_pattern(query: str) -> Pattern:
         detail = exc.args[0] if exc.args else exc
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         raise InvalidPattern(text.replace("(?m)", "", 1)) from None
-    return Pattern(regex, required_literal(query))
+    return Pattern(regex, required_literal(query), re2.compile(("(?m)" + query).encode("utf-8"), _OPTIONS))
 
 
 def required_literal(query: str) -> bytes | None:
@@ -98,3 +99,24 @@ def matching_lines(pattern: Pattern, text: str) -> list[tuple[int, str]]:
     if pattern.regex.search(text) is None:
         return []
     return [(i, line) for i, line in enumerate(text.split("\n")) if pattern.regex.search(line) is not None]
+
+
+def matching_spans(pattern: Pattern, data: Any, start: int, end: int) -> list[tuple[int, int]]:
+    """(start, end) of every line of `data[start:end]` (newline-separated UTF-8, read in place:
+    bytes or an mmap) where the pattern matches; RE2 skips from match to match at memory speed."""
+    spans = []
+    pos = start
+    search = pattern.bregex.search
+    while pos <= end:
+        found = search(data, pos, end)
+        if found is None:
+            break
+        at = found.start()
+        line_start = data.rfind(b"\n", start, at) + 1 if at > start else start
+        line_end = data.find(b"\n", at, end)
+        line_end = end if line_end < 0 else line_end
+        if line_start < start:
+            line_start = start
+        spans.append((line_start, line_end))
+        pos = line_end + 1
+    return spans

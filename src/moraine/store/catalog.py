@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
 import numpy as np
 from sortedcontainers import SortedKeyList, SortedList
 
@@ -277,7 +276,7 @@ class Catalog:
         self.line.extend(np.array([e.line for e in events], np.int32))
         self.sub.extend(np.array([e.sub for e in events], np.int32))
         self.nlines.extend(np.array([transcript_lines(e) for e in events], np.int32))
-        self.content.extend(packed)
+        self.content.extend(packed, [e.text for e in events])
         for offset, (event, session) in enumerate(zip(events, sessions, strict=True)):
             doc_id = first_doc + offset
             self.by_uid.add(event.uid, doc_id)
@@ -435,7 +434,7 @@ class Catalog:
     # -- reading ---------------------------------------------------------------------------
 
     def event(self, doc_id: int) -> Event:
-        return Event.from_wire(msgpack.unpackb(self.content[doc_id], raw=False))
+        return Event.from_wire(self.content.row(doc_id))
 
     def event_id(self, doc_id: int) -> str:
         return f"event:evt_{self.uid.view[doc_id].decode('ascii')}"

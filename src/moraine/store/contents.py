@@ -1,9 +1,17 @@
-"""Event contents by doc id: packed msgpack rows, persisted in immutable chunk files.
+"""Event contents by doc id: packed msgpack rows and their texts, in immutable chunk files.
 
-A chunk is `content/<first doc>.bin` (the rows back to back) with `<first doc>.off.npy`
-(row offsets, len+1). Chunks are written once, at a snapshot, for the docs added since the
-last one, and read through mmap afterwards: a restart maps them instead of loading them,
-and the process holds only the rows added since the last snapshot in memory.
+A chunk holds the docs added between two snapshots, from `<first doc>`:
+    <first>-<tag>.bin       the rows, msgpack, back to back (the event's text left out: "")
+    <first>-<tag>.off.npy   row offsets (int64, len+1)
+    <first>-<tag>.txt       the texts, UTF-8, each followed by a newline
+    <first>-<tag>.toff.npy  text offsets (int64, len+1): text i is txt[toff[i] : toff[i+1] - 1]
+Chunks are written once, at a snapshot, and read through mmap afterwards: a restart maps them
+instead of loading them, and the process holds only the docs added since in memory.
+
+The texts live apart from the rows so that `search_session_history` can run one RE2 pass over
+a stretch of texts (newline-joined: a pattern that never crosses a newline matches exactly the
+lines a per-line scan would), and find a literal at memory speed, without unpacking a row.
+A chunk written before texts were split off has no `.txt`: its texts are inside its rows.
 """
 
 from __future__ import annotations
@@ -11,6 +19,8 @@ from __future__ import annotations
 import bisect
 import mmap
 import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,71 +29,142 @@ import numpy as np
 
 from moraine.durable import fsync_path, write_file
 
+TEXT = 5  # the text's place in a wire row (`Event.to_wire`)
+SUFFIXES = (".bin", ".off.npy", ".txt", ".toff.npy")
+
 
 def pack_rows(rows: list[list[Any]]) -> list[bytes]:
-    """Wire rows as a chunk stores them (a parse worker packs them, or the store on replay)."""
+    """Wire rows as a chunk stores them, text left out (a parse worker packs them, or the store
+    on replay); the texts travel beside them."""
     packb = msgpack.packb
-    return [packb(row, use_bin_type=True) for row in rows]
+    return [packb([*row[:TEXT], "", *row[TEXT + 1 :]], use_bin_type=True) for row in rows]
+
+
+def encode_text(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    first: int
+    offsets: np.ndarray
+    data: mmap.mmap | bytes
+    text_offsets: np.ndarray | None  # None: a chunk whose texts are inside its rows
+    text_data: mmap.mmap | bytes
 
 
 class Contents:
     def __init__(self) -> None:
-        self.chunks: list[tuple[int, np.ndarray, mmap.mmap | bytes]] = []  # (first doc, offsets, data)
+        self.chunks: list[_Chunk] = []
         self.firsts: list[int] = []
         self.names: list[str] = []  # chunk file stems, as the manifest lists them
         self.base = 0  # docs persisted in chunks
         self.fresh: list[bytes] = []
+        self.fresh_text: list[str] = []
 
     def __len__(self) -> int:
         return self.base + len(self.fresh)
 
+    def _chunk(self, doc: int) -> _Chunk:
+        return self.chunks[bisect.bisect_right(self.firsts, doc) - 1]
+
     def __getitem__(self, doc: int) -> bytes:
+        """The packed row (its text field empty unless the chunk predates split texts)."""
         if doc >= self.base:
             return self.fresh[doc - self.base]
-        i = bisect.bisect_right(self.firsts, doc) - 1
-        first, offsets, data = self.chunks[i]
-        j = doc - first
-        return bytes(data[int(offsets[j]) : int(offsets[j + 1])])
+        chunk = self._chunk(doc)
+        j = doc - chunk.first
+        return bytes(chunk.data[int(chunk.offsets[j]) : int(chunk.offsets[j + 1])])
 
-    def docs_containing(self, needle: bytes, docs: np.ndarray | None = None) -> np.ndarray:
-        """Doc ids whose packed row holds these bytes anywhere (a superset of the docs whose text
-        does: a row stores its text as raw UTF-8). One `find` pass over each mapped chunk, at
-        memory speed; `docs` (sorted) limits the chunks read."""
+    def row(self, doc: int) -> list[Any]:
+        """The wire row with its text."""
+        row = msgpack.unpackb(self[doc], raw=False)
+        if doc >= self.base:
+            row[TEXT] = self.fresh_text[doc - self.base]
+            return row
+        chunk = self._chunk(doc)
+        if chunk.text_offsets is not None:
+            j = doc - chunk.first
+            t = chunk.text_offsets
+            row[TEXT] = bytes(chunk.text_data[int(t[j]) : int(t[j + 1]) - 1]).decode("utf-8", "surrogatepass")
+        return row
+
+    def size_of(self, doc: int) -> int:
+        """Bytes the doc occupies (row and text)."""
+        if doc >= self.base:
+            return len(self.fresh[doc - self.base]) + len(encode_text(self.fresh_text[doc - self.base]))
+        chunk = self._chunk(doc)
+        j = doc - chunk.first
+        size = int(chunk.offsets[j + 1] - chunk.offsets[j])
+        if chunk.text_offsets is not None:
+            size += int(chunk.text_offsets[j + 1] - chunk.text_offsets[j])
+        return size
+
+    def text_spans(self, docs: np.ndarray) -> Iterator[tuple[int, mmap.mmap | bytes, int, int]]:
+        """(doc, buffer, start, end) of each doc's text, read in place (no copy of a chunk's)."""
+        for chunk in self.chunks:
+            count = len(chunk.offsets) - 1
+            lo, hi = np.searchsorted(docs, [chunk.first, chunk.first + count])
+            if lo == hi:
+                continue
+            inside = docs[lo:hi]
+            if chunk.text_offsets is None:
+                for doc in inside.tolist():
+                    data = encode_text(self.row(doc)[TEXT])
+                    yield doc, data, 0, len(data)
+                continue
+            starts = np.asarray(chunk.text_offsets[inside - chunk.first])
+            ends = np.asarray(chunk.text_offsets[inside - chunk.first + 1]) - 1
+            for doc, a, b in zip(inside.tolist(), starts.tolist(), ends.tolist(), strict=True):
+                yield doc, chunk.text_data, a, b
+        for doc in docs[np.searchsorted(docs, self.base):].tolist():
+            data = encode_text(self.fresh_text[doc - self.base])
+            yield doc, data, 0, len(data)
+
+    def docs_containing(self, needle: bytes, docs: np.ndarray) -> np.ndarray:
+        """Of `docs` (sorted), those whose text holds these bytes: one `find` pass over each
+        chunk's texts in place, at memory speed (a chunk of the old layout unpacks its rows)."""
         found: list[int] = []
-        for first, offsets, data in self.chunks:
-            count = len(offsets) - 1
-            if docs is not None:
-                lo, hi = np.searchsorted(docs, [first, first + count])
-                if lo == hi:
-                    continue
-                start, stop = int(offsets[int(docs[lo]) - first]), int(offsets[int(docs[hi - 1]) - first + 1])
-            else:
-                start, stop = 0, int(offsets[-1])
-            at = data.find(needle, start, stop)
+        for chunk in self.chunks:
+            count = len(chunk.offsets) - 1
+            lo, hi = np.searchsorted(docs, [chunk.first, chunk.first + count])
+            if lo == hi:
+                continue
+            if chunk.text_offsets is None:
+                found += [d for d in docs[lo:hi].tolist() if needle in encode_text(self.row(d)[TEXT])]
+                continue
+            t = chunk.text_offsets
+            stop = int(t[int(docs[hi - 1]) - chunk.first + 1])
+            at = chunk.text_data.find(needle, int(t[int(docs[lo]) - chunk.first]), stop)
             while at >= 0:
-                row = int(np.searchsorted(offsets, at, side="right")) - 1
-                found.append(first + row)
-                at = data.find(needle, int(offsets[row + 1]), stop)
-        found.extend(self.base + i for i, row in enumerate(self.fresh) if needle in row)
+                i = int(np.searchsorted(t, at, side="right")) - 1
+                found.append(chunk.first + i)
+                at = chunk.text_data.find(needle, int(t[i + 1]), stop)
+        fresh = docs[np.searchsorted(docs, self.base):].tolist()
+        found += [d for d in fresh if needle in encode_text(self.fresh_text[d - self.base])]
         result = np.asarray(found, dtype=np.int64)
-        return result if docs is None else result[np.isin(result, docs)]
+        return result[np.isin(result, docs)]
 
-    def extend(self, rows: list[bytes]) -> None:
+    def extend(self, rows: list[bytes], texts: list[str]) -> None:
         self.fresh.extend(rows)
+        self.fresh_text.extend(texts)
 
     def write_chunk(self, directory: Path) -> str | None:
-        """Persist the fresh rows as one chunk (durably), then serve them from it."""
+        """Persist the fresh docs as one chunk (durably), then serve them from it."""
         if not self.fresh:
             return None
         directory.mkdir(mode=0o700, exist_ok=True)
         stem = f"{self.base:012d}-{secrets.token_hex(4)}"  # first doc, and unique across states (restore)
-        lengths = np.fromiter((len(r) for r in self.fresh), dtype=np.int64, count=len(self.fresh))
-        offsets = np.zeros(len(self.fresh) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        write_file(directory / f"{stem}.bin", b"".join(self.fresh))
-        with open(directory / f"{stem}.off.npy", "wb") as fh:
-            np.save(fh, offsets, allow_pickle=False)
-        fsync_path(directory / f"{stem}.off.npy")
+        texts = [encode_text(t) + b"\n" for t in self.fresh_text]
+        for suffix, parts in ((".bin", self.fresh), (".txt", texts)):
+            lengths = np.fromiter((len(p) for p in parts), dtype=np.int64, count=len(parts))
+            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            write_file(directory / f"{stem}{suffix}", b"".join(parts))
+            name = f"{stem}.off.npy" if suffix == ".bin" else f"{stem}.toff.npy"
+            with open(directory / name, "wb") as fh:
+                np.save(fh, offsets, allow_pickle=False)
+            fsync_path(directory / name)
         fsync_path(directory)
         self.attach(directory, stem)
         return stem
@@ -92,17 +173,25 @@ class Contents:
         """Serve a persisted chunk (its rows must be the next docs after `base`)."""
         offsets = np.load(directory / f"{stem}.off.npy", mmap_mode="r", allow_pickle=False)
         count = len(offsets) - 1
-        path = directory / f"{stem}.bin"
-        data: mmap.mmap | bytes
-        if path.stat().st_size:
-            with open(path, "rb") as fh:
-                data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        else:
-            data = b""
+        data = _map(directory / f"{stem}.bin")
+        text_offsets = None
+        text_data: mmap.mmap | bytes = b""
+        if (directory / f"{stem}.toff.npy").exists():
+            text_offsets = np.load(directory / f"{stem}.toff.npy", mmap_mode="r", allow_pickle=False)
+            text_data = _map(directory / f"{stem}.txt")
         first = int(stem.split("-")[0])
         assert first == self.base, "content chunks must be contiguous"
-        self.chunks.append((first, offsets, data))
+        self.chunks.append(_Chunk(first, offsets, data, text_offsets, text_data))
         self.firsts.append(first)
         self.names.append(stem)
         self.base += count
         del self.fresh[:count]
+        del self.fresh_text[:count]
+
+
+def _map(path: Path) -> mmap.mmap | bytes:
+    if not path.stat().st_size:
+        return b""
+    with open(path, "rb") as fh:
+        return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+

@@ -34,7 +34,7 @@ from moraine.ingest.watcher import Discovery
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
 from moraine.sources import ADAPTERS
 from moraine.store.catalog import Catalog, Session
-from moraine.store.contents import pack_rows
+from moraine.store.contents import SUFFIXES, pack_rows
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
 from moraine.store.validate import screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
@@ -336,7 +336,7 @@ class Store:
             names.append(self.index.segments[i].name)
         stem = self.catalog.content.write_chunk(self.home / "content")
         if stem is not None:
-            for suffix in (".bin", ".off.npy"):
+            for suffix in SUFFIXES:
                 path = self.home / "content" / f"{stem}{suffix}"
                 self.shared_sums[f"content/{stem}{suffix}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
         arrays = {f"cat.{k}": v for k, v in self.catalog.snapshot_arrays().items()}

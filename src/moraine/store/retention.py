@@ -48,7 +48,7 @@ def cleanup(store: Store, retention_days: int, dry_run: bool, *, delete_logs: bo
                                   "dry_run": dry_run, "retention_days": retention_days,
                                   "log_files": logs if delete_logs else []}
         if dry_run:
-            result["bytes_freed"] = sum(len(store.catalog.content[d]) for s in old for d in s.docs)
+            result["bytes_freed"] = sum(store.catalog.content.size_of(d) for s in old for d in s.docs)
             return result
         before = state_bytes(store.home)
         if old:

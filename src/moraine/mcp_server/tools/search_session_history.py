@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from moraine.errors import ContractError
-from moraine.index.grep import InvalidPattern, Pattern, compile_pattern, matching_lines
+from moraine.index.grep import InvalidPattern, Pattern, compile_pattern, matching_spans
 from moraine.mcp_server.contract import ToolResult, parse_datetime, parse_id
 from moraine.sources._common import format_ts
 from moraine.store.catalog import Session, transcript_lines
@@ -191,44 +191,53 @@ def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, 
     sessions = _scope(store, request["session_id"])
     docs = _candidates(store, pattern, sessions, request)
     catalog = store.catalog
-    by_session: dict[int, list[int]] = {}
-    for doc, ix in zip(docs.tolist(), catalog.session_ix.view[docs].tolist(), strict=True):
-        by_session.setdefault(ix, []).append(doc)
-    order = {s.sid: rank for rank, s in enumerate(sessions)}
-    searched = sorted((catalog.sessions[ix] for ix in by_session), key=lambda s: order.get(s.sid, len(order)))
-    if request["session_id"] is not None:
-        searched = sessions
-    matches: list[dict[str, Any]] = []
-    total = used = 0
-    budget = int(store.config.mcp.max_reply_chars * 0.4)  # the matches appear in the JSON and in the text
-    for session in searched:
-        candidates = by_session.get(catalog.by_key[session.key], [])
-        if not candidates:
-            continue
-        transcript = _Transcript(store, session)
-        positions = sorted(transcript.position[d] for d in candidates)
-        for position in positions:
-            if time.monotonic() > deadline:
-                raise HistoryError("DEADLINE_EXCEEDED", f"the search ran past {DEADLINE_S:.0f} s; narrow it with "
-                                   "session_id or since, or a pattern with a literal of 3+ characters")
-            found = matching_lines(pattern, "\n".join(transcript.lines(position)))
-            total += len(found)
-            for line, text in found:
-                if len(matches) >= request["max_results"] or used > budget:
-                    break
-                doc = int(transcript.docs[position])
-                n = request["context_lines"]
-                matches.append({
-                    "session_id": session.id, "line_number": int(transcript.before[position]) + line + 1,
-                    "matched_text": _cut(text), "context_before": transcript.context(position, line, n, -1),
-                    "context_after": transcript.context(position, line, n, 1),
-                    "timestamp": format_ts(int(catalog.ts.view[doc])), "event_id": catalog.event_id(doc),
-                })
-                used += sum(len(x) + 8 for x in (*matches[-1]["context_before"], *matches[-1]["context_after"],
-                                                 matches[-1]["matched_text"])) + 200
-    return {"matches": matches, "total_matches": total, "truncated": total > len(matches),
+    found: dict[int, list[tuple[int, int, int]]] = {}  # session → (doc, line index in the event, line end)
+    total = 0
+    for n, (doc, data, start, end) in enumerate(catalog.content.text_spans(docs)):
+        if n % 256 == 0 and time.monotonic() > deadline:
+            raise HistoryError("DEADLINE_EXCEEDED", f"the search ran past {DEADLINE_S:.0f} s; narrow it with "
+                               "session_id or since, or a pattern with a literal of 3+ characters")
+        spans = matching_spans(pattern, data, start, end)
+        if spans:
+            total += len(spans)
+            ix = int(catalog.session_ix.view[doc])
+            found.setdefault(ix, []).extend((doc, data[start:a].count(b"\n"), b) for a, b in spans)
+    in_docs = np.unique(catalog.session_ix.view[docs]).tolist() if request["session_id"] is None else []
+    searched = sessions if request["session_id"] is not None else \
+        [s for s in sessions if catalog.by_key[s.key] in set(in_docs)]
+    return {"matches": _matches(store, searched, found, request), "total_matches": total,
+            "truncated": total > request["max_results"],
             "searched_sessions": [s.id for s in searched[:MAX_SEARCHED_LISTED]],
             "searched_sessions_total": len(searched)}
+
+
+def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[int, int, int]]],
+             request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The first `max_results` matching lines, newest session first, in transcript order, with
+    context; cut short if the reply would outgrow the host's bound."""
+    catalog = store.catalog
+    matches: list[dict[str, Any]] = []
+    used, budget = 0, int(store.config.mcp.max_reply_chars * 0.4)  # in the JSON and again in the text
+    n = request["context_lines"]
+    for session in searched:
+        hits = found.get(catalog.by_key[session.key])
+        if not hits:
+            continue
+        transcript = _Transcript(store, session)
+        for doc, line, _ in sorted(hits, key=lambda h: (transcript.position[h[0]], h[1])):
+            if len(matches) >= request["max_results"] or used > budget:
+                return matches
+            position = transcript.position[doc]
+            matches.append({
+                "session_id": session.id, "line_number": int(transcript.before[position]) + line + 1,
+                "matched_text": _cut(transcript.lines(position)[line]),
+                "context_before": transcript.context(position, line, n, -1),
+                "context_after": transcript.context(position, line, n, 1),
+                "timestamp": format_ts(int(catalog.ts.view[doc])), "event_id": catalog.event_id(doc),
+            })
+            used += sum(len(x) + 8 for x in (*matches[-1]["context_before"], *matches[-1]["context_after"],
+                                             matches[-1]["matched_text"])) + 200
+    return matches
 
 
 def run(store: Store, args: Any, timer: Any = None) -> ToolResult:

@@ -1,0 +1,58 @@
+"""Content chunks: texts apart from the rows (for in-place scans), and chunks of the older layout
+(texts inside the rows) still read the same through every accessor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgpack
+import numpy as np
+
+from moraine.store.contents import Contents, pack_rows
+
+
+def _rows(n: int) -> list[list]:
+    return [[f"u{i}", "k", "codex", "user_input", i, f"line one {i}\nsecond é {i}" if i % 3 else "", None, None,
+             None, None, None, False, 0, False, None, "/f", i, 0, 0, {}] for i in range(n)]
+
+
+def _write_old_layout(directory: Path, rows: list[list]) -> str:
+    """A chunk as versions before split texts wrote it: rows with their text, no .txt."""
+    directory.mkdir(exist_ok=True)
+    stem = "000000000000-abcd0000"
+    packed = [msgpack.packb(r, use_bin_type=True) for r in rows]
+    offsets = np.concatenate([[0], np.cumsum([len(p) for p in packed])]).astype(np.int64)
+    (directory / f"{stem}.bin").write_bytes(b"".join(packed))
+    np.save(directory / f"{stem}.off.npy", offsets)
+    return stem
+
+
+def _check(contents: Contents, rows: list[list]) -> None:
+    docs = np.arange(len(rows), dtype=np.int64)
+    for doc, row in enumerate(rows):
+        assert contents.row(doc) == row
+    spans = {doc: bytes(data[a:b]).decode() for doc, data, a, b in contents.text_spans(docs)}
+    assert spans == {doc: row[5] for doc, row in enumerate(rows)}
+    want = [doc for doc, row in enumerate(rows) if "second é 1" in row[5]]
+    assert contents.docs_containing("second é 1".encode(), docs).tolist() == want
+    assert contents.docs_containing(b"second", docs[::2]).tolist() == [d for d in docs[::2].tolist() if rows[d][5]]
+
+
+def test_split_texts_fresh_and_written(tmp_path: Path) -> None:
+    rows = _rows(40)
+    contents = Contents()
+    contents.extend(pack_rows(rows), [r[5] for r in rows])
+    _check(contents, rows)
+    stem = contents.write_chunk(tmp_path)
+    assert stem and (tmp_path / f"{stem}.txt").exists()
+    _check(contents, rows)
+    more = _rows(50)[40:]
+    contents.extend(pack_rows(more), [r[5] for r in more])
+    _check(contents, rows + more)
+
+
+def test_a_chunk_of_the_older_layout_reads_the_same(tmp_path: Path) -> None:
+    rows = _rows(30)
+    contents = Contents()
+    contents.attach(tmp_path, _write_old_layout(tmp_path, rows))
+    _check(contents, rows)
