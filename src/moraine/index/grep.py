@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import re2
 
 try:  # Python's own parser gives the pattern's structure; RE2-only syntax simply has no literal
@@ -45,7 +46,7 @@ class InvalidPattern(ValueError):
 class Pattern:
     regex: Any  # the compiled pattern, over str
     literal: bytes | None
-    bregex: Any = None  # the same over UTF-8 bytes (texts are scanned where they are stored)
+    lines: Any = None  # over UTF-8 bytes, a whole line holding a match: one match per matching line
 
 
 def compile_pattern(query: str) -> Pattern:
@@ -57,7 +58,8 @@ def compile_pattern(query: str) -> Pattern:
         detail = exc.args[0] if exc.args else exc
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         raise InvalidPattern(text.replace("(?m)", "", 1)) from None
-    return Pattern(regex, required_literal(query), re2.compile(("(?m)" + query).encode("utf-8"), _OPTIONS))
+    lines = re2.compile(("(?m)^.*(?:" + query + ").*$").encode("utf-8"), _OPTIONS)
+    return Pattern(regex, required_literal(query), lines)
 
 
 def required_literal(query: str) -> bytes | None:
@@ -101,22 +103,22 @@ def matching_lines(pattern: Pattern, text: str) -> list[tuple[int, str]]:
     return [(i, line) for i, line in enumerate(text.split("\n")) if pattern.regex.search(line) is not None]
 
 
-def matching_spans(pattern: Pattern, data: Any, start: int, end: int) -> list[tuple[int, int]]:
-    """(start, end) of every line of `data[start:end]` (newline-separated UTF-8, read in place:
-    bytes or an mmap) where the pattern matches; RE2 skips from match to match at memory speed."""
-    spans = []
-    pos = start
-    search = pattern.bregex.search
-    while pos <= end:
-        found = search(data, pos, end)
-        if found is None:
-            break
-        at = found.start()
-        line_start = data.rfind(b"\n", start, at) + 1 if at > start else start
-        line_end = data.find(b"\n", at, end)
-        line_end = end if line_end < 0 else line_end
-        if line_start < start:
-            line_start = start
-        spans.append((line_start, line_end))
-        pos = line_end + 1
-    return spans
+
+def matching_lines_in(pattern: Pattern, data: Any, starts: np.ndarray, ends: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Every matching line in the texts data[starts[i]:ends[i]] (newline-separated UTF-8, read in
+    place): (which text, offset of the line in it). One RE2 pass over the whole stretch when the
+    texts lie close together, one per text when they are scattered among others."""
+    which: list[int] = []
+    at: list[int] = []
+    finditer = pattern.lines.finditer
+    if int(ends[-1] - starts[0]) <= 2 * int((ends - starts).sum()) + 65_536:
+        found = np.fromiter((m.start() for m in finditer(data, int(starts[0]), int(ends[-1]))), dtype=np.int64)
+        index = np.searchsorted(starts, found, side="right") - 1
+        inside = found <= ends[index]  # a match in a text between two of ours is not ours
+        return index[inside], found[inside] - starts[index[inside]]
+    for i, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        for m in finditer(data, start, end):
+            which.append(i)
+            at.append(m.start() - start)
+    return np.asarray(which, dtype=np.int64), np.asarray(at, dtype=np.int64)

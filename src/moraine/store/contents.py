@@ -100,8 +100,10 @@ class Contents:
             size += int(chunk.text_offsets[j + 1] - chunk.text_offsets[j])
         return size
 
-    def text_spans(self, docs: np.ndarray) -> Iterator[tuple[int, mmap.mmap | bytes, int, int]]:
-        """(doc, buffer, start, end) of each doc's text, read in place (no copy of a chunk's)."""
+    def text_chunks(self, docs: np.ndarray) -> Iterator[tuple[mmap.mmap | bytes, np.ndarray, np.ndarray, np.ndarray]]:
+        """For `docs` (sorted): (buffer, starts, ends, docs) per chunk, each doc's text being
+        buffer[start:end], newline-separated and read in place (a chunk of the older layout, and the
+        docs not yet in a chunk, are joined into a buffer first)."""
         for chunk in self.chunks:
             count = len(chunk.offsets) - 1
             lo, hi = np.searchsorted(docs, [chunk.first, chunk.first + count])
@@ -109,17 +111,14 @@ class Contents:
                 continue
             inside = docs[lo:hi]
             if chunk.text_offsets is None:
-                for doc in inside.tolist():
-                    data = encode_text(self.row(doc)[TEXT])
-                    yield doc, data, 0, len(data)
+                yield _joined(inside, [self.row(d)[TEXT] for d in inside.tolist()])
                 continue
-            starts = np.asarray(chunk.text_offsets[inside - chunk.first])
-            ends = np.asarray(chunk.text_offsets[inside - chunk.first + 1]) - 1
-            for doc, a, b in zip(inside.tolist(), starts.tolist(), ends.tolist(), strict=True):
-                yield doc, chunk.text_data, a, b
-        for doc in docs[np.searchsorted(docs, self.base):].tolist():
-            data = encode_text(self.fresh_text[doc - self.base])
-            yield doc, data, 0, len(data)
+            starts = np.asarray(chunk.text_offsets[inside - chunk.first], dtype=np.int64)
+            ends = np.asarray(chunk.text_offsets[inside - chunk.first + 1], dtype=np.int64) - 1
+            yield chunk.text_data, starts, ends, inside
+        fresh = docs[np.searchsorted(docs, self.base):]
+        if len(fresh):
+            yield _joined(fresh, [self.fresh_text[d - self.base] for d in fresh.tolist()])
 
     def docs_containing(self, needle: bytes, docs: np.ndarray) -> np.ndarray:
         """Of `docs` (sorted), those whose text holds these bytes: one `find` pass over each
@@ -133,7 +132,7 @@ class Contents:
             if chunk.text_offsets is None:
                 found += [d for d in docs[lo:hi].tolist() if needle in encode_text(self.row(d)[TEXT])]
                 continue
-            t = chunk.text_offsets
+            t = np.asarray(chunk.text_offsets)  # a plain view: indexing a memmap per find is slow
             stop = int(t[int(docs[hi - 1]) - chunk.first + 1])
             at = chunk.text_data.find(needle, int(t[int(docs[lo]) - chunk.first]), stop)
             while at >= 0:
@@ -195,3 +194,9 @@ def _map(path: Path) -> mmap.mmap | bytes:
     with open(path, "rb") as fh:
         return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
 
+
+
+def _joined(docs: np.ndarray, texts: list[str]) -> tuple[bytes, np.ndarray, np.ndarray, np.ndarray]:
+    parts = [encode_text(t) + b"\n" for t in texts]
+    ends = np.cumsum([len(p) for p in parts], dtype=np.int64)
+    return b"".join(parts), ends - np.array([len(p) for p in parts], dtype=np.int64), ends - 1, docs

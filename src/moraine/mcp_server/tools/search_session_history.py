@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from moraine.errors import ContractError
-from moraine.index.grep import InvalidPattern, Pattern, compile_pattern, matching_spans
+from moraine.index.grep import InvalidPattern, Pattern, compile_pattern, matching_lines_in
 from moraine.mcp_server.contract import ToolResult, parse_datetime, parse_id
 from moraine.sources._common import format_ts
 from moraine.store.catalog import Session, transcript_lines
+from moraine.store.contents import encode_text
 from moraine.store.engine import Store
 
 NAME = "search_session_history"
@@ -191,27 +192,29 @@ def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, 
     sessions = _scope(store, request["session_id"])
     docs = _candidates(store, pattern, sessions, request)
     catalog = store.catalog
-    found: dict[int, list[tuple[int, int, int]]] = {}  # session → (doc, line index in the event, line end)
+    found: dict[int, list[tuple[int, int]]] = {}  # session → (doc, byte offset of the matching line)
     total = 0
-    for n, (doc, data, start, end) in enumerate(catalog.content.text_spans(docs)):
-        if n % 256 == 0 and time.monotonic() > deadline:
+    for data, starts, ends, chunk_docs in catalog.content.text_chunks(docs):
+        if time.monotonic() > deadline:
             raise HistoryError("DEADLINE_EXCEEDED", f"the search ran past {DEADLINE_S:.0f} s; narrow it with "
                                "session_id or since, or a pattern with a literal of 3+ characters")
-        spans = matching_spans(pattern, data, start, end)
-        if spans:
-            total += len(spans)
-            ix = int(catalog.session_ix.view[doc])
-            found.setdefault(ix, []).extend((doc, data[start:a].count(b"\n"), b) for a, b in spans)
-    in_docs = np.unique(catalog.session_ix.view[docs]).tolist() if request["session_id"] is None else []
-    searched = sessions if request["session_id"] is not None else \
-        [s for s in sessions if catalog.by_key[s.key] in set(in_docs)]
+        which, offsets = matching_lines_in(pattern, data, starts, ends)
+        total += len(which)
+        hit_docs = chunk_docs[which]
+        for doc, offset, ix in zip(hit_docs.tolist(), offsets.tolist(),
+                                   catalog.session_ix.view[hit_docs].tolist(), strict=True):
+            found.setdefault(ix, []).append((doc, offset))
+    searched = sessions
+    if request["session_id"] is None:  # the sessions whose text was read: those with candidates
+        read = set(np.unique(catalog.session_ix.view[docs]).tolist())
+        searched = [s for s in sessions if catalog.by_key[s.key] in read]
     return {"matches": _matches(store, searched, found, request), "total_matches": total,
             "truncated": total > request["max_results"],
             "searched_sessions": [s.id for s in searched[:MAX_SEARCHED_LISTED]],
             "searched_sessions_total": len(searched)}
 
 
-def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[int, int, int]]],
+def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[int, int]]],
              request: dict[str, Any]) -> list[dict[str, Any]]:
     """The first `max_results` matching lines, newest session first, in transcript order, with
     context; cut short if the reply would outgrow the host's bound."""
@@ -224,10 +227,11 @@ def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[
         if not hits:
             continue
         transcript = _Transcript(store, session)
-        for doc, line, _ in sorted(hits, key=lambda h: (transcript.position[h[0]], h[1])):
+        for doc, offset in sorted(hits, key=lambda h: (transcript.position[h[0]], h[1])):
             if len(matches) >= request["max_results"] or used > budget:
                 return matches
             position = transcript.position[doc]
+            line = encode_text("\n".join(transcript.lines(position)))[:offset].count(b"\n")
             matches.append({
                 "session_id": session.id, "line_number": int(transcript.before[position]) + line + 1,
                 "matched_text": _cut(transcript.lines(position)[line]),
