@@ -842,11 +842,12 @@ def test_setup_prints_and_merges_the_entries(ws: Workspace) -> None:
     data = printed.json()
     command = data["command"]
     assert Path(command).is_absolute() and Path(command).exists()
-    entry = {"type": "stdio", "command": command, "args": ["mcp"]}
+    args = ["--home", str(ws.home), "mcp"]  # this workspace's state, not the default one (issue 10)
+    entry = {"type": "stdio", "command": command, "args": args}
     assert data["written"] is False
     assert data["claude_code"] == {"path": str(claude_json), "mcpServers": {"moraine": entry}}
     assert data["codex"]["path"] == str(codex_toml)
-    assert tomllib.loads(data["codex"]["toml"]) == {"mcp_servers": {"moraine": {"command": command, "args": ["mcp"]}}}
+    assert tomllib.loads(data["codex"]["toml"]) == {"mcp_servers": {"moraine": {"command": command, "args": args}}}
     assert json.loads(claude_json.read_text()) == CLAUDE_BEFORE and codex_toml.read_text() == CODEX_BEFORE
     assert not list(ws.root.rglob("*.bak"))
     text = ws.run("setup", env=env).stdout
@@ -859,7 +860,7 @@ def test_setup_prints_and_merges_the_entries(ws: Workspace) -> None:
     codex = tomllib.loads(codex_toml.read_text())
     assert codex == {**tomllib.loads(CODEX_BEFORE),
                      "mcp_servers": {**tomllib.loads(CODEX_BEFORE)["mcp_servers"],
-                                     "moraine": {"command": command, "args": ["mcp"]}}}
+                                     "moraine": {"command": command, "args": args}}}
     assert json.loads(claude_json.with_name("claude.json.bak").read_text()) == CLAUDE_BEFORE
     assert codex_toml.with_name("config.toml.bak").read_text() == CODEX_BEFORE
 
@@ -870,8 +871,8 @@ def test_setup_write_into_missing_files(ws: Workspace) -> None:
     env = ws.env(MORAINE_SETUP_CLAUDE_JSON=str(claude_json))
     result = ws.run("setup", "--write", env=env)
     assert result.returncode == 0, result
-    assert json.loads(claude_json.read_text())["mcpServers"]["moraine"]["args"] == ["mcp"]
-    assert tomllib.loads((ws.codex / "config.toml").read_text())["mcp_servers"]["moraine"]["args"] == ["mcp"]
+    assert json.loads(claude_json.read_text())["mcpServers"]["moraine"]["args"] == ["--home", str(ws.home), "mcp"]
+    assert tomllib.loads((ws.codex / "config.toml").read_text())["mcp_servers"]["moraine"]["args"] == ["--home", str(ws.home), "mcp"]
     assert not list(ws.root.rglob("*.bak"))
 
 
