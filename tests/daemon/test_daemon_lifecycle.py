@@ -872,7 +872,8 @@ def test_setup_write_into_missing_files(ws: Workspace) -> None:
     result = ws.run("setup", "--write", env=env)
     assert result.returncode == 0, result
     assert json.loads(claude_json.read_text())["mcpServers"]["moraine"]["args"] == ["--home", str(ws.home), "mcp"]
-    assert tomllib.loads((ws.codex / "config.toml").read_text())["mcp_servers"]["moraine"]["args"] == ["--home", str(ws.home), "mcp"]
+    codex = tomllib.loads((ws.codex / "config.toml").read_text())
+    assert codex["mcp_servers"]["moraine"]["args"] == ["--home", str(ws.home), "mcp"]
     assert not list(ws.root.rglob("*.bak"))
 
 
