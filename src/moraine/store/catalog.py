@@ -202,6 +202,7 @@ class Catalog:
         self.by_sid: dict[str, int] = {}
         self.by_updated: SortedKeyList = SortedKeyList(key=lambda s: (s.updated_ms, s.id))
         self.projects: dict[str, SortedList] = {}
+        self.orphans: dict[str, set[str]] = {}  # parent key → children seen before their parent
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -371,8 +372,13 @@ class Catalog:
                 self.projects.setdefault(session.cwd, SortedList()).add((started, session.sid))
         if session.parent_key:
             parent_ix = self.by_key.get(session.parent_key)
-            if parent_ix is not None and session.key not in self.sessions[parent_ix].children:
-                self.sessions[parent_ix].children.append(session.key)
+            if parent_ix is None:  # the child's lines came first (a crash's re-read): linked when it comes
+                self.orphans.setdefault(session.parent_key, set()).add(session.key)
+            elif session.key not in self.sessions[parent_ix].children:
+                bisect.insort(self.sessions[parent_ix].children, session.key)  # one order however they came
+        for child in self.orphans.pop(session.key, ()):
+            if child not in session.children:
+                bisect.insort(session.children, child)
 
     # -- persistence (see store.snapshot) -------------------------------------------------
 
@@ -430,6 +436,9 @@ class Catalog:
         # bulk-built ordered views: one sort each instead of an insertion per session
         self.by_updated = SortedKeyList((s for s in self.sessions if s.docs), key=self.by_updated.key)
         self.projects = {cwd: SortedList(items) for cwd, items in projects.items()}
+        for session in self.sessions:
+            if session.docs and session.parent_key and session.parent_key not in self.by_key:
+                self.orphans.setdefault(session.parent_key, set()).add(session.key)
 
     # -- reading ---------------------------------------------------------------------------
 
