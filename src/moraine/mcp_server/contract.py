@@ -41,6 +41,11 @@ class ToolResult:
     is_error: bool = False
 
 
+def seed_error(tool: str, code: str, message: str) -> ToolResult:
+    """The error form of seed 004's tools (`{"error", "code"}`, in-band like every Moraine error)."""
+    return ToolResult({"error": message, "code": code}, f"{tool} error [{code}]: {message}")
+
+
 class Timer:
     """Measures tool handling from receipt; `deadline` is absolute monotonic seconds."""
 

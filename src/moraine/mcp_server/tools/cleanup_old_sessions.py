@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from moraine.mcp_server.contract import ToolResult
+from moraine.mcp_server.contract import ToolResult, seed_error
 from moraine.store.engine import Store
 from moraine.store.retention import cleanup
 
@@ -56,7 +56,7 @@ def parse(args: Any) -> tuple[int, bool] | str:
 def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
     parsed = parse(args)
     if isinstance(parsed, str):
-        return ToolResult({"error": parsed, "code": "INVALID_REQUEST"}, f"{NAME} error [INVALID_REQUEST]: {parsed}")
+        return seed_error(NAME, "INVALID_REQUEST", parsed)
     days, dry_run = parsed
     data = cleanup(store, days, dry_run, delete_logs=store.config.retention.delete_logs)
     return ToolResult(data, render(data))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from moraine.mcp_server.contract import ToolResult
+from moraine.mcp_server.contract import ToolResult, seed_error
 from moraine.store.engine import Store
 from moraine.store.patterns import report
 
@@ -50,27 +50,23 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 MAX_RESPONSES = 20
 
 
-def _error(code: str, message: str) -> ToolResult:
-    return ToolResult({"error": message, "code": code}, f"{NAME} error [{code}]: {message}")
-
-
 def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
     args = {} if args is None else args
     if not isinstance(args, dict) or set(args) - set(INPUT_SCHEMA["properties"]):
-        return _error("INVALID_REQUEST", "arguments must be an object with the fields of the input schema")
+        return seed_error(NAME, "INVALID_REQUEST", "arguments must be an object with the fields of the input schema")
     prompt_filter = args.get("prompt_filter")
     if prompt_filter is not None and not isinstance(prompt_filter, str):
-        return _error("INVALID_REQUEST", "prompt_filter must be a string or null")
+        return seed_error(NAME, "INVALID_REQUEST", "prompt_filter must be a string or null")
     values = {}
     for name, default, high in (("min_occurrences", 1, 10**9), ("max_patterns", 50, 500)):
         value = args.get(name)
         value = default if value is None else value
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-            return _error("INVALID_REQUEST", f"{name} must be an integer between 1 and {high}")
+            return seed_error(NAME, "INVALID_REQUEST", f"{name} must be an integer between 1 and {high}")
         values[name] = value
     sort_by = args.get("sort_by") or "occurrences"
     if sort_by not in SORTS:
-        return _error("INVALID_REQUEST", f"sort_by must be one of {', '.join(SORTS)}")
+        return seed_error(NAME, "INVALID_REQUEST", f"sort_by must be one of {', '.join(SORTS)}")
     data = report(store, prompt_filter, values["min_occurrences"], sort_by)
     budget = int(store.config.mcp.max_reply_chars * 0.4)
     kept, used = [], 0

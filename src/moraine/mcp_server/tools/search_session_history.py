@@ -18,7 +18,7 @@ import numpy as np
 
 from moraine.errors import ContractError
 from moraine.index.grep import InvalidPattern, Pattern, compile_pattern, matching_lines_in
-from moraine.mcp_server.contract import ToolResult, parse_datetime, parse_id
+from moraine.mcp_server.contract import ToolResult, parse_datetime, parse_id, seed_error
 from moraine.sources._common import format_ts
 from moraine.store.catalog import Session, transcript_lines
 from moraine.store.contents import encode_text
@@ -252,11 +252,9 @@ def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
         data["warnings"] = store.freshness_warnings()
         return ToolResult(data, render(data))
     except HistoryError as exc:
-        error = {"error": exc.message, "code": exc.code}
-        return ToolResult(error, f"search_session_history error [{exc.code}]: {exc.message}")
+        return seed_error(NAME, exc.code, exc.message)
     except Exception as exc:  # in-band, as every Moraine tool answers
-        error = {"error": f"internal error: {type(exc).__name__}: {exc}", "code": "INTERNAL_ERROR"}
-        return ToolResult(error, f"search_session_history error [INTERNAL_ERROR]: {error['error']}")
+        return seed_error(NAME, "INTERNAL_ERROR", f"internal error: {type(exc).__name__}: {exc}")
 
 
 def render(data: dict[str, Any]) -> str:

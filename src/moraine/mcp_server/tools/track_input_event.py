@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from moraine.mcp_server.contract import ToolResult
+from moraine.mcp_server.contract import ToolResult, seed_error
 from moraine.sources.redact import redact
 from moraine.store.engine import Store
 
@@ -41,7 +41,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"tracked": {"t
 def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
     problem = _problem(args)
     if problem:
-        return ToolResult({"error": problem, "code": "INVALID_REQUEST"}, f"{NAME} error [INVALID_REQUEST]: {problem}")
+        return seed_error(NAME, "INVALID_REQUEST", problem)
     row = [redact(args["session_id"]), redact(args["prompt_text"]), redact(args["input_text"]), args["success"],
            redact(args.get("input_source") or ""), int(args.get("response_time_ms") or 0), int(time.time() * 1000)]
     with store.writer():
