@@ -14,7 +14,7 @@ import orjson
 from moraine.model import Event, IngestIssue
 from moraine.sources import claude_code, codex
 from moraine.sources._clean import COERCED, clean_event, has_long_digit_run
-from moraine.sources._common import LineRef
+from moraine.sources._common import LineRef, redact_short
 from moraine.sources.redact import redact
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -55,7 +55,7 @@ def _without_lone_surrogates(node: Any) -> Any:
 
 # Metadata and argument values repeat from event to event (a cwd, a branch, a model, a
 # path): short ones are redacted once per worker and remembered.
-_redact_short = lru_cache(maxsize=16_384)(redact)
+_redact_short = redact_short
 _SHORT = 256
 
 

@@ -12,12 +12,14 @@ import math
 import re
 import time
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import orjson
 
 from moraine.model import Event
 from moraine.sources._clean import has_long_digit_run, text_or_none
+from moraine.sources.redact import redact
 
 UID_RE = re.compile(r"^[a-z2-7]{26}$")  # what make_uid produces
 UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
@@ -53,6 +55,16 @@ def make_uid(*parts: object) -> str:
     return "".join((p[n >> 120], p[n >> 110 & 1023], p[n >> 100 & 1023], p[n >> 90 & 1023], p[n >> 80 & 1023],
                     p[n >> 70 & 1023], p[n >> 60 & 1023], p[n >> 50 & 1023], p[n >> 40 & 1023],
                     p[n >> 30 & 1023], p[n >> 20 & 1023], p[n >> 10 & 1023], p[n & 1023]))
+
+
+# Short values (ids, names, paths, models) repeat from record to record: redacted once each.
+redact_short = lru_cache(maxsize=16_384)(redact)
+
+
+def kept(value: str | None) -> str | None:
+    """A value an adapter keeps in its state (it is stored in checkpoints): redacted, the same
+    way every time, so lookups by the redacted form always agree."""
+    return None if value is None else redact_short(value)
 
 
 def new_event(source: str, session_key: str, ref: LineRef, sub: int, type_: str, ts_ms: int, text: str,

@@ -18,6 +18,7 @@ from moraine.sources._common import (
     content_text,
     is_moraine_tool,
     is_web_tool,
+    kept,
     make_uid,
     new_event,
     parse_ts_ms,
@@ -66,17 +67,17 @@ class _Emitter:
             self.parent_key: str | None = f"{NAME}:{parent}"
         else:
             sid = text_or_none(record.get("sessionId")) or state.get("sid") or make_uid("claude-file", ref.file)
-            state["sid"] = state.get("sid") or sid
+            state["sid"] = state.get("sid") or kept(sid)
             self.session_key = f"{NAME}:{state['sid']}"
             self.parent_key = None
         self.base_meta: dict[str, Any] = {}
         cwd = text_or_none(record.get("cwd"))
         branch = text_or_none(record.get("gitBranch"))
-        if branch and branch != state.get("branch"):
-            state["branch"] = branch
+        if branch and kept(branch) != state.get("branch"):
+            state["branch"] = kept(branch)
             self.base_meta["git_branch"] = branch
-        if cwd and cwd != state.get("cwd"):
-            state["cwd"] = cwd
+        if cwd and kept(cwd) != state.get("cwd"):
+            state["cwd"] = kept(cwd)
             self.base_meta["cwd"] = cwd
         if self.parent_key and not state.get("announced"):
             state["announced"] = True
@@ -159,7 +160,7 @@ def _user(record: dict[str, Any], message: dict[str, Any], emit: _Emitter) -> No
 
 def _tool_result(block: dict[str, Any], record: dict[str, Any], emit: _Emitter) -> None:
     call_id = text_or_none(block.get("tool_use_id"))
-    name, excluded = emit.state.get("calls", {}).get(str(call_id), [None, False])
+    name, excluded = emit.state.get("calls", {}).get(kept(str(call_id)), [None, False])
     text = content_text(block.get("content"))
     exit_code = None
     match = EXIT_RE.match(text)
@@ -213,7 +214,7 @@ def _tool_use(block: dict[str, Any], emit: _Emitter, model: str | None) -> None:
              arguments=arguments, excluded=excluded, model=model, meta=meta)
     calls: dict[str, list[Any]] = emit.state.setdefault("calls", {})
     if call_id:
-        calls[call_id] = [name, excluded]
+        calls[kept(call_id)] = [kept(name), excluded]
         while len(calls) > MAX_CALLS:
             calls.pop(next(iter(calls)))
 

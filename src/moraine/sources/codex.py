@@ -19,6 +19,7 @@ from moraine.sources._common import (
     exit_code_from_output,
     is_moraine_tool,
     is_web_tool,
+    kept,
     make_uid,
     maybe_json,
     new_event,
@@ -97,12 +98,12 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     if not isinstance(payload, dict):
         payload = {}
     if kind is None and "id" in record and "record_type" not in record:
-        state["sid"] = (text_or_none(record["id"]) or "").lower() or state.get("sid")  # old-format header line
+        state["sid"] = kept((text_or_none(record["id"]) or "").lower()) or state.get("sid")  # old-format header
         emit = _Emitter(ref, state, state["ts"])
         emit.add("system", content_text(record.get("instructions")), meta={"header": True})
         return emit.events
     if kind == "session_meta" and text_or_none(payload.get("id")):
-        state["sid"] = text_or_none(payload["id"]).lower()  # type: ignore[union-attr]
+        state["sid"] = kept(text_or_none(payload["id"]).lower())  # type: ignore[union-attr]
     emit = _Emitter(ref, state, state["ts"])
     if kind == "response_item":
         _response_item(payload, emit)
@@ -114,12 +115,12 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
         meta = {"cwd": text_or_none(payload.get("cwd")), "originator": text_or_none(payload.get("originator")),
                 "git_branch": _git_branch(payload.get("git"))}
         if text_or_none(payload.get("model")):
-            state["model"] = text_or_none(payload["model"])
+            state["model"] = kept(text_or_none(payload["model"]))
         emit.add("system", "", meta={k: v for k, v in meta.items() if v})
     elif kind == "turn_context":
         model = text_or_none(payload.get("model"))
         if model:
-            state["model"] = model
+            state["model"] = kept(model)
         cwd = text_or_none(payload.get("cwd"))
         emit.add("system", "", model=model, meta={"cwd": cwd} if cwd else {})
     elif kind == "compacted":
@@ -156,7 +157,7 @@ def _remember_call(emit: _Emitter, call_id: Any, name: str | None, excluded: boo
     if not call_id:
         return
     calls: dict[str, list[Any]] = emit.state.setdefault("calls", {})
-    calls[str(call_id)] = [name, excluded]
+    calls[kept(str(call_id))] = [kept(name), excluded]
     while len(calls) > MAX_CALLS:
         calls.pop(next(iter(calls)))
 
@@ -176,7 +177,7 @@ def _tool_call(emit: _Emitter, name: Any, call_id: Any, arguments: Any) -> None:
 
 def _tool_output(emit: _Emitter, call_id: Any, output: Any) -> None:
     call_id = text_or_none(call_id)
-    name, excluded = emit.state.get("calls", {}).get(str(call_id), [None, False])
+    name, excluded = emit.state.get("calls", {}).get(kept(str(call_id)), [None, False])
     decoded = maybe_json(output)
     text = output if isinstance(output, str) else content_text(output)
     if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
