@@ -7,6 +7,7 @@ since it last looked, so all of them see one history and no event is applied twi
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import gc
 import os
@@ -57,11 +58,9 @@ def _packable(payload: dict[str, Any]) -> dict[str, Any]:
             issues.append([where, 0, line, offset, f"rejected_event: cannot be stored: {exc}", ""])
     checkpoints = {}
     for path, row in payload.get("checkpoints", {}).items():
-        try:
+        with contextlib.suppress(OverflowError, ValueError, TypeError):  # else: read again next pass (ids dedupe)
             msgpack.packb(row, use_bin_type=True)
             checkpoints[path] = row
-        except (OverflowError, ValueError, TypeError):
-            pass  # the file's lines are read again next pass (their ids dedupe)
     return {**payload, "events": events, "issues": issues, "checkpoints": checkpoints}
 
 
