@@ -122,5 +122,17 @@ def doc_scope(store: Store, scope: Scope, within: np.ndarray | None) -> np.ndarr
 
 
 def _session_mask(store: Store, scope: Scope) -> np.ndarray:
-    sessions = store.catalog.sessions
-    return np.fromiter((scope.session_ok(s) for s in sessions), dtype=bool, count=len(sessions))
+    """Sessions in scope, without visiting each: a harness is a code column, a directory and its
+    subdirectories a walk over the distinct project directories."""
+    catalog = store.catalog
+    mask = np.ones(len(catalog.sessions), dtype=bool)
+    if scope.sources is not None:
+        codes = [i for i, name in enumerate(catalog.source_names) if name in scope.sources]
+        mask &= np.isin(catalog.session_source.view, codes)
+    if scope.cwd is not None:
+        in_dir = np.zeros(len(catalog.sessions), dtype=bool)
+        for cwd, members in catalog.projects.items():
+            if cwd == scope.cwd or cwd.startswith(scope.cwd.rstrip("/") + "/"):
+                in_dir[[catalog.by_sid[sid] for _, sid in members]] = True
+        mask &= in_dir
+    return mask

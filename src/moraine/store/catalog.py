@@ -20,6 +20,7 @@ from moraine.index.growable import Column
 from moraine.model import TERMINAL_FINISH, TYPE_CODE, Event
 from moraine.sources._common import make_uid
 from moraine.store.contents import Contents
+from moraine.store.uids import UidIndex
 
 USER = TYPE_CODE["user_input"]
 ASSISTANT = TYPE_CODE["assistant_response"]
@@ -112,66 +113,6 @@ def _first_line(text: str) -> str:
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
-class UidIndex:
-    """uid → live doc: a sorted array (persisted by snapshots, mmap-able) plus a dict of the
-    docs added since, so a restart does not rebuild a million-entry dict."""
-
-    def __init__(self, alive: Column) -> None:
-        self.alive = alive
-        self.sorted_uids = np.zeros(0, dtype="S26")
-        self.sorted_docs = np.zeros(0, dtype=np.int64)
-        self.recent: dict[str, int] = {}
-
-    def __len__(self) -> int:
-        return int(np.count_nonzero(self.alive.view))
-
-    def get(self, uid: str) -> int | None:
-        doc = self.recent.get(uid)
-        if doc is not None or not len(self.sorted_uids):
-            return doc
-        key = np.bytes_(uid.encode("ascii"))
-        i = int(self.sorted_uids.searchsorted(key))
-        if i < len(self.sorted_uids) and self.sorted_uids[i] == key:
-            doc = int(self.sorted_docs[i])
-            return doc if self.alive.view[doc] else None
-        return None
-
-    def find_many(self, uids: list[str]) -> list[int | None]:
-        """`get` for a batch: one vectorized search of the sorted part for all of them."""
-        found: list[int | None] = [self.recent.get(u) for u in uids]
-        if not len(self.sorted_uids):
-            return found
-        misses = [i for i, doc in enumerate(found) if doc is None]
-        if misses:
-            keys = np.array([uids[i].encode("ascii") for i in misses], dtype="S26")
-            at = np.minimum(self.sorted_uids.searchsorted(keys), len(self.sorted_uids) - 1)
-            hit = self.sorted_uids[at] == keys
-            docs = self.sorted_docs[at]
-            alive = self.alive.view
-            for j in np.flatnonzero(hit).tolist():
-                doc = int(docs[j])
-                if alive[doc]:
-                    found[misses[j]] = doc
-        return found
-
-    def add(self, uid: str, doc: int) -> None:
-        self.recent[uid] = doc
-
-    def pop(self, uid: str) -> int | None:
-        doc = self.get(uid)
-        self.recent.pop(uid, None)
-        return doc
-
-    def compacted(self, uids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every live doc's uid, sorted, with its doc: what a snapshot stores."""
-        docs = np.flatnonzero(self.alive.view)
-        order = np.argsort(uids[docs], kind="stable")
-        return uids[docs][order], docs[order].astype(np.int64)
-
-    def restore(self, sorted_uids: np.ndarray, sorted_docs: np.ndarray) -> None:
-        self.sorted_uids, self.sorted_docs, self.recent = sorted_uids, sorted_docs, {}
-
-
 class Catalog:
     """Every event ever applied, with its session, in deterministic order."""
 
@@ -203,6 +144,8 @@ class Catalog:
         self.by_updated: SortedKeyList = SortedKeyList(key=lambda s: (s.updated_ms, s.id))
         self.projects: dict[str, SortedList] = {}
         self.orphans: dict[str, set[str]] = {}  # parent key → children seen before their parent
+        self.source_names: list[str] = []  # each session's harness as a code: scope filters are masks
+        self.session_source = Column(np.int16)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -217,7 +160,13 @@ class Catalog:
             self.by_key[event.session_key] = ix
             self.by_sid[sid] = ix
             self.by_updated.add(session)
+            self.session_source.extend(np.array([self._source_code(event.source)], dtype=np.int16))
         return self.sessions[ix]
+
+    def _source_code(self, source: str) -> int:
+        if source not in self.source_names:
+            self.source_names.append(source)
+        return self.source_names.index(source)
 
     def replaced(self, uid: str) -> int | None:
         """Retire the live doc with this uid (a re-read generation replaces, never duplicates)."""
@@ -436,6 +385,7 @@ class Catalog:
         # bulk-built ordered views: one sort each instead of an insertion per session
         self.by_updated = SortedKeyList((s for s in self.sessions if s.docs), key=self.by_updated.key)
         self.projects = {cwd: SortedList(items) for cwd, items in projects.items()}
+        self.session_source.extend(np.array([self._source_code(s.source) for s in self.sessions], dtype=np.int16))
         for session in self.sessions:
             if session.docs and session.parent_key and session.parent_key not in self.by_key:
                 self.orphans.setdefault(session.parent_key, set()).add(session.key)
