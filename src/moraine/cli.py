@@ -171,6 +171,14 @@ def _status(config: Config, as_json: bool) -> int:
             print(f"    {path}: {reason}")
     for frame in report["skipped_wal_frames"]:
         print(f"  WAL frame skipped (wal {frame['wal']}, offset {frame['offset']}): {frame['reason']}")
+    red = report["index"]["redactions"]
+    print(f"  redaction: {'on' if red['enabled'] else 'OFF'}; {red['total']} credentials redacted"
+          + (f", {red['extra_patterns']} extra pattern(s)" if red["extra_patterns"] else "")
+          + (f", {red['allow_patterns']} allow pattern(s)" if red["allow_patterns"] else ""))
+    for rule, count in red["by_rule"].items():
+        print(f"    [REDACTED:{rule}] {count}")
+    for warning in index_status.redaction_warnings(red):
+        print(f"  warning: {warning}")
     return 0
 
 
@@ -380,6 +388,8 @@ def _mcp(config: Config) -> int:
 def run(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     config = load_config({"home": args.home})
+    if not config.redaction.enabled:  # loud on every command, and in status and index_status
+        print(f"moraine: warning: {index_status.REDACTION_OFF}", file=sys.stderr)
     if args.command == "index":
         return _index(config, args.json)
     if args.command == "mcp":

@@ -10,7 +10,8 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import re2
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from moraine.errors import ConfigError
 
@@ -83,6 +84,38 @@ class TelemetryConfig(_Strict):
                             "anywhere) for `moraine queries`")
 
 
+class RedactionPattern(_Strict):
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]{0,40}$", description="placeholder: [REDACTED:user-<name>]")
+    pattern: str = Field(min_length=1, description="RE2 syntax (linear time)")
+
+
+class RedactionConfig(_Strict):
+    """Credential redaction at ingest. Switching it off takes two settings, so it never
+    happens by one typo, and everything that reports on the state says it is off."""
+
+    enabled: bool = True
+    store_secrets_in_plain_text: bool = Field(False, description="must be true too for enabled = false")
+    extra_patterns: list[RedactionPattern] = Field(default_factory=list)
+    allow: list[str] = Field(default_factory=list, description="RE2 patterns: a credential that fully "
+                             "matches one is kept (e.g. a well-known test key)")
+
+    @model_validator(mode="after")
+    def _check(self) -> RedactionConfig:
+        if not self.enabled and not self.store_secrets_in_plain_text:
+            raise ValueError("enabled = false stores every credential of your logs in plain text; "
+                             "set store_secrets_in_plain_text = true as well to mean it")
+        for label, pattern in [*((f"extra_patterns {p.name}", p.pattern) for p in self.extra_patterns),
+                               *((f"allow {p!r}", p) for p in self.allow)]:
+            options = re2.Options()
+            options.log_errors = False
+            try:
+                re2.compile(pattern, options)
+            except re2.error as exc:
+                detail = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else exc
+                raise ValueError(f"{label}: not a valid RE2 pattern: {detail}") from exc
+        return self
+
+
 class Config(_Strict):
     home: Path
     sources: list[SourceConfig]
@@ -94,6 +127,7 @@ class Config(_Strict):
     search: SearchConfig = SearchConfig()
     telemetry: TelemetryConfig = TelemetryConfig()
     retention: RetentionConfig = RetentionConfig()
+    redaction: RedactionConfig = RedactionConfig()
 
     @property
     def socket_path(self) -> Path:

@@ -62,11 +62,11 @@ def test_aws_key_shape_is_exact() -> None:
 
 
 def test_generic_password_assignment_is_redacted() -> None:
-    assert redact(f"password={PASSWORD}") == "password=[REDACTED:generic-api-key]"
-    assert redact(f'db password: "{PASSWORD}"') == 'db password: "[REDACTED:generic-api-key]"'
+    assert redact(f"password={PASSWORD}") == "password=[REDACTED:secret-assignment]"
+    assert redact(f'db password: "{PASSWORD}"') == 'db password: "[REDACTED:secret-assignment]"'
     line = json.dumps({"cmd": f"mysql --password={PASSWORD} -h db"})
     red = redact(line)
-    assert PASSWORD not in red and json.loads(red)["cmd"] == "mysql --password=[REDACTED:generic-api-key] -h db"
+    assert PASSWORD not in red and json.loads(red)["cmd"] == "mysql --password=[REDACTED:secret-assignment] -h db"
 
 
 def test_pem_private_key_inside_a_json_string_is_redacted() -> None:
@@ -236,7 +236,7 @@ def test_no_secret_reaches_catalog_index_or_wal(secret_store: Store) -> None:
     joined = "\n".join(texts)
     # the redactions are visible where the secrets were, the ordinary words are intact
     for rule in ("aws-access-token", "github-token", "openai-api-key", "anthropic-api-key", "slack-token",
-                 "pem-private-key", "generic-api-key"):
+                 "pem-private-key", "secret-assignment"):
         assert f"[REDACTED:{rule}]" in joined, rule
     assert "build finished" in joined and "deployment configured" in joined
     # quarantined fragments are redacted too
@@ -294,62 +294,14 @@ def test_secret_on_its_own_output_line_never_reaches_the_wal(tmp_path: Path) -> 
 ])
 def test_generic_secrets_in_escaped_json_and_env_names_are_redacted(line: str) -> None:
     out = redact(line)
-    assert "[REDACTED:generic-api-key]" in out
+    assert "[REDACTED:secret-assignment]" in out
     for secret in ("Hq7zP2mX9vLk4RtY8wNc3Bd", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9kLmNo", "Zq4Lm8Np2Rt6Vx0Bc3Df7Gh"):
         assert secret not in out
     json.loads(out)
 
 
-def test_anchored_assignment_scan_equals_a_full_regex_pass() -> None:
-    """`password=…`-style secrets are looked for only where a key word is followed by a
-    separator and a long value; on generated text (keys of every spelling and case, JSON
-    escapes, `bearer`, long suffixes, declined low-entropy values, overlaps) the result is
-    exactly what the generic rule substituted over the whole text gives."""
-    import importlib
-
-    module = importlib.import_module("moraine.sources.redact")
-    rng = random.Random(11)
-    keys = ["api_key", "API-KEY", "apikey", "access_token", "auth-token", "Authorization", "bearer", "Bearer",
-            "client_secret", "credential", "passwd", "password", "private_key", "secret", "token", "tok", "key",
-            "authorization" + "_x" * 14, "token_bearer", "db_password_" + "a" * 28, "my_secret"]
-    seps = ["=", ": ", " = ", '\\"', '\\": \\"', '": "', "='", " ", "  ", ":", "= bearer ", "\n"]
-    fill = ["x", "the", "if", "(", ")", "\\n", " ", ",", "def f():", "{", "}", "ok"]
-    hits = 0
-    for _ in range(4000):
-        parts = []
-        for _ in range(rng.randint(1, 8)):
-            kind = rng.random()
-            if kind < 0.4:
-                value = "".join(rng.choice(string.ascii_letters + string.digits + "_./+=-")
-                                for _ in range(rng.choice([5, 19, 20, 24, 40])))
-                parts.append(rng.choice(keys) + rng.choice(seps) + rng.choice([value, "a" * 25, value.lower()]))
-            else:
-                parts.append(rng.choice(fill))
-        text = rng.choice(["", " ", "x"]).join(parts)
-        tokens_done = module._redact_tokens(text)
-        expected = module._GENERIC.sub(module._generic, tokens_done)
-        assert module.redact(text) == expected, repr(text)
-        hits += expected != tokens_done
-    assert hits > 500  # the generator produced plenty of real redactions
-
-
-def test_fast_run_finder_equals_the_regex() -> None:
-    """ASCII text finds its 15+ character `[A-Za-z0-9_-]` runs by byte mapping instead of the
-    regex: same runs, at the same places, on text with runs of every length around 15."""
-    import importlib
-
-    module = importlib.import_module("moraine.sources.redact")
-    rng = random.Random(3)
-    for round_ in range(3000):
-        pieces = ["a" * rng.randint(1, 20), "-", "_", "Z9", " ", "/", ".", "\\n", "\t", "é"][: 9 + round_ % 2]
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
-        assert list(module._runs(text)) == [m.span() for m in module._RUN.finditer(text)], repr(text)
-
-
 def test_shortest_credential_is_still_redacted() -> None:
     """Texts shorter than any rule can match are returned at once; the shortest credential a
-    rule can match (a 15-character Slack token) is not below that line."""
-    token = "xo" + "xb-" + "A1b2C3d4E5"
-    assert len(token) == 15
-    assert redact(token) == "[REDACTED:slack-token]"
-    assert redact(token[:-1]) == token[:-1]
+    rule can match (`pwd=` and a four-character value) is not below that line."""
+    assert redact("pwd=7Kq!") == "pwd=[REDACTED:secret-assignment]"
+    assert redact("pwd=7Kq") == "pwd=7Kq"

@@ -32,9 +32,10 @@ from moraine.sources import (
     path_key,
 )
 from moraine.sources._common import LineRef
+from moraine.sources.redact import configure, current
 from moraine.store.contents import pack_rows
 from moraine.store.engine import Store
-from moraine.store.validate import event_row_problem
+from moraine.store.validate import event_row_problem, packable
 
 Progress = Callable[[int, int], None]
 
@@ -180,15 +181,9 @@ def _packed(events: list[list[Any]], issues: list[list[Any]]) -> tuple[list[byte
     try:
         return pack_rows(events), issues
     except (OverflowError, ValueError, TypeError):  # a row msgpack refuses: find it, quarantine it
-        keep, packed = [], []
-        for row in events:
-            try:
-                packed.extend(pack_rows([row]))
-                keep.append(row)
-            except (OverflowError, ValueError, TypeError) as exc:
-                issues.append([row[15], 0, row[16], row[17], f"rejected_event: cannot be stored: {exc}", ""])
-        events[:] = keep
-        return packed, issues
+        kept, rejected = packable(events)
+        events[:] = kept
+        return pack_rows(kept), [*issues, *rejected]
 
 
 FULL_SWEEP_S = 2.0  # a quick catch-up re-stats every log at least this often
@@ -275,7 +270,8 @@ def _normalized(tasks: list[Task], use_pool: bool, workers: int) -> Iterator[lis
         yield from map(normalize_file, tasks)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=configure,
+                             initargs=(current(),)) as pool:  # the same rules as this process
         yield from pool.map(normalize_file, tasks, chunksize=4)
 
 

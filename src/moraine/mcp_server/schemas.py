@@ -216,6 +216,7 @@ class IndexStatusData(_Open):
     last_ingest_at: str | None
     daemon: dict[str, Any] | None
     backfilling: bool
+    redactions: dict[str, Any]
 
 
 class IndexStatusEnvelope(_Envelope):

@@ -55,7 +55,6 @@ def _without_lone_surrogates(node: Any) -> Any:
 
 # Metadata and argument values repeat from event to event (a cwd, a branch, a model, a
 # path): short ones are redacted once per worker and remembered.
-_redact_short = redact_short
 _SHORT = 256
 
 
@@ -63,11 +62,11 @@ def _redacted(node: Any) -> Any:
     """Every string inside a value (tool arguments, metadata), keys included, with
     credentials redacted."""
     if isinstance(node, str):
-        return _redact_short(node) if len(node) <= _SHORT else redact(node)
+        return redact_short(node) if len(node) <= _SHORT else redact(node)
     if isinstance(node, list):
         return [_redacted(item) for item in node]
     if isinstance(node, dict):
-        return {_redact_short(key): _redacted(value) for key, value in node.items()}
+        return {redact_short(key): _redacted(value) for key, value in node.items()}
     return node
 
 
@@ -75,7 +74,7 @@ def _redact_events(events: list[Event]) -> list[Event]:
     """Redaction covers every field that is stored: text, names, ids, arguments and
     metadata. Working on the extracted values (not the raw line) skips what is never stored,
     such as encrypted reasoning and token accounting, and sees strings unescaped."""
-    short = _redact_short
+    short = redact_short
     for event in events:
         event.text = redact(event.text)
         event.session_key = short(event.session_key)

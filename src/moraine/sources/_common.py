@@ -12,14 +12,13 @@ import math
 import re
 import time
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import orjson
 
 from moraine.model import Event
 from moraine.sources._clean import has_long_digit_run, text_or_none
-from moraine.sources.redact import redact
+from moraine.sources.redact import redact_cached
 
 UID_RE = re.compile(r"^[a-z2-7]{26}$")  # what make_uid produces
 UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
@@ -58,7 +57,7 @@ def make_uid(*parts: object) -> str:
 
 
 # Short values (ids, names, paths, models) repeat from record to record: redacted once each.
-redact_short = lru_cache(maxsize=16_384)(redact)
+redact_short = redact_cached
 
 
 def kept(value: str | None) -> str | None:

@@ -1,89 +1,294 @@
 """Credential redaction, applied to every value Moraine keeps before it is stored.
 
-`sources.normalize_line` runs it over each event's text, arguments and metadata and over
-quarantined fragments. The rules also hold on raw JSON text (a JSON escape such as `\\n`
-counts as a word boundary; quoted keys may be escaped), so a fragment of a bad line is
-covered too, and every replacement is free of quotes and backslashes.
+`sources.normalize_line` runs it over each event's text, arguments and metadata, over paths,
+names and ids, and over quarantined fragments. A credential becomes `[REDACTED:<rule>]`.
+
+Three kinds of evidence, in this order of strength:
+
+1. A shape (`secret_rules.TOKEN_RULES`): a vendor prefix with its alphabet and length, a
+   private-key block, a URI's password, an `Authorization` header. One RE2 pass finds them all.
+2. A secret-named key (`DB_PASSWORD=…`, `"api_key": "…"`, `password: …`, `--token …`): the
+   key's *last* words decide (`password_hash_algorithm`, `tokenizer_config_file` and
+   `secret_template` are not secrets), and the value must be a literal, not code that reads a
+   secret (`os.environ["TOKEN"]`, `getpass()`, `self.token`, `${TOKEN}`, a type name).
+3. A provider or secret word a few words before a random-looking value ("my twilio auth token
+   is 0f3c…", "aws secret: wJalr…").
+
+The rules also hold on raw JSON text (a quarantined line): a JSON escape such as `\\n` counts
+as a word boundary, quoted keys may be escaped, and every replacement is free of quotes and
+backslashes, so a redacted line stays valid JSON.
+
+The active rule set is process-wide (`configure`): the parse workers configure themselves
+from the same `Config` as the process that started them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
-from itertools import repeat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-_RULES: list[tuple[str, str]] = [
-    ("pem-private-key",
-     r"-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=\s]|\\+[nr]){16,}?-----END[A-Z ]{0,40}PRIVATE KEY-----"),
-    ("aws-access-token", r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b"),
-    ("github-fine-grained-token", r"github_pat_[A-Za-z0-9_]{82,}"),
-    ("github-token", r"gh[pousr]_[A-Za-z0-9_]{36,}"),
-    ("gitlab-token", r"(?:glpat|glft|glcbt|glsoat|gldt)-[A-Za-z0-9_-]{20,}"),
-    ("slack-token", r"xox[pbarose]-[A-Za-z0-9-]{10,}"),
-    ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
-    ("google-api-key", r"AIza[0-9A-Za-z_-]{35}"),
-    ("google-oauth-token", r"ya29\.[0-9A-Za-z_-]{20,}"),
-    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    ("stripe-token", r"(?:sk|rk|pk)_(?:test|live)_[A-Za-z0-9]{10,}"),
-    ("stripe-webhook-secret", r"whsec_[A-Za-z0-9]{20,}"),
-    ("anthropic-api-key", r"sk-ant-[A-Za-z0-9_-]{20,}"),
-    ("openai-api-key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-    ("huggingface-token", r"hf_[A-Za-z0-9]{30,}"),
-    ("sendgrid-api-key", r"SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
-    ("npm-token", r"npm_[A-Za-z0-9]{30,}"),
-    ("pypi-token", r"pypi-[A-Za-z0-9_-]{30,}"),
-    ("digitalocean-token", r"dop_v1_[a-f0-9]{64}"),
-    ("dockerhub-token", r"dckr_pat_[A-Za-z0-9_-]{20,}"),
-    ("linear-api-key", r"lin_api_[A-Za-z0-9]{30,}"),
-]
-# Literal markers that must occur for a rule to possibly match: a plain substring test per
-# rule keeps redaction cheap on the vast majority of lines, which hold no credential at all.
-_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "pem-private-key": ("-----BEGIN",),
-    "aws-access-token": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-    "github-fine-grained-token": ("github_pat_",),
-    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-    "gitlab-token": ("glpat-", "glft-", "glcbt-", "glsoat-", "gldt-"),
-    "slack-token": ("xox",),
-    "slack-webhook": ("hooks.slack.com",),
-    "google-api-key": ("AIza",),
-    "google-oauth-token": ("ya29.",),
-    "jwt": ("eyJ",),
-    "stripe-token": ("sk_test_", "sk_live_", "rk_test_", "rk_live_", "pk_test_", "pk_live_"),
-    "stripe-webhook-secret": ("whsec_",),
-    "anthropic-api-key": ("sk-ant-",),
-    "openai-api-key": ("sk-",),
-    "huggingface-token": ("hf_",),
-    "sendgrid-api-key": ("SG.",),
-    "npm-token": ("npm_",),
-    "pypi-token": ("pypi-",),
-    "digitalocean-token": ("dop_v1_",),
-    "dockerhub-token": ("dckr_pat_",),
-    "linear-api-key": ("lin_api_",),
-}
-_COMPILED = [(name, _KEYWORDS[name], re.compile(pattern)) for name, pattern in _RULES]
-_GENERIC_WORDS = ("key", "token", "secret", "passw", "auth", "bearer", "credential")
-# After a key word: the rest of an identifier (`aws_secret_access_key`), a quote that may be
-# JSON-escaped inside a JSON string (`\\"password\\": \\"…\\"`), `:` or `=`, and a long value.
-# A key is a key word's alternative (up to 9 more letters: `auth|orization`) plus up to 30
-# identifier characters, hence the 40.
-_SEPARATOR_AHEAD = re.compile(
-    r"[a-z0-9_-]{0,40}(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?(?:bearer\s+)?[0-9a-z_./+=-]{20}|\s+[0-9a-z_./+=-]{20}"
-)
-# A key word sits at most this far into a key (`private_key`), so a match starts there.
-_KEY_LEAD = 8
-_GENERIC = re.compile(
-    r"(?i)(?P<key>(?:api[_-]?key|access[_-]?token|auth[_-]?token|authorization|bearer"
-    r"|client[_-]?secret|credential|passwd|password|private[_-]?key|secret|token)[a-z0-9_-]{0,30}?)"
-    r"(?P<sep>(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?(?:bearer\s+)?|(?<=bearer)\s+)"
-    r"(?P<value>[0-9A-Za-z_./+=-]{20,})"
-)
-# No rule matches fewer characters: a Slack token (`xoxb-` and 10) has 15, an assignment
-# (`key=` and a 20-character value) more.
-_SHORTEST = 15
-_STOP_WORDS = ("example", "placeholder", "changeme", "dummy", "sample", "redacted", "notasecret", "xxxx")
+import re2
+
+from moraine.sources.secret_rules import END, PROVIDERS, TOKEN_RULES, Rule
+
+PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9_.-]{0,63})\]")
+Span = tuple[int, int, str]  # start, end, rule name
+
+# -- 1. shapes -------------------------------------------------------------------------------
+
+
+def _compile_shapes(rules: Iterable[Rule]) -> tuple[re2._Regexp, list[tuple[int, Rule, bool]]]:
+    """One alternation of every shape; for each rule, the number of its outer group and
+    whether it has a group of its own (only that part is redacted)."""
+    parts, where, group = [], [], 1
+    for rule in rules:
+        inner = re.compile(rule.pattern).groups  # RE2 and `re` count groups alike
+        parts.append(f"({rule.pattern})")
+        where.append((group, rule, inner > 0))
+        group += 1 + inner
+    options = re2.Options()
+    options.max_mem = 64 << 20  # room for the DFA of ~70 alternatives (RE2 would fall back to a slower NFA)
+    return re2.compile("|".join(parts), options), where
+
+
+_SHAPES, _SHAPE_GROUPS = _compile_shapes(TOKEN_RULES)
+
+_URI_KINDS = {"postgres": "postgres-uri-password", "postgresql": "postgres-uri-password",
+              "mysql": "mysql-uri-password", "mariadb": "mysql-uri-password",
+              "mongodb": "mongodb-uri-password", "mongodb+srv": "mongodb-uri-password",
+              "redis": "redis-uri-password", "rediss": "redis-uri-password",
+              "amqp": "amqp-uri-password", "amqps": "amqp-uri-password",
+              "http": "url-basic-auth", "https": "url-basic-auth", "ftp": "url-basic-auth"}
+
+
+def _starts_word(text: str, start: int) -> bool:
+    """After a non-alphanumeric character (`_` counts: `mcp__sk-ant-…`) or a JSON escape."""
+    if start == 0:
+        return True
+    before = text[start - 1]
+    if not before.isalnum():
+        return True
+    return before in "ntr" and start >= 2 and text[start - 2] == "\\"
+
+
+def _token_char(char: str) -> bool:
+    return char.isalnum() or char in "_-"
+
+
+def _mixed(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _shape_spans(text: str, data: bytes) -> list[Span]:
+    spans: list[Span] = []
+    pos, search = 0, _SHAPES.search
+    while (match := search(data, pos)) is not None:
+        pos = match.start() + 1
+        for group, rule, own in _SHAPE_GROUPS:
+            if match.group(group) is None:
+                continue
+            start, end = match.span(group + 1) if own else match.span(group)
+            if not own and rule.pattern.endswith(END) and end > start and not _token_char(text[end - 1]):
+                end -= 1
+            value = text[start:end]
+            if rule.starts_word and not _starts_word(text, match.start(group)):
+                break
+            if rule.mixed and not _mixed(value):
+                break
+            if own and _is_reference(value.strip("\"'")):
+                break
+            name = rule.name
+            if name == "uri-password":
+                scheme = text[match.start(group):match.end(group)].split(":", 1)[0].lower()
+                name = _URI_KINDS.get(scheme, name)
+            elif name == "curl-user-password" and value.isdigit():
+                break  # `-u 1000:1000` is a uid:gid
+            spans.append((start, end, name))
+            pos = end
+            break
+    return spans
+
+
+# -- 2. secret-named keys ----------------------------------------------------------------------
+
+# A key names a secret by its last word(s), so a look at an identifier starts only where one
+# of these words ends it (`token_count` and `tokenizer` never get this far).
+_KEY_WORDS = re2.compile(r"(?i)(pass(?:word|wd|phrase)?|pwd|secret|token|key|creds?|credentials?|auth|dsn|pat"
+                         r"|key[_-]?base|key[_-]?id)(?:[^A-Za-z0-9_.-]|$)")
+_IDENT_TAIL = re.compile(r"[A-Za-z0-9_.-]{0,120}$")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# The key's last word names a secret ...
+_SECRET_LAST = frozenset({
+    "password", "passwd", "passphrase", "pwd", "secret", "secrets", "token", "apikey", "credential",
+    "credentials", "creds", "auth", "pat", "privatekey", "secretkey", "accesskey", "authtoken", "dsn",
+})
+# ... or its last two words do (`api_key`, `AccountKey`, `client-secret` is covered above).
+_SECRET_KEY_FIRST = frozenset({
+    "api", "access", "secret", "private", "account", "master", "encryption", "signing", "license", "shared",
+    "auth", "app", "admin", "service", "sas", "storage", "consumer", "client", "session", "webhook", "deploy",
+})
+_GLUED = ("password", "passwd", "passphrase", "token", "secret", "apikey")
+# Whole keys known to hold secrets although their last word says otherwise.
+_SECRET_KEYS = frozenset({("secret", "key", "base"), ("private", "key", "id"), ("pass",)})
+_FLAG = re.compile(r"-{1,2}[A-Za-z]")
+_SEP = re.compile(r"(\\*[\"'])?[ \t]*(:=|=>|=(?!=)|:(?![:/])(?=[\s\"'\\]|$))")
+_OPEN_QUOTE = re.compile(r"[ \t]*(\\*)([\"'`])")
+_VALUE_END = re.compile(r"[\s\"'`\\&]")
+_VALUE_END_CODE = re.compile(r"[\s\"'`\\&,;)}\]]")
+_TYPE_ANNOTATED = re.compile(r"[ \t]*=(?!=)[ \t]*")
+_UPPER_CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")  # `PrivateKey`, `Token` (not `TOKEN`)
+_ENV_KEY = re.compile(r"(?:export\s+)?[A-Z][A-Z0-9_]*")  # an environment variable: its value is a literal
+_IDENT_VALUE = re.compile(r"([A-Za-z_][\w.]*)[,;)\]}]*$")
+
+
+def _words(identifier: str) -> list[str]:
+    return [w.lower() for part in re.split(r"[_.\-]+", identifier) for w in _CAMEL.findall(part)]
+
+
+@lru_cache(maxsize=4096)
+def _is_secret_key(identifier: str) -> bool:
+    words = _words(identifier)
+    if not words:
+        return False
+    if tuple(words[-3:]) in _SECRET_KEYS or tuple(words) in _SECRET_KEYS:
+        return tuple(words) != ("pass",) or identifier.startswith("-")  # `--pass`, not Python's `pass`
+    if words[-1] in _SECRET_LAST or words[-1].endswith(_GLUED):  # `PGPASSWORD`, `GITHUBTOKEN`
+        return True
+    return words[-1] == "key" and len(words) >= 2 and words[-2] in _SECRET_KEY_FIRST
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    start: int
+    end: int
+    flag: bool
+    line_start: bool  # the key opens its line (YAML, .env, a config file)
+
+
+def _key_at(text: str, hit: int) -> _Key | None:
+    """The identifier ending at `hit`, when it names a secret."""
+    end = hit
+    start = end - len(_IDENT_TAIL.search(text, max(0, end - 120), end).group())
+    while start < end and text[start] in "._":  # `.token` of `self.token` is looked at whole
+        start += 1
+    if start > 0 and text[start - 1] in "$%{":  # a variable being read, not assigned
+        return None
+    identifier = text[start:end]
+    flag = bool(_FLAG.match(identifier))
+    if not _is_secret_key(identifier.lstrip("-")) or "public" in identifier.lower():  # `publicKeyToken`
+        return None
+    line = text.rfind("\n", 0, start)
+    lead = text[line + 1:start]
+    at_line_start = lead.strip(" \t-\"'") == "" or lead.strip() == "export"
+    return _Key(start, end, flag, at_line_start)
+
+
+def _value_after(text: str, key: _Key) -> tuple[int, int, str] | None:
+    """(start, end, context) of the value assigned to the key, or None when the key is not
+    assigned here. context: "quoted", "env" (a literal by syntax) or "code" (an expression)."""
+    sep = _SEP.match(text, key.end)
+    pos = key.end
+    if sep is not None:
+        pos = sep.end()
+        spaced = sep.group(2) == ":" or text[key.end:sep.start(2)].strip(" \t") != text[key.end:sep.start(2)] \
+            or text[pos:pos + 1] in " \t"
+    elif key.flag and text[key.end:key.end + 1] in (" ", "\t"):
+        spaced = False
+    else:
+        return None
+    quote = _OPEN_QUOTE.match(text, pos)
+    if quote is not None:
+        return quote.end(), _closing(text, quote.end(), quote.group(1) + quote.group(2)), "quoted"
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    literal = key.flag or not spaced  # `KEY=value` (shell, .env, URLs) and flags hold literals
+    if key.line_start and sep is not None and sep.group(2) == ":":  # YAML: the rest of the line
+        newline = text.find("\n", pos)
+        end = len(text) if newline < 0 else newline
+        end = _cut_comment(text, pos, end)
+        while end > pos and text[end - 1] in ",;":  # `token: string;` of a TypeScript interface
+            end -= 1
+        return pos, end, "yaml"
+    finder = _VALUE_END if literal else _VALUE_END_CODE
+    stop = finder.search(text, pos)
+    end = len(text) if stop is None else stop.start()
+    if literal and not key.flag and not _ENV_KEY.fullmatch(text[key.start:key.end]):
+        word = _IDENT_VALUE.match(text, pos, end)  # `f(token=token)`, `x(create_token=True)`: code
+        if word is not None and not _random_looking(word.group(1)):
+            return None
+    annotation = text[pos:end]
+    if (not literal and _TYPE_ANNOTATED.match(text, end) and re.fullmatch(r"[A-Za-z_][\w\[\], |.]*", annotation)
+            and not _random_looking(annotation)):
+        return _value_after(text, _Key(key.start, end, key.flag, key.line_start))  # `token: str = "…"`
+    return pos, end, "env" if literal else "code"
+
+
+def _closing(text: str, start: int, quote: str) -> int:
+    """Where a quoted value ends: its closing quote, the end of the line, or, for a value in
+    single quotes or backticks, a double quote or backslash (in a raw JSON line those belong to
+    the JSON string around it, and a redaction must not cut through an escape)."""
+    ends = [text.find(quote, start), text.find("\n", start)]
+    if quote[-1] != '"':
+        ends += [text.find('"', start), text.find("\\", start)]
+    found = [e for e in ends if e >= 0]
+    return min(found) if found else len(text)
+
+
+def _cut_comment(text: str, start: int, end: int) -> int:
+    comment = text.find(" #", start, end)
+    end = comment if comment >= 0 else end
+    while end > start and text[end - 1] in " \t\r":
+        end -= 1
+    return end
+
+
+_STOP_WORDS = ("example", "placeholder", "changeme", "change_me", "change-me", "dummy", "sample", "redacted",
+               "notasecret", "your_", "your-", "yourpass", "xxxx", "****", "....", "…", "<", ">", "{{", "${",
+               "todo", "fixme", "replace", "insert", "goes_here", "-here")
+_LITERAL_WORDS = frozenset({
+    "null", "none", "nil", "true", "false", "undefined", "required", "optional", "string", "str", "bytes",
+    "int", "number", "boolean", "bool", "any", "object", "secret", "password", "token", "env", "default",
+    "omit", "hidden", "masked", "empty", "unset", "prompt", "stdin", "input", "auto", "file", "none,",
+    "secretstr", "secretbytes", "text", "varchar", "char", "uuid", "bearer", "basic", "pass", "passwd", "pwd",
+    "user:pass", "username", "user", "login",
+})
+_REFERENCE_START = tuple("$%{<[(@#*&!?|-")
+_DOTTED = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+")
+# A type or class name: capitalised words after an optional acronym (`EventLoopToken`,
+# `PKCS7PrivateKeyTypes`, `Ed25519PrivateKey`, `Auth`, `RefreshTokenT`); random text never
+# splits into such words.
+_TYPE_NAME = re.compile(r"(?:[A-Z]{1,6}[0-9]*|[A-Z][a-z][0-9]+)?(?:[A-Z][a-z]{2,}[0-9]*)+[A-Z]?")
+_CODE_WORD = re.compile(r"[a-z]+(?:[A-Z][a-z]+)+|[a-z]+(?:_[a-z]+)+")  # `serverAuth`, `debug_prompt`
+
+
+def _is_reference(value: str) -> bool:
+    """A value that names or reads a secret instead of holding one: `${TOKEN}`, `<password>`,
+    `os.environ["X"]`, `getpass()`, `self.token`, `tokenizer_config.json`, `changeme`, a type."""
+    lowered = value.lower()
+    if len(value) < 4 or lowered in _LITERAL_WORDS or value.startswith(_REFERENCE_START):
+        return True
+    if any(word in lowered for word in _STOP_WORDS) or len(set(value)) <= 2:
+        return True
+    if "(" in value or "[" in value or " | " in value or " = " in value:  # a call, a subscript, a type
+        return True
+    if _DOTTED.fullmatch(value) and not _random_looking(value):  # an attribute, a module, a file name
+        return True
+    if value.startswith(("/", "./", "~/", "../")) or (value.count("/") >= 2 and not _random_looking(value)):
+        return True  # a path (a base64 secret holds slashes too, but looks random)
+    return bool(_TYPE_NAME.fullmatch(value) or _CODE_WORD.fullmatch(value))
+
+
+def _random_looking(value: str) -> bool:
+    """An identifier-shaped value that is nevertheless a credential (`token = a8Fk2…`); in a
+    dotted name, one random-looking part is enough."""
+    if "." in value:
+        return any(_random_looking(part) for part in value.split("."))
+    return len(value) >= 16 and _mixed(value) and _entropy(value) >= 3.5 and not _TYPE_NAME.fullmatch(value)
 
 
 def _entropy(value: str) -> float:
@@ -92,169 +297,184 @@ def _entropy(value: str) -> float:
     return -sum(c / total * math.log2(c / total) for c in counts.values())
 
 
-def _looks_secret(value: str) -> bool:
-    """Entropy gate for `password=…`-style values, so ordinary identifiers survive."""
-    value = value.strip("'\".,;")
-    lowered = value.lower()
-    if len(value) < 20 or any(word in lowered for word in _STOP_WORDS) or len(set(value)) <= 2:
-        return False
-    if "/" in value and value.count("/") > 2:  # a path, not a key
-        return False
-    if re.fullmatch(r"[a-z_]+", value) or re.fullmatch(r"[A-Z_]+", value):
-        return False
-    if re.fullmatch(r"[0-9a-fA-F]+", value):
-        return _entropy(value) > 3.0 and not value.isdigit()
-    return _entropy(value) > 3.5
+_PROSE = re.compile(r"[A-Za-z][A-Za-z0-9,.'-]*(?: +[A-Za-z][A-Za-z0-9,.'-]*)+")
 
 
-def _generic(match: re.Match[str]) -> str:
-    value = match.group("value")
-    if not _looks_secret(value):
-        return match.group(0)
-    return f"{match.group('key')}{match.group('sep')}[REDACTED:generic-api-key]"
-
-
-# Every token-shaped secret is a run of at least 15 `[A-Za-z0-9_-]` characters starting with
-# its marker; such runs are found and only their starts are tested. The few rules whose
-# marker holds other characters (a dot, dashes) are found by a plain substring search.
-_RUN = re.compile(r"[A-Za-z0-9_-]{15,}")
-_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-_RUN_MAP = bytes(0x61 if c in _RUN_BYTES else 0x20 for c in range(256))
-_LONG_RUN = b"a" * 15
-_LITERAL_RULES = frozenset({"pem-private-key", "slack-webhook", "google-oauth-token", "sendgrid-api-key"})
-_BY_PREFIX = sorted(
-    ((keyword, name, pattern) for name, keywords, pattern in _COMPILED if name not in _LITERAL_RULES
-     for keyword in keywords),
-    key=lambda item: -len(item[0]),
-)
-_PREFIXES = tuple(keyword for keyword, _, _ in _BY_PREFIX)
-_LITERALS = [(keyword, name, pattern) for name, keywords, pattern in _COMPILED if name in _LITERAL_RULES
-             for keyword in keywords]
-
-
-def _runs(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of every run of 15 or more `[A-Za-z0-9_-]` characters.
-
-    Same runs as `_RUN.finditer`, which retries a 15-character match at every position of
-    every shorter word. Here each character becomes one byte (a non-ASCII one a `?`, never a
-    run character), run bytes map to `a` and the rest to a space, and `find` looks for
-    fifteen `a`s: a few passes in C, two to four times faster."""
-    mapped = text.encode("ascii", "replace").translate(_RUN_MAP)
-    start = mapped.find(_LONG_RUN)
-    while start >= 0:
-        end = mapped.find(b" ", start + 15)
-        end = len(mapped) if end < 0 else end
-        yield start, end
-        start = mapped.find(_LONG_RUN, end)
-
-
-def _starts(text: str, start: int, end: int) -> list[int]:
-    """Word starts inside a run: its start (or just after a JSON escape like `\\n`) and after
-    each dash (`prefix-AKIA…`)."""
-    found = [start]
-    if start >= 1 and text[start - 1] == "\\" and text[start] in "ntr":
-        found.append(start + 1)
-    dash = text.find("-", start, end)
-    while dash >= 0:
-        found.append(dash + 1)
-        dash = text.find("-", dash + 1, end)
-    return found
-
-
-def _spans(text: str) -> list[tuple[int, int, str]]:
-    """Where credentials are."""
-    spans: list[tuple[int, int, str]] = []
-    startswith = text.startswith
-    for start, end in _runs(text):
-        if text.find("-", start, end) >= 0 or (start and text[start - 1] == "\\"):
-            positions = _starts(text, start, end)
-        elif startswith(_PREFIXES, start):
-            positions = [start]
-        else:
+def _assignment_spans(text: str, data: bytes) -> list[Span]:
+    spans: list[Span] = []
+    last_key_end = -1
+    for hit in _KEY_WORDS.finditer(data):
+        if hit.start() < last_key_end:
+            continue  # inside a value already redacted
+        key = _key_at(text, hit.end(1))
+        if key is None:
             continue
-        for pos in positions:
-            if not startswith(_PREFIXES, pos):
-                continue
-            for keyword, name, pattern in _BY_PREFIX:
-                if startswith(keyword, pos):
-                    match = pattern.match(text, pos)
-                    if match:
-                        spans.append((match.start(), match.end(), name))
-                        break
-    for keyword, name, pattern in _LITERALS:
-        pos = text.find(keyword)
-        while pos >= 0:
-            match = pattern.match(text, pos)
-            if match and _at_boundary(text, pos):
-                spans.append((match.start(), match.end(), name))
-                pos = text.find(keyword, match.end())
-            else:
-                pos = text.find(keyword, pos + 1)
+        last_key_end = key.end
+        found = _value_after(text, key)
+        if found is None:
+            continue
+        start, end, context = found
+        if context != "quoted" and _UPPER_CAMEL.fullmatch(text[key.start:key.end]):
+            continue  # `MLKEM768X25519PrivateKey = …`: a class; `"ClientSecret": "…"` still counts
+        value = text[start:end]
+        if not value.strip() or _is_reference(value.strip()):
+            continue
+        if context == "code" and re.fullmatch(r"[A-Za-z_]\w*", value) and not _random_looking(value):
+            continue  # `password = new_password`: a variable
+        if key.flag and value.isalpha() and value.islower():
+            continue  # `the --password option`: prose about a flag
+        if context == "yaml" and _PROSE.fullmatch(value.strip()):
+            continue  # `Token: see the docs`: prose
+        spans.append((start, end, "secret-assignment"))
+        last_key_end = end
     return spans
 
 
-def _at_boundary(text: str, start: int) -> bool:
-    """A credential starts a word: after a non-word character or a JSON escape (`\\n`, `\\t`)."""
-    if start == 0:
-        return True
-    before = text[start - 1]
-    if not (before.isalnum() or before == "_"):
-        return True
-    return before in "ntr" and start >= 2 and text[start - 2] == "\\"
+# -- 3. a provider or secret word, then a random-looking value ---------------------------------
+
+_CONTEXT = re2.compile(r"(?i)\b(?:" + "|".join(PROVIDERS) + r"|token|secret|password|passwd|api[ _-]?key"
+                       r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer)s?\b")
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./+=#?&%\\-])(?:\\+[nrt])?([A-Za-z0-9+/=_.-]{16,})")  # after `\n`, not in it
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "sha1", "sha256", "sha512", "ssh-", "AAAA", "arn:")
+_WINDOW = 48
+
+
+def _secretish(value: str, provider: str) -> bool:
+    core = value.strip("=.-_")
+    if len(core) < 16 or core.startswith(_PUBLIC_PREFIXES) or _DOTTED.fullmatch(core) or _TYPE_NAME.fullmatch(core):
+        return False
+    if _UUID.fullmatch(core):
+        return provider == "heroku"
+    if re.fullmatch(r"[0-9a-fA-F]+", core):
+        return len(core) >= 24 and _mixed(core)
+    if core.count("/") >= 3 or core.count("-") >= 2 or core.count("_") >= 2:
+        return False  # a path, a slug, an identifier
+    classes = sum((any(c.islower() for c in core), any(c.isupper() for c in core), any(c.isdigit() for c in core)))
+    return classes == 3 and _entropy(core) >= 3.8
+
+
+def _context_spans(text: str, data: bytes) -> list[Span]:
+    spans: list[Span] = []
+    for hit in _CONTEXT.finditer(data):
+        end = hit.end()
+        newline = text.find("\n", end, end + _WINDOW)
+        window_end = newline if newline >= 0 else min(len(text), end + _WINDOW)
+        word = text[hit.start():end].lower()
+        for cand in _CANDIDATE.finditer(text, end, window_end):
+            if _secretish(cand.group(1), word):
+                start, stop = cand.span(1)
+                spans.append((start, stop, "secret-near-keyword"))
+                break
+    return spans
+
+
+# -- the redactor ------------------------------------------------------------------------------
+
+_GATE_OPTIONS = re2.Options()
+_GATE_OPTIONS.max_mem = 64 << 20
+_GATE_OPTIONS.never_capture = True  # the wrapper would build a span for each of ~100 groups per call
+_GATE = re2.compile("|".join(f"(?:{rx.pattern})" for rx in (_SHAPES, _KEY_WORDS, _CONTEXT)), _GATE_OPTIONS)
+
+_SHORTEST = 8  # no credential Moraine recognises is shorter than `pwd=1234`
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the user may change (config `[redaction]`)."""
+
+    enabled: bool = True
+    extra_patterns: tuple[tuple[str, str], ...] = ()  # (name, RE2 pattern)
+    allow: tuple[str, ...] = ()  # RE2 patterns: a match that fully matches one is kept
+    _extra: list[tuple[str, re2._Regexp]] = field(default_factory=list, compare=False, repr=False)
+    _allow: list[re2._Regexp] = field(default_factory=list, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._extra.extend((name, compile_user(pattern)) for name, pattern in self.extra_patterns)
+        self._allow.extend(compile_user(pattern) for pattern in self.allow)
+
+    def __reduce__(self) -> tuple[type[Settings], tuple[bool, tuple[tuple[str, str], ...], tuple[str, ...]]]:
+        return Settings, (self.enabled, self.extra_patterns, self.allow)  # to the parse workers
+
+
+def compile_user(pattern: str) -> re2._Regexp:
+    """A user's pattern (RE2: linear time whatever it says); `re2.error` names what is wrong."""
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(pattern, options)
+
+
+def current() -> Settings:
+    return _settings
+
+
+_settings = Settings()
+
+
+def configure(settings: Settings) -> None:
+    """Make `settings` the rule set of this process (and forget every cached result)."""
+    global _settings
+    _settings = settings
+    redact_cached.cache_clear()
+
+
+def rules_fingerprint(settings: Settings | None = None) -> str:
+    """Changes whenever what would be redacted changes: the built-in rules or the user's."""
+    settings = settings or _settings
+    digest = hashlib.blake2b(digest_size=8)
+    for rule in TOKEN_RULES:
+        digest.update(f"{rule.name}\x1f{rule.pattern}\x1f{rule.mixed}\x1e".encode())
+    digest.update(repr((RULES_REVISION, settings.enabled, settings.extra_patterns, settings.allow)).encode())
+    return digest.hexdigest()
+
+
+RULES_REVISION = 2  # bump when the context or assignment logic changes what it redacts
+
+
+def spans(text: str) -> list[Span]:
+    """Where the credentials of `text` are, sorted, without overlaps (the earlier, then the
+    longer match wins)."""
+    # The rules run on an ASCII copy with the same positions (each non-ASCII character a `?`;
+    # credentials are ASCII), so RE2's byte offsets are character offsets.
+    proxy = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
+    data = proxy.encode("ascii")  # RE2 is several times faster on bytes than on str
+    found = []
+    if _GATE.search(data) is not None:  # most texts hold no shape, key word or provider name at all
+        found = _shape_spans(proxy, data) + _assignment_spans(proxy, data) + _context_spans(proxy, data)
+    for name, regex in _settings._extra:
+        found.extend((m.start(), m.end(), f"user-{name}") for m in regex.finditer(text) if m.end() > m.start())
+    if _settings._allow:
+        found = [s for s in found if not any(a.fullmatch(text[s[0]:s[1]]) for a in _settings._allow)]
+    found.sort(key=lambda s: (s[0], -s[1]))
+    kept: list[Span] = []
+    for span in found:
+        if kept and span[0] < kept[-1][1]:
+            continue
+        kept.append(span)
+    return kept
 
 
 def redact(text: str) -> str:
-    """Replace every credential in `text` by `[REDACTED:<rule>]`."""
-    if len(text) < _SHORTEST:
-        return text  # too short to hold any credential (most metadata values)
-    return _redact_assignments(_redact_tokens(text))
-
-
-def _redact_tokens(text: str) -> str:
-    """Token-shaped credentials (a known prefix and its alphabet)."""
-    spans = sorted(_spans(text), key=lambda s: (s[0], -s[1]))
-    return _splice(text, [(start, end, f"[REDACTED:{name}]") for start, end, name in spans])
-
-
-def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """`text` with each (start, end) span replaced, edits in order of start; one that starts
-    inside an earlier one is dropped (the earlier, longer match wins, as a left-to-right
-    regex `sub` would have it)."""
-    if not edits:
+    """`text` with every credential replaced by `[REDACTED:<rule>]`."""
+    if len(text) < _SHORTEST or not _settings.enabled:
+        return text
+    found = spans(text)
+    if not found:
         return text
     out, last = [], 0
-    for start, end, replacement in edits:
-        if start < last:
-            continue
+    for start, end, name in found:
         out.append(text[last:start])
-        out.append(replacement)
+        out.append(f"[REDACTED:{name}]")
         last = end
     out.append(text[last:])
     return "".join(out)
 
 
-def _assignment_starts(lowered: str) -> list[int]:
-    """Where a `password=…` / `token: …` match can start: just before each key word that a
-    separator and a long value follow. Finding the words is a few `str.find`s; the costly
-    generic regex then runs anchored at these few places instead of at every character."""
-    starts: set[int] = set()
-    for word in _GENERIC_WORDS:
-        pos = lowered.find(word)
-        while pos >= 0:
-            end = pos + len(word)
-            if _SEPARATOR_AHEAD.match(lowered, end):
-                starts.update(range(max(0, pos - _KEY_LEAD), pos + 1))
-            pos = lowered.find(word, end)
-    return sorted(starts)
+# Short values (ids, names, paths, models) repeat from record to record: redacted once each.
+redact_cached = lru_cache(maxsize=16_384)(redact)
 
 
-def _redact_assignments(text: str) -> str:
-    lowered = text.lower()
-    starts = _assignment_starts(lowered)
-    if not starts:
-        return text
-    if len(lowered) != len(text) or not text.isascii():
-        # Case folding may move positions (and `(?i)` folds more than `lower()`): scan it all.
-        return _GENERIC.sub(_generic, text)
-    matches = [m for m in map(_GENERIC.match, repeat(text), starts) if m]
-    return _splice(text, [(m.start(), m.end(), _generic(m)) for m in matches])
+def count_placeholders(data: bytes | str) -> Counter[str]:
+    """How many `[REDACTED:<rule>]` placeholders `data` holds, per rule."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    return Counter(PLACEHOLDER.findall(text))

@@ -15,6 +15,7 @@ import secrets
 import shutil
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,34 +35,27 @@ from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.watcher import Discovery
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
 from moraine.sources import ADAPTERS
+from moraine.sources.redact import Settings, configure, count_placeholders, rules_fingerprint
 from moraine.store.catalog import Catalog, Session
 from moraine.store.contents import SUFFIXES, pack_rows
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
-from moraine.store.validate import screen_frame
+from moraine.store.validate import packable, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
 
 UNINDEXED = frozenset({"unknown"})
 
 
 def _packable(payload: dict[str, Any]) -> dict[str, Any]:
-    """The frame without the rows msgpack refuses (each quarantined): the parse workers clean
-    every event, so this is the net under a bug, not a path bad input takes."""
-    events, issues = [], list(payload.get("issues", []))
-    for row in payload.get("events", []):
-        try:
-            msgpack.packb(row, use_bin_type=True)
-            events.append(row)
-        except (OverflowError, ValueError, TypeError) as exc:
-            where = row[15] if isinstance(row, list) and len(row) == 20 and isinstance(row[15], str) else "?"
-            line = row[16] if where != "?" and type(row[16]) is int else 0
-            offset = row[17] if where != "?" and type(row[17]) is int else 0
-            issues.append([where, 0, line, offset, f"rejected_event: cannot be stored: {exc}", ""])
+    """The frame without what msgpack refuses: rows (each quarantined by `validate.packable`)
+    and checkpoints (their files are read again next pass; ids dedupe)."""
+    events, rejected = packable(payload.get("events", []))
     checkpoints = {}
     for path, row in payload.get("checkpoints", {}).items():
-        with contextlib.suppress(OverflowError, ValueError, TypeError):  # else: read again next pass (ids dedupe)
+        with contextlib.suppress(OverflowError, ValueError, TypeError):
             msgpack.packb(row, use_bin_type=True)
             checkpoints[path] = row
-    return {**payload, "events": events, "issues": issues, "checkpoints": checkpoints}
+    return {**payload, "events": events, "issues": [*payload.get("issues", []), *rejected],
+            "checkpoints": checkpoints}
 
 
 class _Reload(Exception):
@@ -112,6 +106,8 @@ class Store:
         # WAL frames that failed to apply although screened (position → reason): skipped on
         # the reload that follows, and reported with the quarantine, until a snapshot covers them.
         self.bad_frames: dict[tuple[int, int], str] = {}
+        rules = config.redaction
+        configure(Settings(rules.enabled, tuple((p.name, p.pattern) for p in rules.extra_patterns), tuple(rules.allow)))
         self._reset()
         gc.disable()  # loading allocates many small containers: the cyclic GC would rescan them repeatedly
         try:
@@ -145,6 +141,8 @@ class Store:
         self.file_issues: dict[str, str] = {}  # log (key or display name) → why it cannot be read now
         self.tombstones: set[str] = set()  # session keys forgotten by retention: never indexed again
         self.tracked: list[list[Any]] = []  # explicit prompt → input observations (track_input_event)
+        self.redacted: dict[int, dict[str, int]] = {}  # doc → placeholders per rule (docs that hold any)
+        self.rule_sets: set[str] = set()  # fingerprints of the redaction rules the events were read under
         self.position: Position = (0, 0)
 
     def _load(self) -> None:
@@ -178,6 +176,8 @@ class Store:
         self.file_issues = dict(meta.get("file_issues", {}))
         self.tombstones = set(meta.get("tombstones", ()))
         self.tracked = list(meta.get("tracked", ()))
+        self.redacted = {int(doc): dict(counts) for doc, counts in meta.get("redacted", ())}
+        self.rule_sets = set(meta.get("rule_sets", ()))
         self.manifest = manifest
         self.shared_sums = {rel: info for rel, info in manifest.files.items() if not rel.startswith("gen-")}
 
@@ -254,6 +254,8 @@ class Store:
         packed with msgpack, when the worker did it). Call inside `writer()`.
         """
         payload = {"events": events, "issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000)}
+        if events:
+            payload["rules"] = rules_fingerprint()  # what the events were redacted with
         payload.update(extra or {})
         if packed is None:  # rows not from the parse workers (which check each row): screen them here
             payload, rejected = screen_frame(payload, "commit")
@@ -346,7 +348,8 @@ class Store:
                 "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
                           "torn_bytes": st.torn_bytes, "last_by_source": st.last_by_source},
                 "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
-                "file_issues": self.file_issues, "tombstones": sorted(self.tombstones), "tracked": self.tracked}
+                "file_issues": self.file_issues, "tombstones": sorted(self.tombstones), "tracked": self.tracked,
+                "redacted": sorted(self.redacted.items()), "rule_sets": sorted(self.rule_sets)}
         keep = {f"segments/{n}/" for n in names}
         content = list(self.catalog.content.names)
         sums = {rel: info for rel, info in self.shared_sums.items()
@@ -415,6 +418,11 @@ class Store:
                 touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
         first = index.reserve_docs(len(events))
         catalog.append_batch(first, events, packed, sessions)
+        for i, blob in enumerate(packed):
+            if b"[REDACTED:" in blob:
+                self.redacted[first + i] = dict(count_placeholders(blob))
+        if events and isinstance(payload.get("rules"), str):
+            self.rule_sets.add(payload["rules"])
         indexable = [(first + i, e.text) for i, e in enumerate(events)
                      if e.type not in UNINDEXED and not e.excluded and e.text]
         index.add_texts(np.array([d for d, _ in indexable], dtype=np.int64), [t for _, t in indexable])
@@ -514,6 +522,22 @@ class Store:
 
     def doc_by_uid(self, uid: str) -> int | None:
         return self.catalog.by_uid.get(uid)
+
+    def redaction_counts(self) -> dict[str, int]:
+        """`[REDACTED:<rule>]` placeholders per rule in what the state keeps: live events,
+        quarantined fragments and log names."""
+        alive = self.catalog.alive.view
+        total: Counter[str] = Counter()
+        for doc, counts in self.redacted.items():
+            if doc < alive.size and alive[doc]:
+                total.update(counts)
+        for issue in self.stats.issues:
+            if "[REDACTED:" in issue.fragment or "[REDACTED:" in issue.reason:
+                total.update(count_placeholders(issue.fragment + "\n" + issue.reason))
+        for path in self.checkpoints:
+            if "[REDACTED:" in path:
+                total.update(count_placeholders(path))
+        return dict(sorted(total.items()))
 
     def pending_bytes(self) -> int:
         """Bytes known in the logs but not yet indexed (for freshness warnings)."""

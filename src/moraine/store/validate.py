@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgpack
+
 from moraine.model import EVENT_TYPES, IngestIssue
 from moraine.sources._clean import INT32_MAX, INT32_MIN, META_TEXT
 from moraine.sources._common import TS_MAX_MS, UID_RE
@@ -114,6 +116,21 @@ def _tracked_ok(row: Any) -> bool:
     return (isinstance(row, list) and len(row) == 7 and isinstance(row[0], str) and isinstance(row[1], str)
             and isinstance(row[2], str) and isinstance(row[4], str) and isinstance(row[3], bool)
             and type(row[5]) is int and type(row[6]) is int)
+
+
+def packable(rows: list[Any]) -> tuple[list[Any], list[list[Any]]]:
+    """The rows msgpack can store, and an issue (wire form, with the row's coordinates) for each
+    it cannot: the one net, used by the parse workers and by `Store.commit`, under a cleaning
+    rule that would be missing (bad input itself never gets this far)."""
+    kept: list[Any] = []
+    issues: list[list[Any]] = []
+    for row in rows:
+        try:
+            msgpack.packb(row, use_bin_type=True)
+            kept.append(row)
+        except (OverflowError, ValueError, TypeError) as exc:
+            issues.append(_row_issue(row, f"cannot be stored: {exc}", "?").to_wire())
+    return kept, issues
 
 
 def _row_issue(row: Any, problem: str, where: str) -> IngestIssue:

@@ -19,6 +19,7 @@ from moraine.mcp_server.contract import (
     success_envelope,
 )
 from moraine.sources._common import format_ts
+from moraine.sources.redact import rules_fingerprint
 from moraine.store.engine import Store
 
 NAME = "index_status"
@@ -83,7 +84,19 @@ def report(store: Store) -> dict[str, Any]:
         "last_ingest_at": format_ts(store.stats.last_ingest_ms) if store.stats.last_ingest_ms else None,
         "daemon": daemon_report(store.home),
         "backfilling": store.backfilling,
+        "redactions": redaction_report(store),
     }
+
+
+def redaction_report(store: Store) -> dict[str, Any]:
+    """Whether credentials are redacted, how many placeholders the state holds per rule, and
+    whether every event was read under the rules in force now."""
+    counts = store.redaction_counts()
+    current = rules_fingerprint()
+    return {"enabled": store.config.redaction.enabled, "total": sum(counts.values()), "by_rule": counts,
+            "extra_patterns": len(store.config.redaction.extra_patterns),
+            "allow_patterns": len(store.config.redaction.allow),
+            "rules_changed": any(rules != current for rules in store.rule_sets)}
 
 
 def warnings(store: Store, data: dict[str, Any]) -> list[str]:
@@ -93,7 +106,22 @@ def warnings(store: Store, data: dict[str, Any]) -> list[str]:
         out.append("log roots not found (nothing to index there): " + ", ".join(missing))
     if data["pending_bytes"]:
         out.append(f"{data['pending_bytes']} bytes of the logs are not indexed yet")
+    out.extend(redaction_warnings(data["redactions"]))
     return out
+
+
+def redaction_warnings(redactions: dict[str, Any]) -> list[str]:
+    out = []
+    if not redactions["enabled"]:
+        out.append(REDACTION_OFF)
+    if redactions["rules_changed"]:
+        out.append("some events were redacted under other rules than the current ones (the rules or the "
+                   "[redaction] settings changed): run `moraine reindex` to apply the current rules to every event")
+    return out
+
+
+REDACTION_OFF = ("REDACTION IS OFF ([redaction] enabled = false): credentials in your logs are stored and "
+                 "searchable in plain text")
 
 
 def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
@@ -117,6 +145,10 @@ def render(envelope: dict[str, Any]) -> str:
         lines.append(f'  {s["name"]} ({s["harness"]}) at {s["root"]}: {s["files"]} files, {s["sessions"]} sessions, '
                      f'{s["events"]} events, last ingest {s["last_ingest_at"] or "never"}'
                      + ("" if s["root_exists"] else " [root not found]"))
+    red = d["redactions"]
+    by_rule = ", ".join(f"{rule} {n}" for rule, n in red["by_rule"].items())
+    lines.append(f'redaction: {"on" if red["enabled"] else "OFF"}, {red["total"]} credentials redacted'
+                 + (f" ({by_rule})" if by_rule else ""))
     daemon = d["daemon"]
     lines.append(f'daemon: pid {daemon["pid"]}, up {daemon["uptime_s"]:.0f}s' if daemon else "daemon: not running")
     lines.extend(f"warning: {w}" for w in envelope["warnings"])
