@@ -418,9 +418,9 @@ class Store:
                 touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
         first = index.reserve_docs(len(events))
         catalog.append_batch(first, events, packed, sessions)
-        for i, blob in enumerate(packed):
-            if b"[REDACTED:" in blob:
-                self.redacted[first + i] = dict(count_placeholders(blob))
+        for i, (blob, event) in enumerate(zip(packed, events, strict=True)):  # the text travels beside the row
+            if b"[REDACTED:" in blob or "[REDACTED:" in event.text:
+                self.redacted[first + i] = dict(count_placeholders(event.text) + count_placeholders(blob))
         if events and isinstance(payload.get("rules"), str):
             self.rule_sets.add(payload["rules"])
         indexable = [(first + i, e.text) for i, e in enumerate(events)
