@@ -27,12 +27,13 @@ from moraine.sources import (
     MAX_LINE_BYTES,
     REDACTED_PATH,
     Adapter,
+    configure_redaction,
     display_path,
     normalize_line,
     path_key,
 )
 from moraine.sources._common import LineRef
-from moraine.sources.redact import configure, current
+from moraine.sources.redact import current
 from moraine.store.contents import pack_rows
 from moraine.store.engine import Store
 from moraine.store.validate import event_row_problem, packable
@@ -270,7 +271,7 @@ def _normalized(tasks: list[Task], use_pool: bool, workers: int) -> Iterator[lis
         yield from map(normalize_file, tasks)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=configure,
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=configure_redaction,
                              initargs=(current(),)) as pool:  # the same rules as this process
         yield from pool.map(normalize_file, tasks, chunksize=4)
 

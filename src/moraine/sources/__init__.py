@@ -15,7 +15,7 @@ from moraine.model import Event, IngestIssue
 from moraine.sources import claude_code, codex
 from moraine.sources._clean import COERCED, clean_event, has_long_digit_run
 from moraine.sources._common import LineRef, redact_short
-from moraine.sources.redact import redact
+from moraine.sources.redact import Settings, configure, redact, redact_path
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 FRAGMENT_CHARS = 2000
@@ -107,7 +107,7 @@ def path_key(path: str) -> str | None:
         path.encode("utf-8")
     except UnicodeEncodeError:
         return None
-    clean = redact(path)
+    clean = redact_path(path)
     if clean == path:
         return path
     digest = hashlib.blake2b(path.encode("utf-8"), digest_size=6).hexdigest()
@@ -117,7 +117,13 @@ def path_key(path: str) -> str | None:
 def display_path(path: str) -> str:
     """A path as it can be shown and stored: invalid UTF-8 bytes as U+FFFD, credentials redacted."""
     text = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return redact(text)
+    return redact_path(text)
+
+
+def configure_redaction(settings: Settings) -> None:
+    """Make `settings` the redaction rules of this process, forgetting every cached result."""
+    configure(settings)
+    path_key.cache_clear()
 
 
 def _issue(ref: LineRef, reason: str, line: str | bytes) -> IngestIssue:

@@ -348,8 +348,9 @@ def _secretish(value: str, provider: str) -> bool:
         return provider == "heroku"
     if re.fullmatch(r"[0-9a-fA-F]+", core):
         return len(core) >= 24 and _mixed(core)
-    if core.count("/") >= 3 or core.count("-") >= 2 or core.count("_") >= 2:
-        return False  # a path, a slug, an identifier
+    if (core.count("/") >= 3 and not _random_looking(core.replace("/", ""))) or core.count("-") >= 2 \
+            or core.count("_") >= 2:
+        return False  # a path, a slug, an identifier (a base64 secret may hold slashes: it looks random)
     classes = sum((any(c.islower() for c in core), any(c.isupper() for c in core), any(c.isdigit() for c in core)))
     return classes == 3 and _entropy(core) >= 3.8
 
@@ -361,7 +362,9 @@ def _context_spans(text: str, data: bytes) -> list[Span]:
         newline = text.find("\n", end, end + _WINDOW)
         window_end = newline if newline >= 0 else min(len(text), end + _WINDOW)
         word = text[hit.start():end].lower()
-        for cand in _CANDIDATE.finditer(text, end, window_end):
+        for cand in _CANDIDATE.finditer(text, end):  # starts in the window, ends where it ends
+            if cand.start() >= window_end:
+                break
             if _secretish(cand.group(1), word):
                 start, stop = cand.span(1)
                 spans.append((start, stop, "secret-near-keyword"))
@@ -437,10 +440,18 @@ def spans(text: str) -> list[Span]:
     # The rules run on an ASCII copy with the same positions (each non-ASCII character a `?`;
     # credentials are ASCII), so RE2's byte offsets are character offsets.
     proxy = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
+    return _merged(text, _rule_spans(proxy))
+
+
+def _rule_spans(proxy: str) -> list[Span]:
     data = proxy.encode("ascii")  # RE2 is several times faster on bytes than on str
-    found = []
-    if _GATE.search(data) is not None:  # most texts hold no shape, key word or provider name at all
-        found = _shape_spans(proxy, data) + _assignment_spans(proxy, data) + _context_spans(proxy, data)
+    if _GATE.search(data) is None:  # most texts hold no shape, key word or provider name at all
+        return []
+    return _shape_spans(proxy, data) + _assignment_spans(proxy, data) + _context_spans(proxy, data)
+
+
+def _merged(text: str, found: list[Span]) -> list[Span]:
+    """The user's patterns added, the allowed values taken out, overlaps resolved."""
     for name, regex in _settings._extra:
         found.extend((m.start(), m.end(), f"user-{name}") for m in regex.finditer(text) if m.end() > m.start())
     if _settings._allow:
@@ -454,13 +465,7 @@ def spans(text: str) -> list[Span]:
     return kept
 
 
-def redact(text: str) -> str:
-    """`text` with every credential replaced by `[REDACTED:<rule>]`."""
-    if len(text) < _SHORTEST or not _settings.enabled:
-        return text
-    found = spans(text)
-    if not found:
-        return text
+def _splice(text: str, found: list[Span]) -> str:
     out, last = [], 0
     for start, end, name in found:
         out.append(text[last:start])
@@ -468,6 +473,38 @@ def redact(text: str) -> str:
         last = end
     out.append(text[last:])
     return "".join(out)
+
+
+def redact(text: str) -> str:
+    """`text` with every credential replaced by `[REDACTED:<rule>]`."""
+    if len(text) < _SHORTEST or not _settings.enabled:
+        return text
+    found = spans(text)
+    return _splice(text, found) if found else text
+
+
+# A `user:password@host` folder (a cwd cut from a URI: the path keeps one slash of `://`).
+_PATH_USERINFO = re.compile(r"(?:^|/)[^/\s:@]{0,64}:([^/\s@]{3,256})@[A-Za-z0-9\[]")
+
+
+def redact_path(path: str) -> str:
+    """A log's path redacted name by name, and as the cwd it may be named after: Claude Code
+    names a project folder after its cwd with `/` as `-`, so the shapes also run with `-` read
+    as `/` (same positions), and a `user:password@host` folder counts as a URI's credentials."""
+    if len(path) < _SHORTEST or not _settings.enabled:
+        return path
+    proxy = path if path.isascii() else path.encode("ascii", "replace").decode("ascii")
+    found: list[Span] = []
+    start = 0
+    for segment in proxy.split("/"):  # a file or folder name is a text of its own
+        found += [(a + start, b + start, name) for a, b, name in _rule_spans(segment)]
+        start += len(segment) + 1
+    for variant in {proxy, proxy.replace("-", "/")}:  # shapes may span folders (`hooks.slack.com/…`)
+        found += _shape_spans(variant, variant.encode("ascii"))
+    found += [(m.start(1), m.end(1), "uri-password") for m in _PATH_USERINFO.finditer(proxy)
+              if not _is_reference(m.group(1))]
+    found = _merged(path, found)
+    return _splice(path, found) if found else path
 
 
 # Short values (ids, names, paths, models) repeat from record to record: redacted once each.

@@ -102,7 +102,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{30,}", starts_word=False),
     Rule("discord-bot-token", "vendor:Discord bot tokens (base64 id . timestamp . HMAC)",
          r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}", mixed=True),
-    Rule("telegram-bot-token", "gitleaks:telegram-bot-api-token", r"[0-9]{5,16}:A[A-Za-z0-9_-]{34}" + _END),
+    Rule("telegram-bot-token", "gitleaks:telegram-bot-api-token", r"(?:bot)?[0-9]{5,16}:A[A-Za-z0-9_-]{34}" + _END),
     Rule("twilio-api-key", "gitleaks:twilio-api-key", r"SK[0-9a-fA-F]{32}" + _END),
     Rule("sendgrid-api-key", "gitleaks:sendgrid-api-token", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
     Rule("mailgun-api-key", "gitleaks:mailgun-private-api-token", r"key-[a-f0-9]{32}" + _END),

@@ -34,8 +34,8 @@ from moraine.index.tokenize import query_terms
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.watcher import Discovery
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
-from moraine.sources import ADAPTERS
-from moraine.sources.redact import Settings, configure, count_placeholders, rules_fingerprint
+from moraine.sources import ADAPTERS, configure_redaction
+from moraine.sources.redact import Settings, count_placeholders, rules_fingerprint
 from moraine.store.catalog import Catalog, Session
 from moraine.store.contents import SUFFIXES, pack_rows
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
@@ -107,7 +107,8 @@ class Store:
         # the reload that follows, and reported with the quarantine, until a snapshot covers them.
         self.bad_frames: dict[tuple[int, int], str] = {}
         rules = config.redaction
-        configure(Settings(rules.enabled, tuple((p.name, p.pattern) for p in rules.extra_patterns), tuple(rules.allow)))
+        configure_redaction(Settings(rules.enabled, tuple((p.name, p.pattern) for p in rules.extra_patterns),
+                                     tuple(rules.allow)))
         self._reset()
         gc.disable()  # loading allocates many small containers: the cyclic GC would rescan them repeatedly
         try:
