@@ -24,6 +24,10 @@ class Rule:
     pattern: str  # RE2; group 1, when present, is what gets redacted
     starts_word: bool = True  # the match must not continue a word (a letter or digit before it)
     mixed: bool = False  # what is redacted must hold a digit and a letter (code words hold none)
+    # A Python pattern that must end where the RE2 match starts; the credential starts where it
+    # does. It keeps RE2's DFA small: a shape that opens with a counted run of a character class
+    # (`[a-f0-9]{32}-us6`) would make RE2 track every possible start at every byte.
+    back: str = ""
 
 
 # A token ends where its alphabet ends; for fixed-length shapes a longer run is another word.
@@ -46,7 +50,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("google-api-key", "gitleaks:gcp-api-key", r"AIza[0-9A-Za-z_-]{35}"),
     Rule("google-oauth-token", "vendor:Google OAuth 2.0 access tokens", r"ya29\.[0-9A-Za-z_-]{20,}"),
     Rule("azure-ad-client-secret", "gitleaks:azure-ad-client-secret",
-         r"[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}", mixed=True),
+         r"[0-9]Q~[A-Za-z0-9_~.-]{31,34}", mixed=True, back=r"[A-Za-z0-9_~.]{3}"),
     Rule("digitalocean-token", "gitleaks:digitalocean-pat", r"do[opr]_v1_[a-f0-9]{64}"),
     Rule("heroku-api-key", "gitleaks:heroku-api-key-v2", r"HRKU-AA[0-9A-Za-z_-]{58}"),
     Rule("vault-token", "gitleaks:vault-service-token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
@@ -101,12 +105,13 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("discord-webhook-url", "vendor:Discord webhooks",
          r"discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{30,}", starts_word=False),
     Rule("discord-bot-token", "vendor:Discord bot tokens (base64 id . timestamp . HMAC)",
-         r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}", mixed=True),
-    Rule("telegram-bot-token", "gitleaks:telegram-bot-api-token", r"(?:bot)?[0-9]{5,16}:A[A-Za-z0-9_-]{34}" + _END),
+         r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}", mixed=True, back=r"[MNO][A-Za-z0-9_-]{23,27}"),
+    Rule("telegram-bot-token", "gitleaks:telegram-bot-api-token", r":A[A-Za-z0-9_-]{34}" + _END,
+         back=r"(?:bot)?[0-9]{5,16}"),
     Rule("twilio-api-key", "gitleaks:twilio-api-key", r"SK[0-9a-fA-F]{32}" + _END),
     Rule("sendgrid-api-key", "gitleaks:sendgrid-api-token", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
     Rule("mailgun-api-key", "gitleaks:mailgun-private-api-token", r"key-[a-f0-9]{32}" + _END),
-    Rule("mailchimp-api-key", "gitleaks:mailchimp-api-key", r"[a-f0-9]{32}-us[0-9]{1,2}" + _END),
+    Rule("mailchimp-api-key", "gitleaks:mailchimp-api-key", r"-us[0-9]{1,2}" + _END, back=r"[a-f0-9]{32}"),
     Rule("linear-api-key", "gitleaks:linear-api-key", r"lin_(?:api|oauth)_[A-Za-z0-9]{30,}"),
     Rule("notion-token", "vendor:Notion integration tokens", r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})"
          + _END, mixed=True),
@@ -114,8 +119,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
     # `scheme://user:password@host`: the password is redacted, whatever it holds but `/` and
     # white space; a placeholder (`${DB_PASSWORD}`, `<password>`) is kept by `redact.py`.
     Rule("uri-password", "gitleaks:generic basic-auth URL; detect-secrets:BasicAuthDetector",
-         r"[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:@/?#\"'\\]{0,128}:([^\s/?#\"'\\]{1,256})@[A-Za-z0-9\[]",
-         starts_word=False),
+         r"://[^\s:@/?#\"'\\]*:([^\s/?#\"'\\]+)@[A-Za-z0-9\[]", starts_word=False,
+         back=r"[A-Za-z][A-Za-z0-9+.-]{1,30}"),
     Rule("azure-storage-key", "gitleaks:azure-storage-account-key (vendor: connection strings)",
          r"(?i:AccountKey|SharedAccessKey|SharedSecret|PrimaryKey|SecondaryKey)\s*=\s*([A-Za-z0-9+/_-]{20,}={0,2})",
          starts_word=False),
