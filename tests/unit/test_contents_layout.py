@@ -31,7 +31,7 @@ def _check(contents: Contents, rows: list[list]) -> None:
     docs = np.arange(len(rows), dtype=np.int64)
     for doc, row in enumerate(rows):
         assert contents.row(doc) == row
-    spans = {doc: bytes(data[a:b]).decode() for data, starts, ends, ds in contents.text_chunks(docs)
+    spans = {doc: bytes(data[a:b]).decode() for data, starts, ends, ds, _ in contents.text_chunks(docs)
              for doc, a, b in zip(ds.tolist(), starts.tolist(), ends.tolist(), strict=True)}
     assert spans == {doc: row[5] for doc, row in enumerate(rows)}
     want = [doc for doc, row in enumerate(rows) if "second é 1" in row[5]]

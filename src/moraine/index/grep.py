@@ -47,6 +47,8 @@ class Pattern:
     regex: Any  # the compiled pattern, over str
     literal: bytes | None
     lines: Any = None  # over UTF-8 bytes, a whole line holding a match: one match per matching line
+    line: Any = None  # over UTF-8 bytes, the pattern itself: confirms one line read in place
+    literal_only: bool = False  # a line matches exactly when it holds `literal` (`word`, `word\w*`)
 
 
 def compile_pattern(query: str) -> Pattern:
@@ -59,7 +61,42 @@ def compile_pattern(query: str) -> Pattern:
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         raise InvalidPattern(text.replace("(?m)", "", 1)) from None
     lines = re2.compile(("(?m)^.*(?:" + query + ").*$").encode("utf-8"), _OPTIONS)
-    return Pattern(regex, required_literal(query), lines)
+    line = re2.compile(("(?m)" + query).encode("utf-8"), _OPTIONS)
+    literal = required_literal(query)
+    return Pattern(regex, literal, lines, line, literal is not None and _literal_only(query, literal))
+
+
+# What may stand beside the literal of a pattern that matches wherever the literal is: a
+# repetition that can match nothing (`\w*`, `.*`, `[0-9]?`) of a plain item.
+_SKIPPABLE_ITEMS = frozenset({"ANY", "IN", "LITERAL", "NOT_LITERAL", "CATEGORY"})
+
+
+def _literal_only(query: str, literal: bytes) -> bool:
+    """Whether a line matches exactly when it holds the literal: the pattern is the literal
+    with, around it, only repetitions that may match nothing. Then matching lines are counted
+    from the literal's places alone, with no regex call per line."""
+    if b"\n" in literal:
+        return False
+    try:
+        items = list(sre_parse.parse(query))
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return False
+    run = "".join(chr(arg) for op, arg in items if op == LITERAL)
+    if run.encode("utf-8") != literal:
+        return False
+    seen_literal = ended = False
+    for op, arg in items:
+        if op == LITERAL:
+            if ended:
+                return False  # two literal runs
+            seen_literal = True
+            continue
+        ended = seen_literal
+        if str(op) not in ("MAX_REPEAT", "MIN_REPEAT") or arg[0] != 0:
+            return False
+        if not all(str(sub_op) in _SKIPPABLE_ITEMS for sub_op, _ in arg[2]):
+            return False
+    return seen_literal
 
 
 def required_literal(query: str) -> bytes | None:
@@ -104,21 +141,90 @@ def matching_lines(pattern: Pattern, text: str) -> list[tuple[int, str]]:
 
 
 
-def matching_lines_in(pattern: Pattern, data: Any, starts: np.ndarray, ends: np.ndarray
-                      ) -> tuple[np.ndarray, np.ndarray]:
+def newline_positions(data: Any) -> np.ndarray:
+    """Where the newlines of a buffer are (every line's end), as one array pass."""
+    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+
+
+@dataclass
+class LineHits:
+    which: np.ndarray  # the text (index into starts) of each matching line
+    offsets: np.ndarray  # the line's offset in that text
+    holding: np.ndarray | None  # the texts holding the literal (None: every text was read)
+
+
+def matching_lines_in(pattern: Pattern, data: Any, starts: np.ndarray, ends: np.ndarray,
+                      newlines: np.ndarray | None = None) -> LineHits:
     """Every matching line in the texts data[starts[i]:ends[i]] (newline-separated UTF-8, read in
-    place): (which text, offset of the line in it). One RE2 pass over the whole stretch when the
-    texts lie close together, one per text when they are scattered among others."""
-    which: list[int] = []
-    at: list[int] = []
-    finditer = pattern.lines.finditer
-    if int(ends[-1] - starts[0]) <= 2 * int((ends - starts).sum()) + 65_536:
-        found = np.fromiter((m.start() for m in finditer(data, int(starts[0]), int(ends[-1]))), dtype=np.int64)
-        index = np.searchsorted(starts, found, side="right") - 1
-        inside = found <= ends[index]  # a match in a text between two of ours is not ours
-        return index[inside], found[inside] - starts[index[inside]]
-    for i, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
-        for m in finditer(data, start, end):
-            which.append(i)
-            at.append(m.start() - start)
-    return np.asarray(which, dtype=np.int64), np.asarray(at, dtype=np.int64)
+    place). With a literal, its places are found at memory speed and give the candidate lines;
+    a literal-only pattern needs nothing more, any other is confirmed line by line by RE2."""
+    if pattern.literal is None:
+        which, offsets = _regex_lines(pattern, data, starts, ends)
+        return LineHits(which, offsets, None)
+    places = _places(pattern.literal, data, starts, ends)
+    newlines = newline_positions(data) if newlines is None else newlines
+    line = np.searchsorted(newlines, places.astype(newlines.dtype))  # the line's end is newlines[line]
+    keep = np.ones(len(line), dtype=bool)
+    keep[1:] = line[1:] != line[:-1]  # places are sorted: one candidate per line
+    line = line[keep]
+    line_start = np.where(line > 0, newlines[np.maximum(line - 1, 0)].astype(np.int64) + 1, 0)
+    which = np.searchsorted(starts, line_start, side="right") - 1
+    inside = (which >= 0) & (line_start <= ends[np.maximum(which, 0)])
+    which, line, line_start = which[inside], line[inside], line_start[inside]
+    holding = np.unique(which)
+    if not pattern.literal_only and len(which):
+        match, unanchored = pattern.line._regexp.Match, _UNANCHORED
+        line_end = newlines[np.minimum(line, len(newlines) - 1)]
+        line_end = np.where(line < len(newlines), line_end, len(data))
+        ok = [match(unanchored, data, a, b)[0][0] >= 0
+              for a, b in zip(line_start.tolist(), line_end.tolist(), strict=True)]
+        confirmed = np.asarray(ok, dtype=bool)
+        which, line_start = which[confirmed], line_start[confirmed]
+    return LineHits(which, line_start - starts[which], holding)
+
+
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+
+
+def _places(literal: bytes, data: Any, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Sorted offsets of the literal inside the texts: one `find` pass over the stretch they
+    span when they lie close together, else one per text."""
+    found: list[int] = []
+    find = data.find
+    step = len(literal)
+    lo, hi = int(starts[0]), int(ends[-1])
+    if hi - lo <= 2 * int((ends - starts).sum()) + 65_536:
+        spans = [(lo, hi)]
+    else:
+        spans = list(zip(starts.tolist(), ends.tolist(), strict=True))
+    for start, end in spans:
+        at = find(literal, start, end)
+        while at >= 0:
+            found.append(at)
+            at = find(literal, at + step, end)
+    return np.asarray(found, dtype=np.int64)
+
+
+def _regex_lines(pattern: Pattern, data: Any, starts: np.ndarray, ends: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Every matching line by RE2 alone (a pattern without a literal): one pass over the
+    stretch when the texts lie close together, one per text when they are scattered."""
+    match, unanchored = pattern.lines._regexp.Match, _UNANCHORED
+    found: list[int] = []
+    lo, hi = int(starts[0]), int(ends[-1])
+    if hi - lo <= 2 * int((ends - starts).sum()) + 65_536:
+        spans = [(lo, hi)]
+    else:
+        spans = list(zip(starts.tolist(), ends.tolist(), strict=True))
+    for start, end in spans:
+        pos = start
+        while pos <= end:
+            span = match(unanchored, data, pos, end)[0]
+            if span[0] < 0:
+                break
+            found.append(span[0])
+            pos = span[1] + 1  # past the line's end: one match per line
+    at = np.asarray(found, dtype=np.int64)
+    which = np.searchsorted(starts, at, side="right") - 1
+    inside = (which >= 0) & (at <= ends[np.maximum(which, 0)])
+    return which[inside], at[inside] - starts[which[inside]]

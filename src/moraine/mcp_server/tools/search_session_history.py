@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from moraine.errors import ContractError
-from moraine.index.grep import InvalidPattern, Pattern, compile_pattern, matching_lines_in
+from moraine.index.grep import InvalidPattern, compile_pattern, matching_lines_in
 from moraine.mcp_server.contract import ToolResult, parse_datetime, parse_id, seed_error
 from moraine.sources._common import format_ts
 from moraine.store.catalog import Session, transcript_lines
@@ -165,8 +165,8 @@ def _cut(line: str) -> str:
     return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
 
 
-def _candidates(store: Store, pattern: Pattern, sessions: list[Session], request: dict[str, Any]) -> np.ndarray:
-    """Docs that may hold a match: in a transcript, in scope, and (with a literal) holding it."""
+def _candidates(store: Store, sessions: list[Session], request: dict[str, Any]) -> np.ndarray:
+    """Docs that may hold a match: in a transcript and in scope."""
     catalog = store.catalog
     if len(sessions) == 1:
         docs = np.sort(np.asarray(sessions[0].docs, dtype=np.int64))
@@ -178,10 +178,7 @@ def _candidates(store: Store, pattern: Pattern, sessions: list[Session], request
         keep &= ts >= request["since_ms"]
     if request["until_ms"] is not None:
         keep &= ts < request["until_ms"]
-    docs = docs[keep]
-    if pattern.literal is not None and len(docs):
-        docs = catalog.content.docs_containing(pattern.literal, docs)
-    return docs
+    return docs[keep]
 
 
 def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, Any]:
@@ -190,28 +187,50 @@ def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, 
     except InvalidPattern as exc:
         raise HistoryError("INVALID_REGEX", f"Invalid regex pattern: {exc}") from None
     sessions = _scope(store, request["session_id"])
-    docs = _candidates(store, pattern, sessions, request)
+    docs = _candidates(store, sessions, request)
     catalog = store.catalog
-    found: dict[int, list[tuple[int, int]]] = {}  # session → (doc, byte offset of the matching line)
-    total = 0
-    for data, starts, ends, chunk_docs in catalog.content.text_chunks(docs):
+    hit_docs, hit_offsets, read_docs = [], [], []
+    for data, starts, ends, chunk_docs, newlines in catalog.content.text_chunks(docs):
         if time.monotonic() > deadline:
             raise HistoryError("DEADLINE_EXCEEDED", f"the search ran past {DEADLINE_S:.0f} s; narrow it with "
                                "session_id or since, or a pattern with a literal of 3+ characters")
-        which, offsets = matching_lines_in(pattern, data, starts, ends)
-        total += len(which)
-        hit_docs = chunk_docs[which]
-        for doc, offset, ix in zip(hit_docs.tolist(), offsets.tolist(),
-                                   catalog.session_ix.view[hit_docs].tolist(), strict=True):
-            found.setdefault(ix, []).append((doc, offset))
+        hits = matching_lines_in(pattern, data, starts, ends, newlines)
+        hit_docs.append(chunk_docs[hits.which])
+        hit_offsets.append(hits.offsets)
+        read_docs.append(chunk_docs if hits.holding is None else chunk_docs[hits.holding])
+    found_docs = np.concatenate(hit_docs) if hit_docs else np.zeros(0, dtype=np.int64)
+    offsets = np.concatenate(hit_offsets) if hit_offsets else np.zeros(0, dtype=np.int64)
     searched = sessions
     if request["session_id"] is None:  # the sessions whose text was read: those with candidates
-        read = set(np.unique(catalog.session_ix.view[docs]).tolist())
-        searched = [s for s in sessions if catalog.by_key[s.key] in read]
-    return {"matches": _matches(store, searched, found, request), "total_matches": total,
-            "truncated": total > request["max_results"],
+        read = np.concatenate(read_docs) if read_docs else np.zeros(0, dtype=np.int64)
+        read_ix = set(np.unique(catalog.session_ix.view[read]).tolist())
+        searched = [s for s in sessions if catalog.by_key[s.key] in read_ix]
+    total = len(found_docs)
+    return {"matches": _matches(store, searched, _first_hits(store, searched, found_docs, offsets, request), request),
+            "total_matches": total, "truncated": total > request["max_results"],
             "searched_sessions": [s.id for s in searched[:MAX_SEARCHED_LISTED]],
             "searched_sessions_total": len(searched)}
+
+
+def _first_hits(store: Store, searched: list[Session], docs: np.ndarray, offsets: np.ndarray,
+                request: dict[str, Any]) -> dict[int, list[tuple[int, int]]]:
+    """The hits of the newest sessions that hold at least `max_results` of them, by session
+    (only these can be shown: the rest are only counted, so they are never unpacked)."""
+    catalog = store.catalog
+    if not len(docs):
+        return {}
+    session_ix = catalog.session_ix.view[docs].astype(np.int64)
+    rank = np.full(len(catalog.sessions), len(searched), dtype=np.int64)
+    rank[[catalog.by_key[s.key] for s in searched]] = np.arange(len(searched))
+    hit_rank = rank[session_ix]
+    order = np.argsort(hit_rank, kind="stable")
+    cut = hit_rank[order[min(len(order), request["max_results"]) - 1]]
+    chosen = order[hit_rank[order] <= cut]
+    found: dict[int, list[tuple[int, int]]] = {}
+    for doc, offset, ix in zip(docs[chosen].tolist(), offsets[chosen].tolist(), session_ix[chosen].tolist(),
+                               strict=True):
+        found.setdefault(ix, []).append((doc, offset))
+    return found
 
 
 def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[int, int]]],
