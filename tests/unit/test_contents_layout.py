@@ -34,9 +34,9 @@ def _check(contents: Contents, rows: list[list]) -> None:
     spans = {doc: bytes(data[a:b]).decode() for data, starts, ends, ds, _ in contents.text_chunks(docs)
              for doc, a, b in zip(ds.tolist(), starts.tolist(), ends.tolist(), strict=True)}
     assert spans == {doc: row[5] for doc, row in enumerate(rows)}
-    want = [doc for doc, row in enumerate(rows) if "second é 1" in row[5]]
-    assert contents.docs_containing("second é 1".encode(), docs).tolist() == want
-    assert contents.docs_containing(b"second", docs[::2]).tolist() == [d for d in docs[::2].tolist() if rows[d][5]]
+    for data, _, _, _, newlines in contents.text_chunks(docs):  # a written chunk's .nl.npy, or found on first use
+        want = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) if len(data) else []
+        assert newlines is None or np.array_equal(newlines, want)
 
 
 def test_split_texts_fresh_and_written(tmp_path: Path) -> None:
@@ -45,8 +45,14 @@ def test_split_texts_fresh_and_written(tmp_path: Path) -> None:
     contents.extend(pack_rows(rows), [r[5] for r in rows])
     _check(contents, rows)
     stem = contents.write_chunk(tmp_path)
-    assert stem and (tmp_path / f"{stem}.txt").exists()
+    assert stem and (tmp_path / f"{stem}.txt").exists() and (tmp_path / f"{stem}.nl.npy").exists()
+    assert contents.chunks[0].newlines is not None  # mapped from the file, not found again
     _check(contents, rows)
+    (tmp_path / f"{stem}.nl.npy").unlink()  # a chunk written before the file existed
+    older = Contents()
+    older.attach(tmp_path, stem)
+    assert older.chunks[0].newlines is None
+    _check(older, rows)
     more = _rows(50)[40:]
     contents.extend(pack_rows(more), [r[5] for r in more])
     _check(contents, rows + more)

@@ -5,6 +5,10 @@ A chunk holds the docs added between two snapshots, from `<first doc>`:
     <first>-<tag>.off.npy   row offsets (int64, len+1)
     <first>-<tag>.txt       the texts, UTF-8, each followed by a newline
     <first>-<tag>.toff.npy  text offsets (int64, len+1): text i is txt[toff[i] : toff[i+1] - 1]
+    <first>-<tag>.nl.npy    where the newlines of .txt are (uint32, or int64 past 4 GiB): every
+                            line's end, so a regex search finds the line around a literal without
+                            reading the text (a chunk written before it existed has it computed
+                            once in memory, on first use)
 Chunks are written once, at a snapshot, and read through mmap afterwards: a restart maps them
 instead of loading them, and the process holds only the docs added since in memory.
 
@@ -28,9 +32,10 @@ import msgpack
 import numpy as np
 
 from moraine.durable import fsync_path, write_file
+from moraine.index.grep import newline_positions
 
 TEXT = 5  # the text's place in a wire row (`Event.to_wire`)
-SUFFIXES = (".bin", ".off.npy", ".txt", ".toff.npy")
+SUFFIXES = (".bin", ".off.npy", ".txt", ".toff.npy", ".nl.npy")
 
 
 def pack_rows(rows: list[list[Any]]) -> list[bytes]:
@@ -51,6 +56,7 @@ class _Chunk:
     data: mmap.mmap | bytes
     text_offsets: np.ndarray | None  # None: a chunk whose texts are inside its rows
     text_data: mmap.mmap | bytes
+    newlines: np.ndarray | None = None  # .nl.npy, when the chunk has one
 
 
 class Contents:
@@ -124,38 +130,15 @@ class Contents:
             yield (*_joined(fresh, [self.fresh_text[d - self.base] for d in fresh.tolist()]), None)
 
     def _newlines(self, index: int, chunk: _Chunk) -> np.ndarray:
-        """The newline positions of a chunk's texts (uint32: 4 bytes a line, ~7% of the text),
-        found by one array pass the first time a regex search reads the chunk."""
+        """The newline positions of a chunk's texts: its `.nl.npy`, mapped; for a chunk written
+        before that file existed, found by one array pass on first use and kept."""
+        if chunk.newlines is not None:
+            return chunk.newlines
         key = (self.names[index] if index < len(self.names) else str(index), chunk.first)
         cached = self.newline_cache.get(key)
         if cached is None:
-            found = np.flatnonzero(np.frombuffer(chunk.text_data, dtype=np.uint8) == 10)
-            cached = self.newline_cache[key] = found.astype(np.uint32 if len(chunk.text_data) < 2**32 else np.int64)
+            cached = self.newline_cache[key] = newline_index(chunk.text_data)
         return cached
-
-    def docs_containing(self, needle: bytes, docs: np.ndarray) -> np.ndarray:
-        """Of `docs` (sorted), those whose text holds these bytes: one `find` pass over each
-        chunk's texts in place, at memory speed (a chunk of the old layout unpacks its rows)."""
-        found: list[int] = []
-        for chunk in self.chunks:
-            count = len(chunk.offsets) - 1
-            lo, hi = np.searchsorted(docs, [chunk.first, chunk.first + count])
-            if lo == hi:
-                continue
-            if chunk.text_offsets is None:
-                found += [d for d in docs[lo:hi].tolist() if needle in encode_text(self.row(d)[TEXT])]
-                continue
-            t = np.asarray(chunk.text_offsets)  # a plain view: indexing a memmap per find is slow
-            stop = int(t[int(docs[hi - 1]) - chunk.first + 1])
-            at = chunk.text_data.find(needle, int(t[int(docs[lo]) - chunk.first]), stop)
-            while at >= 0:
-                i = int(np.searchsorted(t, at, side="right")) - 1
-                found.append(chunk.first + i)
-                at = chunk.text_data.find(needle, int(t[i + 1]), stop)
-        fresh = docs[np.searchsorted(docs, self.base):].tolist()
-        found += [d for d in fresh if needle in encode_text(self.fresh_text[d - self.base])]
-        result = np.asarray(found, dtype=np.int64)
-        return result[np.isin(result, docs)]
 
     def extend(self, rows: list[bytes], texts: list[str]) -> None:
         self.fresh.extend(rows)
@@ -168,15 +151,14 @@ class Contents:
         directory.mkdir(mode=0o700, exist_ok=True)
         stem = f"{self.base:012d}-{secrets.token_hex(4)}"  # first doc, and unique across states (restore)
         texts = [encode_text(t) + b"\n" for t in self.fresh_text]
+        joined_texts = b"".join(texts)
         for suffix, parts in ((".bin", self.fresh), (".txt", texts)):
             lengths = np.fromiter((len(p) for p in parts), dtype=np.int64, count=len(parts))
             offsets = np.zeros(len(parts) + 1, dtype=np.int64)
             np.cumsum(lengths, out=offsets[1:])
-            write_file(directory / f"{stem}{suffix}", b"".join(parts))
-            name = f"{stem}.off.npy" if suffix == ".bin" else f"{stem}.toff.npy"
-            with open(directory / name, "wb") as fh:
-                np.save(fh, offsets, allow_pickle=False)
-            fsync_path(directory / name)
+            write_file(directory / f"{stem}{suffix}", joined_texts if suffix == ".txt" else b"".join(parts))
+            _save(directory / (f"{stem}.off.npy" if suffix == ".bin" else f"{stem}.toff.npy"), offsets)
+        _save(directory / f"{stem}.nl.npy", newline_index(joined_texts))
         fsync_path(directory)
         self.attach(directory, stem)
         return stem
@@ -191,14 +173,29 @@ class Contents:
         if (directory / f"{stem}.toff.npy").exists():
             text_offsets = np.load(directory / f"{stem}.toff.npy", mmap_mode="r", allow_pickle=False)
             text_data = _map(directory / f"{stem}.txt")
+        newlines = None
+        if (directory / f"{stem}.nl.npy").exists():
+            newlines = np.load(directory / f"{stem}.nl.npy", mmap_mode="r", allow_pickle=False)
         first = int(stem.split("-")[0])
         assert first == self.base, "content chunks must be contiguous"
-        self.chunks.append(_Chunk(first, offsets, data, text_offsets, text_data))
+        self.chunks.append(_Chunk(first, offsets, data, text_offsets, text_data, newlines))
         self.firsts.append(first)
         self.names.append(stem)
         self.base += count
         del self.fresh[:count]
         del self.fresh_text[:count]
+
+
+def newline_index(data: Any) -> np.ndarray:
+    """Where a buffer's newlines are (uint32 while it is under 4 GiB: 4 bytes a line)."""
+    found = newline_positions(data) if len(data) else np.zeros(0, np.int64)
+    return found.astype(np.uint32 if len(data) < 2**32 else np.int64)
+
+
+def _save(path: Path, array: np.ndarray) -> None:
+    with open(path, "wb") as fh:
+        np.save(fh, array, allow_pickle=False)
+    fsync_path(path)
 
 
 def _map(path: Path) -> mmap.mmap | bytes:
