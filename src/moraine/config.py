@@ -77,6 +77,10 @@ class RetentionConfig(_Strict):
 class SearchConfig(_Strict):
     min_should_match: int = Field(1, ge=1, le=256, description="default: query terms a hit must contain")
     min_score: float = Field(0.0, ge=0, le=1, description="default: hits scoring below this are left out")
+    history_workers: int = Field(default_factory=lambda: min(os.cpu_count() or 1, 4), ge=1, le=64,
+                                 description="processes a search_session_history scan is split over (1: none)")
+    history_parallel_bytes: int = Field(32 << 20, ge=0, description="text to scan above which the worker "
+                                        "processes share it (below, starting them would cost more)")
 
 
 class TelemetryConfig(_Strict):

@@ -31,12 +31,12 @@ def _check(contents: Contents, rows: list[list]) -> None:
     docs = np.arange(len(rows), dtype=np.int64)
     for doc, row in enumerate(rows):
         assert contents.row(doc) == row
-    spans = {doc: bytes(data[a:b]).decode() for data, starts, ends, ds, _ in contents.text_chunks(docs)
-             for doc, a, b in zip(ds.tolist(), starts.tolist(), ends.tolist(), strict=True)}
+    spans = {doc: bytes(t.data[a:b]).decode() for t in contents.text_chunks(docs)
+             for doc, a, b in zip(t.docs.tolist(), t.starts.tolist(), t.ends.tolist(), strict=True)}
     assert spans == {doc: row[5] for doc, row in enumerate(rows)}
-    for data, _, _, _, newlines in contents.text_chunks(docs):  # a written chunk's .nl.npy, or found on first use
-        want = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) if len(data) else []
-        assert newlines is None or np.array_equal(newlines, want)
+    for t in contents.text_chunks(docs):  # a written chunk's .nl.npy, or found on first use
+        want = np.flatnonzero(np.frombuffer(t.data, dtype=np.uint8) == 10) if len(t.data) else []
+        assert t.newlines is None or np.array_equal(t.newlines, want)
 
 
 def test_split_texts_fresh_and_written(tmp_path: Path) -> None:

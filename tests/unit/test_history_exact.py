@@ -68,3 +68,45 @@ def test_results_equal_a_brute_force_scan(tmp_path: Path) -> None:
             assert got == want[: len(got)] and len(got) == min(100, len(want)), pattern
             checked += 1
     assert checked == 120
+
+
+def test_worker_processes_and_every_path_equal_the_brute_force_scan(tmp_path: Path, monkeypatch: Any) -> None:
+    """The same comparison over several chunk files plus texts still in memory, scanned by two
+    worker processes (forced: no size threshold), and in this process with a tiny limit on a
+    literal's places (the hand-over to one RE2 pass); patterns of every path: literal-only
+    (`w`, `w\\w*`, `x?w[0-9]*`), literal confirmed by RE2 (`w.*\\d`, `^w`), no literal."""
+    from _agentlogs import grow
+
+    from moraine.index import grep
+
+    writer = LogWriter(tmp_path / "logs", seed=23)
+    populate(writer, n_codex=6, n_claude=6, records_per_file=(20, 60))
+    config = writer.config(tmp_path / "state", search={"history_workers": 2, "history_parallel_bytes": 0})
+    store = Store(config)
+    ingest_once(store, snapshot=True)
+    grow(writer, 4, (20, 60))
+    ingest_once(store, snapshot=True)
+    grow(writer, 3, (10, 30))
+    ingest_once(store, snapshot=False)  # these stay in memory
+    assert len(store.catalog.content.chunks) >= 2 and store.catalog.content.fresh
+    words = sorted({w for s in store.catalog.sessions for w in (s.first_prompt or "").split()
+                    if len(w) > 3 and w.isalnum()})
+    rng = random.Random(9)
+    patterns = []
+    for _ in range(30):
+        w = rng.choice(words)
+        patterns += [w, f"{w}\\w*", f"x?{w}[0-9]*", f"{w}.*\\d", f"^{w}", f"(?i){w}", r"[A-Z]\w+\d"]
+
+    def check() -> None:
+        for pattern in patterns:
+            data = tool.search(store, {"query": pattern, "session_id": None, "context_lines": 0, "max_results": 100,
+                                       "since_ms": None, "until_ms": None}, deadline=float("inf"))
+            want = _brute(store, pattern)
+            assert data["total_matches"] == len(want), pattern
+            got = [(m["session_id"], m["line_number"]) for m in data["matches"]]
+            assert got == want[: len(got)] and len(got) == min(100, len(want)), pattern
+
+    check()  # worker processes for the chunk files, this process for the rest
+    monkeypatch.setattr(grep, "_PLACES_LIMIT", 3)
+    store.config = config.model_copy(update={"search": config.search.model_copy(update={"history_workers": 1})})
+    check()  # in this process, common literals handed over to one RE2 pass

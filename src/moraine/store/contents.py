@@ -57,6 +57,19 @@ class _Chunk:
     text_offsets: np.ndarray | None  # None: a chunk whose texts are inside its rows
     text_data: mmap.mmap | bytes
     newlines: np.ndarray | None = None  # .nl.npy, when the chunk has one
+    text_path: Path | None = None  # the .txt file (a regex search in another process maps it)
+
+
+@dataclass(frozen=True)
+class TextStretch:
+    """Texts of some docs, each data[starts[i]:ends[i]], newline-separated, read in place."""
+
+    data: mmap.mmap | bytes
+    starts: np.ndarray
+    ends: np.ndarray
+    docs: np.ndarray
+    newlines: np.ndarray | None  # where data's newlines are, when known (a mapped chunk)
+    path: Path | None  # the file data maps, when it does
 
 
 class Contents:
@@ -107,12 +120,9 @@ class Contents:
             size += int(chunk.text_offsets[j + 1] - chunk.text_offsets[j])
         return size
 
-    def text_chunks(self, docs: np.ndarray) -> Iterator[tuple[mmap.mmap | bytes, np.ndarray, np.ndarray, np.ndarray,
-                                                                 np.ndarray | None]]:
-        """For `docs` (sorted): (buffer, starts, ends, docs, newlines) per chunk, each doc's text
-        being buffer[start:end], newline-separated and read in place (a chunk of the older layout,
-        and the docs not yet in a chunk, are joined into a buffer first). `newlines`: where the
-        buffer's newlines are, for a mapped chunk (found once, then kept), else None."""
+    def text_chunks(self, docs: np.ndarray) -> Iterator[TextStretch]:
+        """For `docs` (sorted): their texts, one stretch per chunk, read in place (a chunk of the
+        older layout, and the docs not yet in a chunk, are joined into a buffer first)."""
         for index, chunk in enumerate(self.chunks):
             count = len(chunk.offsets) - 1
             lo, hi = np.searchsorted(docs, [chunk.first, chunk.first + count])
@@ -120,14 +130,14 @@ class Contents:
                 continue
             inside = docs[lo:hi]
             if chunk.text_offsets is None:
-                yield (*_joined(inside, [self.row(d)[TEXT] for d in inside.tolist()]), None)
+                yield _joined(inside, [self.row(d)[TEXT] for d in inside.tolist()])
                 continue
             starts = np.asarray(chunk.text_offsets[inside - chunk.first], dtype=np.int64)
             ends = np.asarray(chunk.text_offsets[inside - chunk.first + 1], dtype=np.int64) - 1
-            yield chunk.text_data, starts, ends, inside, self._newlines(index, chunk)
+            yield TextStretch(chunk.text_data, starts, ends, inside, self._newlines(index, chunk), chunk.text_path)
         fresh = docs[np.searchsorted(docs, self.base):]
         if len(fresh):
-            yield (*_joined(fresh, [self.fresh_text[d - self.base] for d in fresh.tolist()]), None)
+            yield _joined(fresh, [self.fresh_text[d - self.base] for d in fresh.tolist()])
 
     def _newlines(self, index: int, chunk: _Chunk) -> np.ndarray:
         """The newline positions of a chunk's texts: its `.nl.npy`, mapped; for a chunk written
@@ -178,7 +188,8 @@ class Contents:
             newlines = np.load(directory / f"{stem}.nl.npy", mmap_mode="r", allow_pickle=False)
         first = int(stem.split("-")[0])
         assert first == self.base, "content chunks must be contiguous"
-        self.chunks.append(_Chunk(first, offsets, data, text_offsets, text_data, newlines))
+        text_path = directory / f"{stem}.txt" if text_offsets is not None else None
+        self.chunks.append(_Chunk(first, offsets, data, text_offsets, text_data, newlines, text_path))
         self.firsts.append(first)
         self.names.append(stem)
         self.base += count
@@ -206,7 +217,8 @@ def _map(path: Path) -> mmap.mmap | bytes:
 
 
 
-def _joined(docs: np.ndarray, texts: list[str]) -> tuple[bytes, np.ndarray, np.ndarray, np.ndarray]:
+def _joined(docs: np.ndarray, texts: list[str]) -> TextStretch:
     parts = [encode_text(t) + b"\n" for t in texts]
     ends = np.cumsum([len(p) for p in parts], dtype=np.int64)
-    return b"".join(parts), ends - np.array([len(p) for p in parts], dtype=np.int64), ends - 1, docs
+    return TextStretch(b"".join(parts), ends - np.array([len(p) for p in parts], dtype=np.int64), ends - 1, docs,
+                       None, None)

@@ -12,16 +12,19 @@ envelope), with `event_id` and `timestamp` on each match and a readable text blo
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 import numpy as np
 
 from moraine.errors import ContractError
-from moraine.index.grep import InvalidPattern, compile_pattern, matching_lines_in
+from moraine.index import grep_pool
+from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
 from moraine.mcp_server.contract import ToolResult, parse_datetime, parse_id, seed_error
 from moraine.sources._common import format_ts
 from moraine.store.catalog import Session, transcript_lines
-from moraine.store.contents import encode_text
+from moraine.store.contents import TextStretch, encode_text
 from moraine.store.engine import Store
 
 NAME = "search_session_history"
@@ -190,14 +193,10 @@ def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, 
     docs = _candidates(store, sessions, request)
     catalog = store.catalog
     hit_docs, hit_offsets, read_docs = [], [], []
-    for data, starts, ends, chunk_docs, newlines in catalog.content.text_chunks(docs):
-        if time.monotonic() > deadline:
-            raise HistoryError("DEADLINE_EXCEEDED", f"the search ran past {DEADLINE_S:.0f} s; narrow it with "
-                               "session_id or since, or a pattern with a literal of 3+ characters")
-        hits = matching_lines_in(pattern, data, starts, ends, newlines)
-        hit_docs.append(chunk_docs[hits.which])
+    for stretch, hits in _scan(store, pattern, request["query"], docs, deadline):
+        hit_docs.append(stretch.docs[hits.which])
         hit_offsets.append(hits.offsets)
-        read_docs.append(chunk_docs if hits.holding is None else chunk_docs[hits.holding])
+        read_docs.append(stretch.docs if hits.holding is None else stretch.docs[hits.holding])
     found_docs = np.concatenate(hit_docs) if hit_docs else np.zeros(0, dtype=np.int64)
     offsets = np.concatenate(hit_offsets) if hit_offsets else np.zeros(0, dtype=np.int64)
     searched = sessions
@@ -210,6 +209,45 @@ def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, 
             "total_matches": total, "truncated": total > request["max_results"],
             "searched_sessions": [s.id for s in searched[:MAX_SEARCHED_LISTED]],
             "searched_sessions_total": len(searched)}
+
+
+def _scan(store: Store, pattern: Pattern, query: str, docs: np.ndarray, deadline: float
+          ) -> list[tuple[TextStretch, LineHits]]:
+    """Every stretch of texts with its matching lines. Large scans of chunk files are shared
+    by the worker processes (RE2 holds the GIL: two cores take two processes) while this one
+    scans the texts held in memory; small ones run here."""
+    stretches = list(store.catalog.content.text_chunks(docs))
+    config = store.config.search
+    mapped = [i for i, s in enumerate(stretches) if s.path is not None]
+    size = sum(int(stretches[i].ends[-1] - stretches[i].starts[0]) for i in mapped)
+    futures: dict[int, Future[LineHits]] = {}
+    if config.history_workers > 1 and len(mapped) > 1 and size >= config.history_parallel_bytes:
+        workers = grep_pool.pool(config.history_workers)
+        futures = {i: workers.submit(query, stretches[i].path, stretches[i].starts,  # type: ignore[arg-type]
+                                     stretches[i].ends) for i in mapped}
+    out = []
+    try:
+        for i, stretch in enumerate(stretches):
+            if i in futures:
+                continue
+            _check_deadline(deadline)
+            out.append((stretch, matching_lines_in(pattern, stretch.data, stretch.starts, stretch.ends,
+                                                   stretch.newlines)))
+        for i, future in futures.items():
+            left = deadline - time.monotonic()
+            out.append((stretches[i], future.result(timeout=None if left == float("inf") else max(0.0, left))))
+    except FutureTimeout:
+        _check_deadline(float("-inf"))
+    finally:
+        for future in futures.values():
+            future.cancel()
+    return out
+
+
+def _check_deadline(deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise HistoryError("DEADLINE_EXCEEDED", f"the search ran past {DEADLINE_S:.0f} s; narrow it with "
+                           "session_id or since, or a pattern with a literal of 3+ characters")
 
 
 def _first_hits(store: Store, searched: list[Session], docs: np.ndarray, offsets: np.ndarray,
