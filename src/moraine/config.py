@@ -24,7 +24,7 @@ class SourceConfig(_Strict):
     """A harness log root; the adapter knows the file pattern below it."""
 
     name: str
-    harness: Literal["codex", "claude-code"]
+    harness: Literal["codex", "claude-code", "pi"]
     root: Path
     enabled: bool = True
 
@@ -149,10 +149,20 @@ def default_home(env: dict[str, str]) -> Path:
 def default_sources(env: dict[str, str]) -> list[dict[str, Any]]:
     codex_home = Path(env.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
     claude_home = Path(env.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
-    return [
+    sources = [
         {"name": "codex", "harness": "codex", "root": str(codex_home / "sessions")},
         {"name": "claude-code", "harness": "claude-code", "root": str(claude_home / "projects")},
     ]
+    return sources + [source for source in _more_harnesses(env) if Path(source["root"]).is_dir()]
+
+
+def _more_harnesses(env: dict[str, str]) -> list[dict[str, Any]]:
+    """The other harnesses' roots, each a default source only when it exists. Found from the
+    environment given (its own variable, else `HOME`), so a test's environment decides."""
+    home = Path(env["HOME"]) if env.get("HOME") else None
+    pi_dir = env.get("PI_CODING_AGENT_DIR") or (str(home / ".pi" / "agent") if home else None)
+    roots = {"pi": Path(pi_dir).expanduser() / "sessions" if pi_dir else None}
+    return [{"name": name, "harness": name, "root": str(root)} for name, root in roots.items() if root is not None]
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

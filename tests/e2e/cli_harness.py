@@ -74,7 +74,7 @@ class Workspace:
 
     def env(self, **overrides: str) -> dict[str, str]:
         env = {"CODEX_HOME": str(self.codex), "CLAUDE_CONFIG_DIR": str(self.claude),
-               "MORAINE_HOME": str(self.state)}
+               "MORAINE_HOME": str(self.state), "PI_CODING_AGENT_DIR": str(self.root / "pi")}
         for key in ("PATH", "HOME"):
             if key in os.environ:
                 env[key] = os.environ[key]

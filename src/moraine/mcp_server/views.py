@@ -26,17 +26,21 @@ def native_id(session: Session) -> str:
 
 def resume_command(session: Session) -> str | None:
     """How to go back to the session in its harness: Codex `codex resume <id>`; Claude Code
-    `claude --resume <id>` from the session's cwd. Null where the harness has none (a subagent
-    transcript is not a resumable session)."""
+    `claude --resume <id>` and Pi `pi --session <id>` from the session's cwd. Null where the
+    harness has none (a subagent transcript is not a resumable session)."""
     if session.parent_key:
         return None
     native = shlex.quote(native_id(session))
     if session.source == "codex":
         return f"codex resume {native}"
-    if session.source == "claude-code":
-        command = f"claude --resume {native}"
+    if session.source in _RESUME_IN_CWD:
+        command = _RESUME_IN_CWD[session.source].format(native)
         return f"cd {shlex.quote(session.cwd)} && {command}" if session.cwd else command
     return None
+
+
+# Harnesses that look a session up among those of the directory they run in.
+_RESUME_IN_CWD = {"claude-code": "claude --resume {}", "pi": "pi --session {}"}
 
 
 def session_brief(store: Store, session: Session) -> dict[str, Any]:

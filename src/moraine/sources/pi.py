@@ -1,0 +1,199 @@
+"""Pi coding agent sessions (`$PI_CODING_AGENT_DIR/sessions/--<cwd>--/<ts>_<uuid>.jsonl`) → events.
+
+Reads session format v3 of badlogic/pi-mono `packages/coding-agent` (checked at coding-agent
+0.58.3, see docs/harnesses/cursor-opencode-kimi-pi.md): a `session` header (id, cwd,
+`parentSession` for a fork), then entries `{type, id, parentId, timestamp, …}` forming a tree.
+Every entry is indexed, abandoned branches included (they are real history), in file order.
+
+A turn starts only at a `message` of role `user`; `custom`/`custom_message` entries are
+injected context (`system`), a `!cmd` the person ran (`bashExecution`) is a tool call and its
+output, summaries of compactions and branches are `compaction`. An assistant message ends the
+turn when it stops for good (`stop`, `length`); `aborted` and `error` end it as an abort.
+Pi appends to its files, but rewrites one whole when it migrates an older version: the tailer
+then starts a new generation, and the same lines give the same IDs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.sources._clean import COERCED, as_text, text_or_none
+from moraine.sources._common import (
+    LineRef,
+    arguments_text,
+    content_text,
+    is_moraine_tool,
+    is_web_tool,
+    kept,
+    make_uid,
+    new_event,
+    parse_ts_ms,
+    session_id_from_path,
+)
+
+NAME = "pi"
+EXIT_RE = re.compile(r"Command exited with code (-?\d+)\s*$")
+FINISH_REASONS = frozenset({"stop", "length"})
+ABORT_REASONS = frozenset({"aborted", "error"})
+MAX_CALLS = 512
+
+
+def initial_state(path: str) -> dict[str, Any]:
+    return {"sid": session_id_from_path(path), "ts": 0, "calls": {}, "model": None}
+
+
+class _Emitter:
+    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int) -> None:
+        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
+        sid = state.get("sid") or make_uid("pi-file", ref.file.rsplit("/", 1)[-1])
+        self.session_key = f"{NAME}:{sid}"
+
+    def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
+        event = new_event(NAME, self.session_key, self.ref, len(self.events), type_, self.ts_ms, text,
+                          meta=meta or {}, **fields)
+        self.events.append(event)
+        return event
+
+
+def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
+    """One session-file entry → zero or more events."""
+    ts = parse_ts_ms(record.get("timestamp"))
+    if ts is not None:
+        state["ts"] = ts
+    elif record.get("timestamp") is not None:
+        COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
+    kind = record.get("type")
+    if kind == "session" and text_or_none(record.get("id")):
+        state["sid"] = kept(text_or_none(record["id"]).lower())  # type: ignore[union-attr]
+    emit = _Emitter(ref, state, state["ts"])
+    if kind == "session":
+        _header(record, emit)
+    elif kind == "message" and isinstance(record.get("message"), dict):
+        _message(record["message"], emit)
+    elif kind in ("compaction", "branch_summary"):
+        emit.add("compaction", as_text(record.get("summary") or ""))
+    elif kind == "custom_message":
+        emit.add("system", content_text(record.get("content")), meta=_custom(record))
+    elif kind == "model_change":
+        model = "/".join(p for p in (text_or_none(record.get("provider")), text_or_none(record.get("modelId"))) if p)
+        state["model"] = kept(model) if model else state.get("model")
+        emit.add("runtime", f"model: {model}" if model else "", model=model or None)
+    elif kind == "thinking_level_change":
+        emit.add("runtime", f"thinking level: {as_text(record.get('thinkingLevel') or '')}")
+    elif kind == "session_info":
+        name = text_or_none(record.get("name"))
+        emit.add("system", name or "", meta={"title_custom": name} if name else {})
+    elif kind == "label":
+        emit.add("runtime", text_or_none(record.get("label")) or "")
+    elif kind == "custom":
+        emit.add("runtime", "", meta=_custom(record))
+    else:
+        emit.add("unknown", "", meta={"record_type": as_text(kind)})
+    return emit.events
+
+
+def _custom(record: dict[str, Any]) -> dict[str, Any]:
+    kind = text_or_none(record.get("customType"))
+    return {"custom_type": kind} if kind else {}
+
+
+def _header(record: dict[str, Any], emit: _Emitter) -> None:
+    """The session's cwd; a forked session names the session it was forked from."""
+    meta: dict[str, Any] = {"cwd": text_or_none(record.get("cwd"))}
+    parent = text_or_none(record.get("parentSession"))
+    parent_id = session_id_from_path(parent) if parent else None
+    if parent_id:
+        meta["forked_from"] = f"{NAME}:{parent_id}"
+    emit.add("system", "", meta={k: v for k, v in meta.items() if v})
+
+
+def _message(message: dict[str, Any], emit: _Emitter) -> None:
+    role = message.get("role")
+    if role == "user":
+        text = content_text(message.get("content"))
+        emit.add("user_input", text, starts_turn=bool(text.strip()))
+    elif role == "assistant":
+        _assistant(message, emit)
+    elif role == "toolResult":
+        _tool_result(message, emit)
+    elif role == "bashExecution":
+        _bash(message, emit)
+    elif role in ("custom", "hookMessage"):
+        emit.add("system", content_text(message.get("content")), meta=_custom(message))
+    elif role in ("compactionSummary", "branchSummary"):
+        emit.add("compaction", as_text(message.get("summary") or ""))
+    else:
+        emit.add("unknown", "", meta={"record_type": f"message/{as_text(role)}"})
+
+
+def _assistant(message: dict[str, Any], emit: _Emitter) -> None:
+    state = emit.state
+    model = text_or_none(message.get("model")) or state.get("model")
+    content = message.get("content") if isinstance(message.get("content"), list) else [message.get("content")]
+    last: Event | None = None
+    for block in content:
+        if isinstance(block, str):
+            last = emit.add("assistant_response", block, model=model)
+            continue
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            last = emit.add("assistant_response", as_text(block.get("text") or ""), model=model)
+        elif kind == "thinking":
+            emit.add("reasoning", as_text(block.get("thinking") or ""), model=model)
+        elif kind == "toolCall":
+            _tool_call(block, model, emit)
+        else:
+            emit.add("unknown", "", meta={"block_type": as_text(kind)})
+    reason = text_or_none(message.get("stopReason"))
+    if reason in FINISH_REASONS:
+        if last is None:
+            last = emit.add("runtime", "", model=model, meta={"stop_reason": reason})
+        last.terminal = TERMINAL_FINISH
+    elif reason in ABORT_REASONS:
+        detail = text_or_none(message.get("errorMessage")) or ("interrupted" if reason == "aborted" else "error")
+        emit.add("runtime", detail, model=model, terminal=TERMINAL_ABORT, meta={"stop_reason": reason})
+
+
+def _tool_call(block: dict[str, Any], model: str | None, emit: _Emitter) -> None:
+    name = text_or_none(block.get("name"))
+    call_id = text_or_none(block.get("id"))
+    arguments = block.get("arguments")
+    calls = emit.state["calls"]
+    if call_id and name:
+        if len(calls) >= MAX_CALLS:
+            calls.pop(next(iter(calls)))
+        calls[kept(call_id)] = kept(name)
+    meta: dict[str, Any] = {}
+    if is_web_tool(name):
+        meta["web"] = True
+    if is_moraine_tool(name):
+        meta["moraine"] = True
+    emit.add("tool_call", arguments_text(name, arguments), tool_name=name, tool_call_id=call_id,
+             arguments=arguments, excluded=is_moraine_tool(name), model=model, meta=meta)
+
+
+def _tool_result(message: dict[str, Any], emit: _Emitter) -> None:
+    call_id = text_or_none(message.get("toolCallId"))
+    name = text_or_none(message.get("toolName")) or (emit.state["calls"].get(kept(call_id)) if call_id else None)
+    text = content_text(message.get("content"))
+    error = message.get("isError") is True
+    exit_code = None
+    if name == "bash":  # the bash tool states a failure's code at the end of its output
+        match = EXIT_RE.search(text)
+        exit_code = int(match.group(1)) if match else (None if error else 0)
+    emit.add("tool_response", text, tool_name=name, tool_call_id=call_id, exit_code=exit_code,
+             excluded=is_moraine_tool(name), meta={"is_error": True} if error else {})
+
+
+def _bash(message: dict[str, Any], emit: _Emitter) -> None:
+    """A `!cmd` the person ran in Pi's prompt: the command and its output, not a prompt."""
+    code = message.get("exitCode")
+    exit_code = code if type(code) is int else None
+    meta = {k: True for k in ("cancelled", "truncated", "excludeFromContext") if message.get(k) is True}
+    command = as_text(message.get("command") or "")
+    emit.add("tool_call", command, tool_name="bash", arguments={"command": command}, meta={"typed_by_user": True})
+    emit.add("tool_response", as_text(message.get("output") or ""), tool_name="bash", exit_code=exit_code, meta=meta)
