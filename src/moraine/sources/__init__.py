@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from moraine.model import Event, IngestIssue
-from moraine.sources import claude_code, codex, pi
+from moraine.sources import claude_code, codex, pi, qwen_code
 from moraine.sources._clean import COERCED, clean_event, has_long_digit_run
 from moraine.sources._common import LineRef, redact_short
 from moraine.sources.redact import Settings, configure, redact, redact_path
@@ -35,6 +35,7 @@ ADAPTERS: dict[str, Adapter] = {
     codex.NAME: Adapter(codex.NAME, "**/*.jsonl", codex.parse, codex.initial_state),
     claude_code.NAME: Adapter(claude_code.NAME, "**/*.jsonl", claude_code.parse, claude_code.initial_state),
     pi.NAME: Adapter(pi.NAME, "**/*.jsonl", pi.parse, pi.initial_state),
+    qwen_code.NAME: Adapter(qwen_code.NAME, "**/chats/**/*.jsonl", qwen_code.parse, qwen_code.initial_state),
 }
 
 
