@@ -75,7 +75,7 @@ class Workspace:
     def env(self, **overrides: str) -> dict[str, str]:
         env = {"CODEX_HOME": str(self.codex), "CLAUDE_CONFIG_DIR": str(self.claude),
                "MORAINE_HOME": str(self.state), "PI_CODING_AGENT_DIR": str(self.root / "pi"),
-               "QWEN_HOME": str(self.root / "qwen")}
+               "QWEN_HOME": str(self.root / "qwen"), "KIMI_SHARE_DIR": str(self.root / "kimi")}
         for key in ("PATH", "HOME"):
             if key in os.environ:
                 env[key] = os.environ[key]

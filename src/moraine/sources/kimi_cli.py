@@ -1,0 +1,175 @@
+"""Kimi CLI wires (`$KIMI_SHARE_DIR|~/.kimi` `/sessions/<md5 of cwd>/<session>/wire.jsonl`) → events.
+
+Reads the append-only `wire.jsonl` of MoonshotAI/kimi-cli (wire protocol 1.x, checked at
+kimi-cli 1.49.0; see docs/harnesses/cursor-opencode-kimi-pi.md): a `metadata` header, then
+`{timestamp: <epoch seconds>, message: {type, payload}}` lines of complete wire messages.
+A subagent's own `subagents/<agent>/wire.jsonl` is a child session naming its parent; the
+parent's `SubagentEvent` lines mirror it and are not indexed twice.
+
+A turn starts at `TurnBegin` (not at a synthetic `<system-reminder>` prompt, nor, in a
+subagent, at the parent agent's delegation: those are turn starts of the child only);
+`SteerInput` (typed mid-turn) stays inside the turn. `TurnEnd` and `StepInterrupted` end a
+turn. The wire records no cwd: it is looked up in `kimi.json` (`work_dirs[].path`, whose md5
+names the sessions folder), read once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.sources._clean import as_text, text_or_none
+from moraine.sources._common import (
+    LineRef,
+    arguments_text,
+    content_text,
+    is_moraine_tool,
+    is_web_tool,
+    kept,
+    make_uid,
+    maybe_json,
+    new_event,
+    parse_ts_ms,
+)
+
+NAME = "kimi-cli"
+PATH_RE = re.compile(r"/sessions/([^/]+)/([^/]+)/(?:subagents/([^/]+)/)?wire\.jsonl$")
+EXIT_RE = re.compile(r"exit code:?\s*(-?\d+)", re.IGNORECASE)
+RUNTIME = frozenset({"StepBegin", "StepRetry", "StatusUpdate", "MCPLoadingBegin", "MCPLoadingEnd", "HookTriggered",
+                     "HookResolved", "Notification", "PlanDisplay", "ApprovalRequest", "ApprovalResponse",
+                     "ApprovalRequestResolved", "QuestionRequest", "HookRequest", "ToolCallRequest"})
+MAX_CALLS = 512
+
+
+def initial_state(path: str) -> dict[str, Any]:
+    state: dict[str, Any] = {"sid": None, "ts": 0, "calls": {}, "cwd": None, "parent": None}
+    match = PATH_RE.search(path)
+    if match:
+        work_dir, session, agent = match.groups()
+        state["sid"] = f"{session}/{agent}" if agent else session
+        state["parent"] = session if agent else None
+        state["cwd"] = _work_dirs(str(Path(path[: match.start()]) / "kimi.json")).get(work_dir.rsplit("_", 1)[-1])
+    return state
+
+
+@lru_cache(maxsize=8)
+def _work_dirs(kimi_json: str) -> dict[str, str]:
+    """md5 of each work dir's path → the path (Kimi names a sessions folder so)."""
+    try:
+        data = json.loads(Path(kimi_json).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    dirs = data.get("work_dirs") if isinstance(data, dict) else None
+    return {hashlib.md5(d["path"].encode("utf-8"), usedforsecurity=False).hexdigest(): d["path"]
+            for d in dirs or [] if isinstance(d, dict) and isinstance(d.get("path"), str)}
+
+
+class _Emitter:
+    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int) -> None:
+        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
+        sid = state.get("sid") or make_uid("kimi-file", ref.file)
+        self.session_key = f"{NAME}:{sid}"
+        self.base_meta: dict[str, Any] = {}
+        if not state.get("announced"):
+            state["announced"] = True
+            if state.get("cwd"):
+                self.base_meta["cwd"] = state["cwd"]
+            if state.get("parent"):
+                self.base_meta["parent"] = f"{NAME}:{state['parent']}"
+
+    def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
+        sub = len(self.events)
+        merged = dict(self.base_meta) if sub == 0 else {}
+        merged.update(meta or {})
+        event = new_event(NAME, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged, **fields)
+        self.events.append(event)
+        return event
+
+
+def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
+    """One wire line → zero or more events."""
+    ts = parse_ts_ms(record.get("timestamp"))
+    if ts is not None:
+        state["ts"] = ts
+    emit = _Emitter(ref, state, state["ts"])
+    if record.get("type") == "metadata":
+        emit.add("system", "", meta={"protocol": as_text(record.get("protocol_version") or "")})
+        return emit.events
+    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    kind = text_or_none(message.get("type"))
+    payload = message.get("payload") if isinstance(message.get("payload"), dict) else {}
+    if kind == "TurnBegin":
+        text = content_text(payload.get("user_input"))
+        synthetic = text.lstrip().startswith("<system-reminder>")
+        emit.add("system" if synthetic else "user_input", text, starts_turn=not synthetic and bool(text.strip()))
+    elif kind == "SteerInput":
+        emit.add("user_input", content_text(payload.get("user_input")), meta={"steer": True})
+    elif kind == "ContentPart":
+        _part(payload, emit)
+    elif kind == "ToolCall":
+        _tool_call(payload, emit)
+    elif kind == "ToolResult":
+        _tool_result(payload, emit)
+    elif kind == "TurnEnd":
+        emit.add("runtime", "", terminal=TERMINAL_FINISH, meta={"wire": kind})
+    elif kind == "StepInterrupted":
+        emit.add("runtime", "interrupted", terminal=TERMINAL_ABORT, meta={"wire": kind})
+    elif kind == "CompactionBegin":
+        emit.add("compaction", "", meta={"wire": kind})
+    elif kind in ("CompactionEnd", "ToolCallPart", "SubagentEvent"):
+        return []  # the end of a compaction already shown; a streaming fragment; a mirror of the child's wire
+    elif kind == "BtwBegin":
+        emit.add("user_input", as_text(payload.get("question") or ""), meta={"btw": True})
+    elif kind == "BtwEnd":
+        emit.add("assistant_response", as_text(payload.get("response") or payload.get("error") or ""))
+    elif kind in RUNTIME:
+        emit.add("runtime", "", meta={"wire": kind})
+    else:
+        emit.add("unknown", "", meta={"record_type": as_text(kind)})
+    return emit.events
+
+
+def _part(payload: dict[str, Any], emit: _Emitter) -> None:
+    kind = payload.get("type")
+    if kind == "text":
+        emit.add("assistant_response", as_text(payload.get("text") or ""))
+    elif kind == "think":
+        emit.add("reasoning", as_text(payload.get("think") or ""))
+    else:
+        emit.add("unknown", "", meta={"part": as_text(kind)})  # image, audio, video: no bytes indexed
+
+
+def _tool_call(payload: dict[str, Any], emit: _Emitter) -> None:
+    function = payload.get("function") if isinstance(payload.get("function"), dict) else {}
+    name, call_id = text_or_none(function.get("name")), text_or_none(payload.get("id"))
+    arguments = maybe_json(function.get("arguments"))
+    calls = emit.state["calls"]
+    if call_id and name:
+        if len(calls) >= MAX_CALLS:
+            calls.pop(next(iter(calls)))
+        calls[kept(call_id)] = kept(name)
+    meta: dict[str, Any] = {}
+    if is_web_tool(name):
+        meta["web"] = True
+    if is_moraine_tool(name):
+        meta["moraine"] = True
+    emit.add("tool_call", arguments_text(name, arguments), tool_name=name, tool_call_id=call_id, arguments=arguments,
+             excluded=is_moraine_tool(name), meta=meta)
+
+
+def _tool_result(payload: dict[str, Any], emit: _Emitter) -> None:
+    call_id = text_or_none(payload.get("tool_call_id"))
+    name = emit.state["calls"].get(kept(call_id)) if call_id else None
+    value = payload.get("return_value") if isinstance(payload.get("return_value"), dict) else {}
+    message = text_or_none(value.get("message")) or ""
+    text = "\n".join(t for t in (content_text(value.get("output")), message) if t)
+    match = EXIT_RE.search(message)
+    error = value.get("is_error") is True
+    exit_code = int(match.group(1)) if match else (0 if name == "Shell" and not error else None)
+    emit.add("tool_response", text, tool_name=name, tool_call_id=call_id, exit_code=exit_code,
+             excluded=is_moraine_tool(name), meta={"is_error": True} if error else {})
