@@ -475,6 +475,7 @@ class McpServer:
             "PI_CODING_AGENT_DIR": str(corpus.root / "no-pi"),  # never the machine's own Pi or Qwen sessions
             "QWEN_HOME": str(corpus.root / "no-qwen"),
             "KIMI_SHARE_DIR": str(corpus.root / "no-kimi"),
+            "CURSOR_HOME": str(corpus.root / "no-cursor"),
             "MORAINE_DAEMON_IDLE_EXIT_S": "30",  # a daemon a test forgot to stop goes away by itself
         }
         self.params = StdioServerParameters(command=str(MORAINE), args=["mcp"], env=env, cwd=str(corpus.root))

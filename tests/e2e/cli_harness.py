@@ -75,7 +75,8 @@ class Workspace:
     def env(self, **overrides: str) -> dict[str, str]:
         env = {"CODEX_HOME": str(self.codex), "CLAUDE_CONFIG_DIR": str(self.claude),
                "MORAINE_HOME": str(self.state), "PI_CODING_AGENT_DIR": str(self.root / "pi"),
-               "QWEN_HOME": str(self.root / "qwen"), "KIMI_SHARE_DIR": str(self.root / "kimi")}
+               "QWEN_HOME": str(self.root / "qwen"), "KIMI_SHARE_DIR": str(self.root / "kimi"),
+               "CURSOR_HOME": str(self.root / "cursor")}
         for key in ("PATH", "HOME"):
             if key in os.environ:
                 env[key] = os.environ[key]

@@ -26,8 +26,9 @@ def native_id(session: Session) -> str:
 
 def resume_command(session: Session) -> str | None:
     """How to go back to the session in its harness: Codex `codex resume <id>`; Claude Code
-    `claude --resume <id>`, Pi `pi --session <id>`, Qwen Code `qwen --resume <id>` and Kimi
-    `kimi -r <id>` from the session's cwd. Null where the harness has none (a subagent transcript is not resumable)."""
+    `claude --resume <id>`, Pi `pi --session <id>`, Qwen Code `qwen --resume <id>`, Kimi
+    `kimi -r <id>` and Cursor `cursor-agent --resume <id>`, each from the session's cwd. Null
+    where the harness has none (a subagent transcript is not resumable)."""
     if session.parent_key:
         return None
     native = shlex.quote(native_id(session))
@@ -41,7 +42,7 @@ def resume_command(session: Session) -> str | None:
 
 # Harnesses that look a session up among those of the directory they run in.
 _RESUME_IN_CWD = {"claude-code": "claude --resume {}", "pi": "pi --session {}", "qwen-code": "qwen --resume {}",
-                  "kimi-cli": "kimi -r {}"}
+                  "kimi-cli": "kimi -r {}", "cursor": "cursor-agent --resume {}"}
 
 
 def session_brief(store: Store, session: Session) -> dict[str, Any]:
