@@ -25,15 +25,17 @@ def native_id(session: Session) -> str:
 
 
 def resume_command(session: Session) -> str | None:
-    """How to go back to the session in its harness: Codex `codex resume <id>`; Claude Code
-    `claude --resume <id>`, Pi `pi --session <id>`, Qwen Code `qwen --resume <id>`, Kimi
-    `kimi -r <id>` and Cursor `cursor-agent --resume <id>`, each from the session's cwd. Null
-    where the harness has none (a subagent transcript is not resumable)."""
+    """How to go back to the session in its harness: Codex `codex resume <id>` and Copilot
+    `copilot --resume <id>` anywhere; Claude Code `claude --resume <id>`, Pi `pi --session <id>`,
+    Qwen Code `qwen --resume <id>`, Kimi `kimi -r <id>` and Cursor `cursor-agent --resume <id>`
+    from the session's cwd. Null where the harness has none (a subagent transcript)."""
     if session.parent_key:
         return None
     native = shlex.quote(native_id(session))
     if session.source == "codex":
         return f"codex resume {native}"
+    if session.source == "copilot-cli":  # found by id wherever it is run
+        return f"copilot --resume {native}"
     if session.source in _RESUME_IN_CWD:
         command = _RESUME_IN_CWD[session.source].format(native)
         return f"cd {shlex.quote(session.cwd)} && {command}" if session.cwd else command

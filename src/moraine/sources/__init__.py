@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from moraine.model import Event, IngestIssue
-from moraine.sources import claude_code, codex, cursor, kimi_cli, pi, qwen_code
+from moraine.sources import claude_code, codex, copilot_cli, cursor, kimi_cli, pi, qwen_code
 from moraine.sources._clean import COERCED, clean_event, has_long_digit_run
 from moraine.sources._common import LineRef, redact_short
 from moraine.sources.redact import Settings, configure, redact, redact_path
@@ -38,6 +38,7 @@ ADAPTERS: dict[str, Adapter] = {
     qwen_code.NAME: Adapter(qwen_code.NAME, "**/chats/**/*.jsonl", qwen_code.parse, qwen_code.initial_state),
     kimi_cli.NAME: Adapter(kimi_cli.NAME, "*/*/**/wire.jsonl", kimi_cli.parse, kimi_cli.initial_state),
     cursor.NAME: Adapter(cursor.NAME, "*/agent-transcripts/**/*.jsonl", cursor.parse, cursor.initial_state),
+    copilot_cli.NAME: Adapter(copilot_cli.NAME, "**/*.jsonl", copilot_cli.parse, copilot_cli.initial_state),
 }
 
 

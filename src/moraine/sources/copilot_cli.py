@@ -1,0 +1,183 @@
+"""GitHub Copilot CLI sessions (`$COPILOT_HOME|~/.copilot` `/session-state/<id>/events.jsonl`) → events.
+
+Copilot CLI is closed source; the event schema is the one its SDK publishes (github/copilot-sdk
+`session-events.ts`, generated from the CLI's schema; see docs/harnesses/gemini-qwen-copilot.md
+§3), for session-state files of CLI 0.0.342 and later, directory (`<id>/events.jsonl`) and early
+flat (`<id>.jsonl`) layouts. Each line: `{type, id, timestamp, parentId, data, agentId?}`;
+transient events never reach the file. `/rewind` removes lines: the tailer then starts a new
+generation.
+
+A turn starts at a `user.message` the person typed: not an autopilot continuation, not one
+with a `source` (a skill or another agent), not one of a sub-agent (`agentId`); a message sent
+while the agent worked (`delivery: steering`) stays inside the turn. `assistant.turn_start` /
+`turn_end` pairs are model calls, not turns. `abort` and `session.error` end a turn as an
+abort, `session.task_complete` as a finish. A tool call named in an assistant message's
+`toolRequests` and again by `tool.execution_start` is one event.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.sources._clean import COERCED, as_text, text_or_none
+from moraine.sources._common import (
+    LineRef,
+    arguments_text,
+    is_moraine_tool,
+    is_web_tool,
+    kept,
+    make_uid,
+    maybe_json,
+    new_event,
+    parse_ts_ms,
+)
+
+NAME = "copilot-cli"
+PATH_RE = re.compile(r"/session-state/([^/]+?)(?:/events)?\.jsonl$")
+CONTEXT_EVENTS = frozenset({"session.start", "session.resume", "session.context_changed"})
+SILENT = frozenset({"session.compaction_start"})
+MAX_CALLS = 1024
+
+
+def initial_state(path: str) -> dict[str, Any]:
+    match = PATH_RE.search(path)
+    return {"sid": kept(match.group(1)) if match else None, "ts": 0, "calls": {}, "model": None}
+
+
+class _Emitter:
+    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int) -> None:
+        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
+        self.session_key = f"{NAME}:{state.get('sid') or make_uid('copilot-file', ref.file)}"
+
+    def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
+        event = new_event(NAME, self.session_key, self.ref, len(self.events), type_, self.ts_ms, text,
+                          meta=meta or {}, **fields)
+        self.events.append(event)
+        return event
+
+
+def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
+    """One session event → zero or more events."""
+    ts = parse_ts_ms(record.get("timestamp"))
+    if ts is not None:
+        state["ts"] = ts
+    elif record.get("timestamp") is not None:
+        COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
+    kind = text_or_none(record.get("type")) or ""
+    data = record.get("data") if isinstance(record.get("data"), dict) else {}
+    if kind == "session.start" and text_or_none(data.get("sessionId")):
+        state["sid"] = kept(text_or_none(data["sessionId"]))  # type: ignore[arg-type]
+    emit = _Emitter(ref, state, state["ts"])
+    agent = text_or_none(record.get("agentId"))
+    meta = {"agent_id": agent} if agent else {}
+    if kind in CONTEXT_EVENTS:
+        _context(kind, data, emit)
+    elif kind == "user.message":
+        _user(data, agent, emit)
+    elif kind == "assistant.message":
+        _assistant(data, meta, emit)
+    elif kind == "assistant.reasoning":
+        emit.add("reasoning", as_text(data.get("content") or ""), model=state.get("model"), meta=meta)
+    elif kind in ("tool.execution_start", "tool.user_requested"):
+        _tool_start(data, meta, emit, user=kind == "tool.user_requested")
+    elif kind == "tool.execution_complete":
+        _tool_complete(data, meta, emit)
+    elif kind == "session.compaction_complete":
+        emit.add("compaction", as_text(data.get("summaryContent") or ""), meta=meta)
+    elif kind in ("abort", "session.error"):
+        detail = text_or_none(data.get("message")) or text_or_none(data.get("reason")) or kind
+        emit.add("runtime", detail, terminal=TERMINAL_ABORT, meta={"event": kind, **meta})
+    elif kind == "session.task_complete":
+        emit.add("runtime", as_text(data.get("summary") or ""), terminal=TERMINAL_FINISH, meta={"event": kind})
+    elif kind == "session.model_change":
+        state["model"] = kept(text_or_none(data.get("newModel")) or "") or state.get("model")
+        emit.add("system", f"model: {as_text(data.get('newModel') or '')}")
+    elif kind in SILENT:
+        return []
+    elif kind in ("system.message", "system.notification", "skill.invoked", "session.info", "session.warning"):
+        emit.add("system", as_text(data.get("content") or data.get("message") or ""), meta={"event": kind, **meta})
+    elif kind.startswith(("assistant.turn_", "session.")):
+        emit.add("runtime", "", meta={"event": kind, **meta})  # a model call's bounds, a process's end, …
+    elif kind.startswith(("hook.", "permission.", "subagent.", "external_tool.")):
+        emit.add("system", "", meta={"event": kind, **meta})
+    else:
+        emit.add("unknown", "", meta={"record_type": kind})
+    return emit.events
+
+
+def _context(kind: str, data: dict[str, Any], emit: _Emitter) -> None:
+    context = data.get("context") if isinstance(data.get("context"), dict) else {}
+    model = text_or_none(data.get("selectedModel"))
+    if model:
+        emit.state["model"] = kept(model)
+    meta = {"cwd": text_or_none(context.get("cwd")), "git_branch": text_or_none(context.get("branch")),
+            "repository": text_or_none(context.get("repository"))}
+    emit.add("system", "", model=model, meta={"event": kind, **{k: v for k, v in meta.items() if v}})
+
+
+def _user(data: dict[str, Any], agent: str | None, emit: _Emitter) -> None:
+    text = as_text(data.get("content") or "")  # as shown in the timeline, not the model's wrapped text
+    if agent or data.get("isAutopilotContinuation") is True or text_or_none(data.get("source")):
+        emit.add("system", text, meta={"event": "user.message", "source": text_or_none(data.get("source")) or agent})
+    elif data.get("delivery") == "steering":
+        emit.add("user_input", text, meta={"delivery": "steering"})
+    else:
+        emit.add("user_input", text, starts_turn=bool(text.strip()))
+
+
+def _assistant(data: dict[str, Any], meta: dict[str, Any], emit: _Emitter) -> None:
+    model = text_or_none(data.get("model")) or emit.state.get("model")
+    if text_or_none(data.get("reasoningText")):
+        emit.add("reasoning", as_text(data["reasoningText"]), model=model, meta=meta)
+    content = as_text(data.get("content") or "")
+    if content.strip():
+        emit.add("assistant_response", content, model=model, meta=meta)
+    for request in data.get("toolRequests") or []:
+        if isinstance(request, dict):
+            _call(text_or_none(request.get("toolCallId")), text_or_none(request.get("name")),
+                  maybe_json(request.get("arguments")), model, meta, emit)
+
+
+def _tool_start(data: dict[str, Any], meta: dict[str, Any], emit: _Emitter, user: bool) -> None:
+    call_id = text_or_none(data.get("toolCallId"))
+    if call_id and kept(call_id) in emit.state["calls"]:
+        return  # already shown from the assistant message's toolRequests
+    extra = {**meta, "typed_by_user": True} if user else meta
+    _call(call_id, text_or_none(data.get("toolName")), maybe_json(data.get("arguments")), emit.state.get("model"),
+          extra, emit)
+
+
+def _call(call_id: str | None, name: str | None, arguments: Any, model: str | None, meta: dict[str, Any],
+          emit: _Emitter) -> None:
+    calls = emit.state["calls"]
+    if call_id and name:
+        if len(calls) >= MAX_CALLS:
+            calls.pop(next(iter(calls)))
+        calls[kept(call_id)] = kept(name)
+    extra = dict(meta)
+    if is_web_tool(name):
+        extra["web"] = True
+    if is_moraine_tool(name):
+        extra["moraine"] = True
+    emit.add("tool_call", arguments_text(name, arguments), tool_name=name, tool_call_id=call_id, arguments=arguments,
+             excluded=is_moraine_tool(name), model=model, meta=extra)
+
+
+def _tool_complete(data: dict[str, Any], meta: dict[str, Any], emit: _Emitter) -> None:
+    call_id = text_or_none(data.get("toolCallId"))
+    name = emit.state["calls"].get(kept(call_id)) if call_id else None
+    result = data.get("result") if isinstance(data.get("result"), dict) else {}
+    error = data.get("error") if isinstance(data.get("error"), dict) else {}
+    text = as_text(result.get("detailedContent") or result.get("content") or error.get("message") or "")
+    exit_code = None
+    for item in result.get("contents") or []:
+        terminal = item.get("terminal") if isinstance(item, dict) else None
+        if isinstance(terminal, dict) and type(terminal.get("exitCode")) is int:
+            exit_code = terminal["exitCode"]
+        elif isinstance(item, dict) and item.get("type") == "terminal" and type(item.get("exitCode")) is int:
+            exit_code = item["exitCode"]
+    extra = {**meta, "is_error": True} if data.get("success") is False else meta
+    emit.add("tool_response", text, tool_name=name, tool_call_id=call_id, exit_code=exit_code,
+             excluded=is_moraine_tool(name), meta=extra)
