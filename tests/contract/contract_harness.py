@@ -477,6 +477,7 @@ class McpServer:
             "KIMI_SHARE_DIR": str(corpus.root / "no-kimi"),
             "CURSOR_HOME": str(corpus.root / "no-cursor"),
             "COPILOT_HOME": str(corpus.root / "no-copilot"),
+            "GEMINI_CLI_HOME": str(corpus.root / "no-gemini"),
             "MORAINE_DAEMON_IDLE_EXIT_S": "30",  # a daemon a test forgot to stop goes away by itself
         }
         self.params = StdioServerParameters(command=str(MORAINE), args=["mcp"], env=env, cwd=str(corpus.root))

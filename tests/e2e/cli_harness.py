@@ -76,7 +76,8 @@ class Workspace:
         env = {"CODEX_HOME": str(self.codex), "CLAUDE_CONFIG_DIR": str(self.claude),
                "MORAINE_HOME": str(self.state), "PI_CODING_AGENT_DIR": str(self.root / "pi"),
                "QWEN_HOME": str(self.root / "qwen"), "KIMI_SHARE_DIR": str(self.root / "kimi"),
-               "CURSOR_HOME": str(self.root / "cursor"), "COPILOT_HOME": str(self.root / "copilot")}
+               "CURSOR_HOME": str(self.root / "cursor"), "COPILOT_HOME": str(self.root / "copilot"),
+               "GEMINI_CLI_HOME": str(self.root / "gemini")}
         for key in ("PATH", "HOME"):
             if key in os.environ:
                 env[key] = os.environ[key]

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from moraine.model import Event, IngestIssue
-from moraine.sources import claude_code, codex, copilot_cli, cursor, kimi_cli, pi, qwen_code
+from moraine.sources import claude_code, codex, copilot_cli, cursor, gemini_cli, kimi_cli, pi, qwen_code
 from moraine.sources._clean import COERCED, clean_event, has_long_digit_run
 from moraine.sources._common import LineRef, redact_short
 from moraine.sources.redact import Settings, configure, redact, redact_path
@@ -39,6 +39,7 @@ ADAPTERS: dict[str, Adapter] = {
     kimi_cli.NAME: Adapter(kimi_cli.NAME, "*/*/**/wire.jsonl", kimi_cli.parse, kimi_cli.initial_state),
     cursor.NAME: Adapter(cursor.NAME, "*/agent-transcripts/**/*.jsonl", cursor.parse, cursor.initial_state),
     copilot_cli.NAME: Adapter(copilot_cli.NAME, "**/*.jsonl", copilot_cli.parse, copilot_cli.initial_state),
+    gemini_cli.NAME: Adapter(gemini_cli.NAME, "*/chats/**/*.jsonl", gemini_cli.parse, gemini_cli.initial_state),
 }
 
 

@@ -1,0 +1,208 @@
+"""Gemini CLI chats (`$GEMINI_CLI_HOME|~` `/.gemini/tmp/<project>/chats/*.jsonl`) → normalized events.
+
+Reads the JSONL chat form of google-gemini/gemini-cli v0.39 and later (`chatRecordingService`,
+checked at v0.56; see docs/harnesses/gemini-qwen-copilot.md §1): a header line (`sessionId`,
+`projectHash`, `startTime`, `kind`, `summary`), message records `{id, timestamp, type, content,
+displayContent?, thoughts?, toolCalls?, model?}`, `$set` metadata lines and `$rewindTo` lines.
+A message is appended again each time it changes (tokens, tool results): its events are named
+by the message's `id`, not its line, so the later copy replaces the earlier one. Subagent chats
+(`chats/<parent session>/<id>.jsonl`, header `kind: subagent`) are child sessions. The older
+single-document `session-*.json` (rewritten in place, before v0.39) is not read yet.
+
+A turn starts at a `user` record with text the person typed (`displayContent` when present),
+not at injected `<session_context>` / `<hook_context>`, slash commands, or the synthetic user
+records holding tool responses (v0.44+: they repeat `toolCalls[].result`). `info` records of a
+cancelled request and `error` records end a turn as an abort. The chat records no cwd: it is
+read from the project folder's `.project_root` (v0.29+).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from moraine.model import TERMINAL_ABORT, Event
+from moraine.sources._clean import COERCED, as_text, text_or_none
+from moraine.sources._common import (
+    LineRef,
+    arguments_text,
+    is_moraine_tool,
+    is_web_tool,
+    kept,
+    make_uid,
+    new_event,
+    parse_ts_ms,
+)
+
+NAME = "gemini-cli"
+PATH_RE = re.compile(r"/tmp/([^/]+)/chats/(?:([^/]+)/)?([^/]+)\.jsonl$")
+INJECTED = ("<session_context>", "<hook_context>")
+CANCELLED = ("request cancelled", "user cancelled")
+EXIT_RE = re.compile(r"^Exit Code: (-?\d+)$", re.MULTILINE)
+
+
+def initial_state(path: str) -> dict[str, Any]:
+    state: dict[str, Any] = {"sid": None, "ts": 0, "cwd": None, "parent": None}
+    match = PATH_RE.search(path)
+    if match:
+        project, parent, stem = match.groups()
+        state["parent"] = parent
+        state["sid"] = stem if parent else None  # a main chat names its session in its header
+        state["cwd"] = _project_root(str(Path(path[: match.start()]) / "tmp" / project / ".project_root"))
+    return state
+
+
+@lru_cache(maxsize=256)
+def _project_root(marker: str) -> str | None:
+    try:
+        text = Path(marker).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text or None
+
+
+class _Emitter:
+    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int, message_id: str | None) -> None:
+        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
+        self.session_key = f"{NAME}:{state.get('sid') or make_uid('gemini-file', ref.file)}"
+        self.message_id = message_id
+        self.base_meta: dict[str, Any] = {}
+        if not state.get("announced"):
+            state["announced"] = True
+            if state.get("cwd"):
+                self.base_meta["cwd"] = state["cwd"]
+            if state.get("parent"):
+                self.base_meta["parent"] = f"{NAME}:{state['parent']}"
+
+    def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
+        sub = len(self.events)
+        merged = dict(self.base_meta) if sub == 0 else {}
+        merged.update(meta or {})
+        event = new_event(NAME, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged, **fields)
+        if self.message_id:  # a message appended again replaces its earlier copy
+            event.uid = make_uid(NAME, self.session_key, self.message_id, sub)
+        self.events.append(event)
+        return event
+
+
+def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
+    """One chat line → zero or more events."""
+    ts = parse_ts_ms(record.get("timestamp") or record.get("startTime"))
+    if ts is not None:
+        state["ts"] = ts
+    elif record.get("timestamp") is not None:
+        COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
+    message_id = text_or_none(record.get("id"))
+    if message_id is None and text_or_none(record.get("sessionId")):
+        if not state.get("parent"):
+            state["sid"] = kept(text_or_none(record["sessionId"]))  # type: ignore[arg-type]
+        emit = _Emitter(ref, state, state["ts"], None)
+        summary = text_or_none(record.get("summary"))
+        emit.add("system", summary or "", meta={"title_ai": summary} if summary else {})
+        return emit.events
+    emit = _Emitter(ref, state, state["ts"], message_id)
+    if isinstance(record.get("$set"), dict):
+        _set(record["$set"], emit)
+    elif "$rewindTo" in record:
+        emit.add("system", "", meta={"rewind_to": text_or_none(record.get("$rewindTo"))})
+    else:
+        _message(record, emit)
+    return emit.events
+
+
+def _set(patch: dict[str, Any], emit: _Emitter) -> None:
+    summary = text_or_none(patch.get("summary"))
+    if summary:
+        emit.add("system", summary, meta={"title_ai": summary})
+    if isinstance(patch.get("messages"), list):  # a checkpoint after /compress: the history, rebuilt
+        snapshot = next((_text(m.get("content")) for m in patch["messages"] if isinstance(m, dict)
+                         and "<state_snapshot>" in _text(m.get("content"))), "")
+        emit.add("compaction", snapshot)
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"text": content}]
+    if isinstance(content, dict):
+        return [content]
+    return [p for p in content if isinstance(p, dict)] if isinstance(content, list) else []
+
+
+def _text(content: Any) -> str:
+    return "\n".join(as_text(p["text"]) for p in _parts(content) if "text" in p and not p.get("thought"))
+
+
+def _message(record: dict[str, Any], emit: _Emitter) -> None:
+    kind = record.get("type")
+    content = record.get("content")
+    if kind == "user":
+        parts = _parts(content)
+        if parts and not any("text" in p for p in parts):
+            return  # tool responses recorded as a user message: already in the call's result
+        text = _text(record["displayContent"]) if record.get("displayContent") is not None else _text(content)
+        stripped = text.lstrip()
+        if stripped.startswith(INJECTED) or stripped.startswith("/"):
+            emit.add("system", text)
+        else:
+            emit.add("user_input", text, starts_turn=bool(stripped))
+    elif kind == "gemini":
+        _gemini(record, emit)
+    elif kind == "info":
+        text = _text(content)
+        cancelled = text.strip().lower().startswith(CANCELLED)
+        emit.add("runtime" if cancelled else "system", text, terminal=TERMINAL_ABORT if cancelled else 0)
+    elif kind == "error":
+        emit.add("runtime", _text(content), terminal=TERMINAL_ABORT, meta={"error": True})
+    elif kind == "warning":
+        emit.add("system", _text(content))
+    else:
+        emit.add("unknown", "", meta={"record_type": as_text(kind)})
+
+
+def _gemini(record: dict[str, Any], emit: _Emitter) -> None:
+    model = text_or_none(record.get("model"))
+    for thought in record.get("thoughts") or []:
+        if isinstance(thought, dict):
+            text = "\n".join(t for t in (text_or_none(thought.get("subject")), text_or_none(thought.get("description")))
+                             if t)
+            emit.add("reasoning", text, model=model)
+    for part in _parts(record.get("content")):
+        if part.get("thought") and "text" in part:
+            emit.add("reasoning", as_text(part["text"]), model=model)
+    text = _text(record.get("content"))
+    if text.strip():
+        emit.add("assistant_response", text, model=model)
+    for call in record.get("toolCalls") or []:
+        if isinstance(call, dict):
+            _tool(call, model, emit)
+
+
+def _tool(call: dict[str, Any], model: str | None, emit: _Emitter) -> None:
+    name, call_id, args = text_or_none(call.get("name")), text_or_none(call.get("id")), call.get("args")
+    meta: dict[str, Any] = {}
+    if is_web_tool(name):
+        meta["web"] = True
+    if is_moraine_tool(name):
+        meta["moraine"] = True
+    emit.add("tool_call", arguments_text(name, args), tool_name=name, tool_call_id=call_id, arguments=args,
+             excluded=is_moraine_tool(name), model=model, meta=meta)
+    status = text_or_none(call.get("status"))
+    if call.get("result") is None and status not in ("success", "error", "cancelled"):
+        return  # not finished yet: the message will be appended again with its result
+    output = ""
+    for part in _parts(call.get("result")):
+        response = part.get("functionResponse")
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict):
+            output = as_text(body.get("output") if body.get("output") is not None else body.get("error") or "")
+    if not output and call.get("resultDisplay") is not None:
+        output = as_text(call["resultDisplay"])
+    match = EXIT_RE.search(output)
+    exit_code = int(match.group(1)) if match else (0 if name == "run_shell_command" and status == "success" else None)
+    meta = {"status": status} if status else {}
+    if status == "error":
+        meta["is_error"] = True
+    emit.add("tool_response", output, tool_name=name, tool_call_id=call_id, exit_code=exit_code,
+             excluded=is_moraine_tool(name), meta=meta)
