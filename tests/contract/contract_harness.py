@@ -268,6 +268,7 @@ class Corpus:
     claude_home: Path
     moraine_home: Path
     files: dict[str, Path] = field(default_factory=dict)
+    harness_env: dict[str, str] = field(default_factory=dict)  # roots of more harnesses (default: none)
     # The known session windows: name -> (started_at, updated_at, mode, turn_count)
     sessions: dict[str, tuple[str, str, str, int]] = field(default_factory=dict)
 
@@ -479,6 +480,7 @@ class McpServer:
             "COPILOT_HOME": str(corpus.root / "no-copilot"),
             "GEMINI_CLI_HOME": str(corpus.root / "no-gemini"),
             "MORAINE_DAEMON_IDLE_EXIT_S": "30",  # a daemon a test forgot to stop goes away by itself
+            **corpus.harness_env,
         }
         self.params = StdioServerParameters(command=str(MORAINE), args=["mcp"], env=env, cwd=str(corpus.root))
         self.errlog = (corpus.root / "server-stderr.log").open("w")

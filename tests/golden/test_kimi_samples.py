@@ -70,7 +70,7 @@ def test_turns_completion_and_events(store: Store) -> None:
     ]
     assert [t["completed"] for t in turns] == [True, True, False]  # TurnEnd; StepInterrupted; live
     first = [e["type"] for e in _open(store, turns[0]["id"])["events"]]
-    assert first == ["system", "user_input", "runtime", "reasoning", "assistant_response", "tool_call",
+    assert first == ["user_input", "runtime", "reasoning", "assistant_response", "tool_call",
                      "tool_response", "tool_call", "tool_response", "user_input", "tool_call", "tool_response",
                      "assistant_response", "runtime", "runtime",
                      "system", "runtime"]  # the synthetic <system-reminder> prompt opens no turn

@@ -96,10 +96,9 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     ts = parse_ts_ms(record.get("timestamp"))
     if ts is not None:
         state["ts"] = ts
-    emit = _Emitter(ref, state, state["ts"])
     if record.get("type") == "metadata":
-        emit.add("system", "", meta={"protocol": as_text(record.get("protocol_version") or "")})
-        return emit.events
+        return []  # the protocol version only, and no time to give an event
+    emit = _Emitter(ref, state, state["ts"])
     message = record.get("message") if isinstance(record.get("message"), dict) else {}
     kind = text_or_none(message.get("type"))
     payload = message.get("payload") if isinstance(message.get("payload"), dict) else {}
