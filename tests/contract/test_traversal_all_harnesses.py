@@ -68,3 +68,10 @@ def test_every_harness_is_walked_to_closure(graph: Graph) -> None:
     for child in children:  # every child names a parent that lists it
         parent = graph.opened[child["session"]["parent_session_id"]]
         assert child["session"]["id"] in json.dumps(parent)
+
+
+def test_index_status_lists_every_source(mixed_server: McpServer) -> None:
+    rows = mixed_server.ok("index_status", {})["data"]["sources"]
+    assert {row["harness"] for row in rows} == SOURCES
+    for row in rows:
+        assert row["root_exists"] and row["files"] >= 1 and row["sessions"] >= 1 and row["events"] >= 1, row
