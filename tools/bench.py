@@ -147,16 +147,17 @@ def cpu_ticks() -> list[int]:
         return [0] * 8
 
 
-def run(events: int, n_queries: int, seed: int, keep: Path | None) -> dict[str, Any]:
+def run(events: int, n_queries: int, seed: int, keep: Path | None, pi_share: float = 0.0) -> dict[str, Any]:
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="moraine-bench-"))
     corpus = keep or work / "corpus"
     if not (corpus / ".done").exists():
         started = time.perf_counter()
-        generated = generate(corpus, events, seed=seed)
+        generated = generate(corpus, events, seed=seed, pi_share=pi_share)
         (corpus / ".done").write_text(json.dumps(generated.get("searchable_events", events)))
         print(f"corpus: {events} searchable events in {time.perf_counter() - started:.1f}s", file=sys.stderr)
-    env = {"CODEX_HOME": str(corpus / "codex"), "CLAUDE_CONFIG_DIR": str(corpus / "claude")}
+    env = {"CODEX_HOME": str(corpus / "codex"), "CLAUDE_CONFIG_DIR": str(corpus / "claude"),
+           "PI_CODING_AGENT_DIR": str(corpus / "pi")}  # a source only when the corpus has Pi sessions
     config = load_config({"home": str(work / "state")}, env=env)
     ticks = cpu_ticks()
     started = time.perf_counter()
@@ -245,9 +246,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--corpus", type=Path, help="keep/reuse the corpus here")
+    parser.add_argument("--pi-share", type=float, default=0.0, help="fraction of sessions written as Pi sessions")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    report = run(args.events, args.queries, args.seed, args.corpus)
+    report = run(args.events, args.queries, args.seed, args.corpus, args.pi_share)
     print(json.dumps(report, indent=2) if args.json else table(report))
 
 

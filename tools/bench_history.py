@@ -78,7 +78,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    env = {"CODEX_HOME": str(args.corpus / "codex"), "CLAUDE_CONFIG_DIR": str(args.corpus / "claude")}
+    env = {"CODEX_HOME": str(args.corpus / "codex"), "CLAUDE_CONFIG_DIR": str(args.corpus / "claude"),
+           "PI_CODING_AGENT_DIR": str(args.corpus / "pi")}
     store = Store(load_config({"home": str(args.state)}, env=env), create=False)
     catalog = store.catalog
     alive = np.flatnonzero(catalog.alive.view)

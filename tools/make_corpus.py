@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 __all__ = ["COUNTED_TYPES", "generate", "main"]
 
@@ -1920,6 +1920,91 @@ class _Claude(_Session):
 # --------------------------------------------------------------------------------------------
 
 
+class _Pi(_Session):
+    """Renders turns as a Pi coding-agent session (format v3): a header, then message entries
+    chained by ``parentId``; each model round is one assistant message whose tool calls come back
+    as ``toolResult`` messages (the shape of ``data_samples/pi``)."""
+
+    harness = "pi"
+    _TOOLS: ClassVar[dict[str, str]] = {"read": "read", "search": "grep", "edit": "edit", "write": "write",
+                                        "shell": "bash", "plan": "todo", "web": "web_search"}
+
+    def __init__(self, world: _World, rng: random.Random, proj: _Project, start_ms: int) -> None:
+        super().__init__(world, rng, proj, start_ms)
+        self.sid = _uuid4(rng)
+        self.provider, self.model = _pick(rng, (("anthropic", "claude-sonnet-4-5"), ("openai", "gpt-5"),
+                                                ("google", "gemini-2.5-pro")))
+        self.parent: str | None = None
+        self.emit({"type": "session", "version": 3, "id": self.sid, "timestamp": _ts(start_ms), "cwd": proj.cwd})
+
+    def rel_path(self) -> str:
+        folder = "--" + self.p.cwd.strip("/").replace("/", "-") + "--"
+        return f"pi/sessions/{folder}/{_ts(self.start).replace(':', '-').replace('.', '-')}_{self.sid}.jsonl"
+
+    def entry(self, ts: str, message: _Json, frags: Sequence[str] = ()) -> None:
+        eid = f"{self.rng.getrandbits(32):08x}"
+        self.emit({"type": "message", "id": eid, "parentId": self.parent, "timestamp": ts, "message": message}, frags)
+        self.parent = eid
+
+    def assistant(self, blocks: list[_Json], stop: str) -> None:
+        self.entry(self.tick(20, 400), {"role": "assistant", "content": blocks, "provider": self.provider,
+                                        "model": self.model, "stopReason": stop})
+
+    def arguments(self, c: _Call) -> _Json:
+        path = c.file.path if c.file is not None else ""
+        by_kind: dict[str, _Json] = {
+            "read": {"path": path, "offset": c.first + 1, "limit": max(1, c.last - c.first)},
+            "search": {"pattern": c.pattern, "path": "."}, "edit": {"path": path, "oldText": c.old, "newText": c.new},
+            "write": {"path": path, "content": c.new}, "plan": {"items": c.text}, "web": {"query": c.pattern}}
+        return by_kind.get(c.kind, {"command": c.cmd})
+
+    def render(self, turn: _Turn) -> None:
+        rng = self.rng
+        self.t += turn.gap_ms if self.turns else _int(rng, 500, 4000)
+        self.turns += 1
+        self.entry(self.tick(1, 20), {"role": "user", "content": [{"type": "text", "text": _HOLES[0]}]},
+                   [_JSON_STR(turn.prompt)])
+        self.count += 1
+        for step in turn.steps:
+            self.t += step.latency_ms
+            blocks: list[_Json] = [{"type": "thinking", "thinking": step.reasoning}] if step.reasoning else []
+            if step.commentary:
+                blocks.append({"type": "text", "text": step.commentary})
+                self.count += 1
+            for c in step.calls:
+                c.call_id = "toolu_" + _token(rng, 20)
+                blocks.append({"type": "toolCall", "id": c.call_id, "name": self._TOOLS.get(c.kind, "bash"),
+                               "arguments": self.arguments(c)})
+            self.assistant(blocks, "toolUse" if step.calls else "stop")
+            for c in step.calls:
+                if c.pending:
+                    continue
+                self.t += c.duration_ms
+                text = "aborted" if c.aborted else c.esc or "(no output)"
+                if c.exit_code and c.kind == "shell":
+                    text += f"\\n\\nCommand exited with code {c.exit_code}"
+                self.entry(self.tick(1, 5), {"role": "toolResult", "toolCallId": c.call_id,
+                                             "toolName": self._TOOLS.get(c.kind, "bash"),
+                                             "content": [{"type": "text", "text": _HOLES[0]}],
+                                             "isError": bool(c.exit_code or c.aborted)}, [_q(text)])
+                self.count += 1
+        if turn.outcome == "aborted":
+            self.assistant([], "aborted")
+        elif turn.final is not None:
+            self.t += _int(rng, 1500, 30_000)
+            blocks = [{"type": "thinking", "thinking": turn.final_reasoning}] if turn.final_reasoning else []
+            self.assistant([*blocks, {"type": "text", "text": turn.final}], "stop")
+            self.count += 1
+
+    def compact(self) -> None:
+        summary = "Summary of the conversation so far:\n" + "\n".join(
+            f"- {x}" for x in self.rng.choices(self.p.asent, k=_int(self.rng, 4, 12)))
+        eid = f"{self.rng.getrandbits(32):08x}"
+        self.emit({"type": "compaction", "id": eid, "parentId": self.parent, "timestamp": self.tick(100, 2000),
+                   "summary": summary, "tokensBefore": _int(self.rng, 80_000, 190_000)})
+        self.parent = eid
+
+
 @dataclass
 class _SessionOut:
     """What the driver needs to know about one written session file."""
@@ -1946,7 +2031,8 @@ def _session_start(rng: random.Random) -> int:
     return _START_MS + day * _DAY_MS + hour * 3_600_000 + int(rng.random() * 3_600_000)
 
 
-def _make_session(world: _World, out: Path, index: int, codex_share: float, budget: int | None = None) -> _SessionOut:
+def _make_session(world: _World, out: Path, index: int, codex_share: float, budget: int | None = None,
+                  pi_share: float = 0.0) -> _SessionOut:
     """Write session ``index`` of the corpus under ``out``; its content is a pure function of the
     world's seed and ``index``.
 
@@ -1954,6 +2040,9 @@ def _make_session(world: _World, out: Path, index: int, codex_share: float, budg
     """
     rng = random.Random(f"moraine-corpus/{world.seed}/session/{index}")
     codex = rng.random() < codex_share
+    renderer: type[_Session] = _Codex if codex else _Claude
+    if pi_share > 0 and rng.random() < pi_share:  # drawn only when asked: other corpora stay byte-identical
+        renderer = _Pi
     proj = world.project(_pick(rng, world.project_urn))
     start = _session_start(rng)
     n_turns = max(1, min(200, int(1.6 * rng.paretovariate(1.1))))  # Zipf-like: median ~3, tail to 200
@@ -1961,7 +2050,7 @@ def _make_session(world: _World, out: Path, index: int, codex_share: float, budg
     r = rng.random()
     cjk = "ja" if r < 0.02 else "zh" if r < 0.04 else None  # ~70% of their prompts: ~2% of all prompts
     compact_at = _int(rng, 40, 90) if n_turns > 60 else -1
-    sess: _Session = (_Codex if codex else _Claude)(world, rng, proj, start)
+    sess: _Session = renderer(world, rng, proj, start)
     sim = _Sim(world, proj, rng, cjk)
     cum: list[int] = []
     for i in range(n_turns):
@@ -1991,9 +2080,9 @@ def _init_worker(seed: int) -> None:
     _WORKER_WORLD = _World(seed)
 
 
-def _worker(out: Path, index: int, codex_share: float) -> _SessionOut:
+def _worker(out: Path, index: int, codex_share: float, pi_share: float = 0.0) -> _SessionOut:
     assert _WORKER_WORLD is not None
-    return _make_session(_WORKER_WORLD, out, index, codex_share)
+    return _make_session(_WORKER_WORLD, out, index, codex_share, pi_share=pi_share)
 
 
 def _remove(out: Path, rel_path: str) -> None:
@@ -2009,7 +2098,8 @@ def _remove(out: Path, rel_path: str) -> None:
             break
 
 
-def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: int) -> Iterator[_SessionOut]:
+def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: int, pi_share: float = 0.0
+              ) -> Iterator[_SessionOut]:
     """Write sessions in index order until ``events`` are counted; the last one is cut short.
 
     Worker processes generate and write sessions ahead, in a bounded window, and hand back only
@@ -2020,7 +2110,7 @@ def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: i
     if jobs <= 1:
         index = 0
         while total < events:
-            done = _make_session(world, out, index, codex_share, events - total)
+            done = _make_session(world, out, index, codex_share, events - total, pi_share)
             total += done.count
             index += 1
             yield done
@@ -2033,13 +2123,13 @@ def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: i
         index = 0
         while total < events:
             while len(window) < jobs * 3:
-                window.append(pool.submit(_worker, out, index, codex_share))
+                window.append(pool.submit(_worker, out, index, codex_share, pi_share))
                 index += 1
             done = window.popleft().result()
             if total + done.count >= events:  # the last session: stop it after the turn that reaches N
                 cut = next(i for i, c in enumerate(done.cum) if total + c >= events)
                 if cut < len(done.cum) - 1:
-                    done = _make_session(world, out, done.index, codex_share, events - total)
+                    done = _make_session(world, out, done.index, codex_share, events - total, pi_share)
             total += done.count
             yield done
     finally:
@@ -2050,7 +2140,7 @@ def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: i
 
 
 def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *, force: bool = False,
-             jobs: int = 0) -> dict[str, Any]:
+             jobs: int = 0, pi_share: float = 0.0) -> dict[str, Any]:
     """Write the corpus under ``out`` and return its summary.
 
     Summary keys: ``out``, ``seed``, ``codex_share``, ``events_requested``; ``files``,
@@ -2068,10 +2158,10 @@ def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *,
     """
     if events < 1:
         raise ValueError("events must be >= 1")
-    if not 0.0 <= codex_share <= 1.0:
-        raise ValueError("codex_share must be within [0, 1]")
+    if not 0.0 <= codex_share <= 1.0 or not 0.0 <= pi_share <= 1.0:
+        raise ValueError("codex_share and pi_share must be within [0, 1]")
     out = Path(out)
-    for sub in (out / "codex" / "sessions", out / "claude" / "projects"):
+    for sub in (out / "codex" / "sessions", out / "claude" / "projects", out / "pi" / "sessions"):
         if sub.exists() and any(sub.iterdir()):
             if not force:
                 raise FileExistsError(f"{sub} is not empty (use force=True / --force to replace it)")
@@ -2080,11 +2170,11 @@ def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *,
         jobs = 1 if events < 50_000 else min(8, os.cpu_count() or 1)
     began = time.perf_counter()
     world = _World(seed)
-    by_harness = {h: {"files": 0, "sessions": 0, "turns": 0, "searchable_events": 0} for h in ("codex", "claude")}
+    by_harness = {h: {"files": 0, "sessions": 0, "turns": 0, "searchable_events": 0} for h in ("codex", "claude", "pi")}
     notes: dict[str, Counter[str]] = {k: Counter() for k in _NOTE_KINDS}
     session_turns: list[tuple[str, int]] = []
     total = size = records = secrets = 0
-    for s in _sessions(world, out, events, codex_share, jobs):
+    for s in _sessions(world, out, events, codex_share, jobs, pi_share):
         h = by_harness[s.harness]
         h["files"] += 1
         h["sessions"] += 1
@@ -2143,13 +2233,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="searchable events to generate (user_input + assistant_response + tool_response)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--codex-share", type=float, default=0.5, help="fraction of sessions that are Codex rollouts")
+    parser.add_argument("--pi-share", type=float, default=0.0,
+                        help="fraction of sessions written as Pi sessions (DIR/pi works as PI_CODING_AGENT_DIR)")
     parser.add_argument("--jobs", type=int, default=0,
                         help="worker processes (default: one per CPU, max 8; in-process below 50k events)")
     parser.add_argument("--force", action="store_true", help="replace an existing corpus in DIR")
     parser.add_argument("--json", action="store_true", help="print the full summary as JSON")
     args = parser.parse_args(argv)
     try:
-        summary = generate(args.out, args.events, args.seed, args.codex_share, force=args.force, jobs=args.jobs)
+        summary = generate(args.out, args.events, args.seed, args.codex_share, force=args.force, jobs=args.jobs,
+                           pi_share=args.pi_share)
     except (ValueError, FileExistsError) as exc:
         print(f"make_corpus: {exc}", file=sys.stderr)
         return 2
