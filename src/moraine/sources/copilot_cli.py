@@ -22,23 +22,13 @@ from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
 from moraine.sources._clean import COERCED, as_text, text_or_none
-from moraine.sources._common import (
-    LineRef,
-    arguments_text,
-    is_moraine_tool,
-    is_web_tool,
-    kept,
-    make_uid,
-    maybe_json,
-    new_event,
-    parse_ts_ms,
-)
+from moraine.sources._common import LineRef, kept, make_uid, maybe_json, parse_ts_ms
+from moraine.sources._emit import Emitter
 
 NAME = "copilot-cli"
 PATH_RE = re.compile(r"/session-state/([^/]+?)(?:/events)?\.jsonl$")
 CONTEXT_EVENTS = frozenset({"session.start", "session.resume", "session.context_changed"})
 SILENT = frozenset({"session.compaction_start"})
-MAX_CALLS = 1024
 
 
 def initial_state(path: str) -> dict[str, Any]:
@@ -46,16 +36,9 @@ def initial_state(path: str) -> dict[str, Any]:
     return {"sid": kept(match.group(1)) if match else None, "ts": 0, "calls": {}, "model": None}
 
 
-class _Emitter:
-    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int) -> None:
-        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
-        self.session_key = f"{NAME}:{state.get('sid') or make_uid('copilot-file', ref.file)}"
-
-    def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
-        event = new_event(NAME, self.session_key, self.ref, len(self.events), type_, self.ts_ms, text,
-                          meta=meta or {}, **fields)
-        self.events.append(event)
-        return event
+def _emitter(ref: LineRef, state: dict[str, Any]) -> Emitter:
+    sid = state.get("sid") or make_uid("copilot-file", ref.file)
+    return Emitter(NAME, f"{NAME}:{sid}", ref, state, state["ts"])
 
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
@@ -69,7 +52,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     data = record.get("data") if isinstance(record.get("data"), dict) else {}
     if kind == "session.start" and text_or_none(data.get("sessionId")):
         state["sid"] = kept(text_or_none(data["sessionId"]))  # type: ignore[arg-type]
-    emit = _Emitter(ref, state, state["ts"])
+    emit = _emitter(ref, state)
     agent = text_or_none(record.get("agentId"))
     meta = {"agent_id": agent} if agent else {}
     if kind in CONTEXT_EVENTS:
@@ -107,7 +90,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     return emit.events
 
 
-def _context(kind: str, data: dict[str, Any], emit: _Emitter) -> None:
+def _context(kind: str, data: dict[str, Any], emit: Emitter) -> None:
     context = data.get("context") if isinstance(data.get("context"), dict) else {}
     model = text_or_none(data.get("selectedModel"))
     if model:
@@ -117,7 +100,7 @@ def _context(kind: str, data: dict[str, Any], emit: _Emitter) -> None:
     emit.add("system", "", model=model, meta={"event": kind, **{k: v for k, v in meta.items() if v}})
 
 
-def _user(data: dict[str, Any], agent: str | None, emit: _Emitter) -> None:
+def _user(data: dict[str, Any], agent: str | None, emit: Emitter) -> None:
     text = as_text(data.get("content") or "")  # as shown in the timeline, not the model's wrapped text
     if agent or data.get("isAutopilotContinuation") is True or text_or_none(data.get("source")):
         emit.add("system", text, meta={"event": "user.message", "source": text_or_none(data.get("source")) or agent})
@@ -127,7 +110,7 @@ def _user(data: dict[str, Any], agent: str | None, emit: _Emitter) -> None:
         emit.add("user_input", text, starts_turn=bool(text.strip()))
 
 
-def _assistant(data: dict[str, Any], meta: dict[str, Any], emit: _Emitter) -> None:
+def _assistant(data: dict[str, Any], meta: dict[str, Any], emit: Emitter) -> None:
     model = text_or_none(data.get("model")) or emit.state.get("model")
     if text_or_none(data.get("reasoningText")):
         emit.add("reasoning", as_text(data["reasoningText"]), model=model, meta=meta)
@@ -136,38 +119,22 @@ def _assistant(data: dict[str, Any], meta: dict[str, Any], emit: _Emitter) -> No
         emit.add("assistant_response", content, model=model, meta=meta)
     for request in data.get("toolRequests") or []:
         if isinstance(request, dict):
-            _call(text_or_none(request.get("toolCallId")), text_or_none(request.get("name")),
-                  maybe_json(request.get("arguments")), model, meta, emit)
+            emit.tool_call(text_or_none(request.get("name")), text_or_none(request.get("toolCallId")),
+                           maybe_json(request.get("arguments")), model, meta)
 
 
-def _tool_start(data: dict[str, Any], meta: dict[str, Any], emit: _Emitter, user: bool) -> None:
+def _tool_start(data: dict[str, Any], meta: dict[str, Any], emit: Emitter, user: bool) -> None:
     call_id = text_or_none(data.get("toolCallId"))
     if call_id and kept(call_id) in emit.state["calls"]:
         return  # already shown from the assistant message's toolRequests
     extra = {**meta, "typed_by_user": True} if user else meta
-    _call(call_id, text_or_none(data.get("toolName")), maybe_json(data.get("arguments")), emit.state.get("model"),
-          extra, emit)
+    emit.tool_call(text_or_none(data.get("toolName")), call_id, maybe_json(data.get("arguments")),
+                   emit.state.get("model"), extra)
 
 
-def _call(call_id: str | None, name: str | None, arguments: Any, model: str | None, meta: dict[str, Any],
-          emit: _Emitter) -> None:
-    calls = emit.state["calls"]
-    if call_id and name:
-        if len(calls) >= MAX_CALLS:
-            calls.pop(next(iter(calls)))
-        calls[kept(call_id)] = kept(name)
-    extra = dict(meta)
-    if is_web_tool(name):
-        extra["web"] = True
-    if is_moraine_tool(name):
-        extra["moraine"] = True
-    emit.add("tool_call", arguments_text(name, arguments), tool_name=name, tool_call_id=call_id, arguments=arguments,
-             excluded=is_moraine_tool(name), model=model, meta=extra)
-
-
-def _tool_complete(data: dict[str, Any], meta: dict[str, Any], emit: _Emitter) -> None:
+def _tool_complete(data: dict[str, Any], meta: dict[str, Any], emit: Emitter) -> None:
     call_id = text_or_none(data.get("toolCallId"))
-    name = emit.state["calls"].get(kept(call_id)) if call_id else None
+    name = emit.tool_name(call_id) if call_id else None
     result = data.get("result") if isinstance(data.get("result"), dict) else {}
     error = data.get("error") if isinstance(data.get("error"), dict) else {}
     text = as_text(result.get("detailedContent") or result.get("content") or error.get("message") or "")
@@ -178,6 +145,4 @@ def _tool_complete(data: dict[str, Any], meta: dict[str, Any], emit: _Emitter) -
             exit_code = terminal["exitCode"]
         elif isinstance(item, dict) and item.get("type") == "terminal" and type(item.get("exitCode")) is int:
             exit_code = item["exitCode"]
-    extra = {**meta, "is_error": True} if data.get("success") is False else meta
-    emit.add("tool_response", text, tool_name=name, tool_call_id=call_id, exit_code=exit_code,
-             excluded=is_moraine_tool(name), meta=extra)
+    emit.tool_response(text, name, call_id, exit_code, data.get("success") is False, meta)

@@ -23,24 +23,14 @@ from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
 from moraine.sources._clean import as_text, text_or_none
-from moraine.sources._common import (
-    LineRef,
-    arguments_text,
-    content_text,
-    is_moraine_tool,
-    is_web_tool,
-    kept,
-    make_uid,
-    new_event,
-    parse_ts_ms,
-)
+from moraine.sources._common import LineRef, content_text, make_uid, parse_ts_ms
+from moraine.sources._emit import Emitter, announced
 
 NAME = "cursor"
 PATH_RE = re.compile(r"/projects/([^/]+)/agent-transcripts/(?:([^/]+)/)?(?:subagents/)?([^/]+)\.jsonl$")
 QUERY_RE = re.compile(r"<user_query>\s*(.*?)\s*(?:</user_query>|$)", re.DOTALL)
 TAG_RE = re.compile(r"\s*<([a-z_][a-z0-9_-]*)[ >]", re.IGNORECASE)
 ABORT_STATUSES = frozenset({"error", "aborted", "cancelled", "canceled", "interrupted"})
-MAX_CALLS = 512
 
 
 def initial_state(path: str) -> dict[str, Any]:
@@ -60,25 +50,9 @@ def initial_state(path: str) -> dict[str, Any]:
     return state
 
 
-class _Emitter:
-    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int) -> None:
-        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
-        self.session_key = f"{NAME}:{state.get('sid') or make_uid('cursor-file', ref.file)}"
-        self.base_meta: dict[str, Any] = {}
-        if not state.get("announced"):
-            state["announced"] = True
-            if state.get("cwd"):
-                self.base_meta["cwd"] = state["cwd"]
-            if state.get("parent"):
-                self.base_meta["parent"] = f"{NAME}:{state['parent']}"
-
-    def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
-        sub = len(self.events)
-        merged = dict(self.base_meta) if sub == 0 else {}
-        merged.update(meta or {})
-        event = new_event(NAME, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged, **fields)
-        self.events.append(event)
-        return event
+def _emitter(ref: LineRef, state: dict[str, Any]) -> Emitter:
+    sid = state.get("sid") or make_uid("cursor-file", ref.file)
+    return Emitter(NAME, f"{NAME}:{sid}", ref, state, state["ts"], announced(state, NAME))
 
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
@@ -88,7 +62,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     ts = parse_ts_ms(record.get("timestamp"))
     if ts is not None:
         state["ts"] = ts
-    emit = _Emitter(ref, state, state["ts"])
+    emit = _emitter(ref, state)
     if record.get("type") == "turn_ended":
         status = text_or_none(record.get("status")) or ""
         emit.add("runtime", status, terminal=TERMINAL_ABORT if status.lower() in ABORT_STATUSES else TERMINAL_FINISH)
@@ -119,7 +93,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     return emit.events
 
 
-def _user_text(text: str, emit: _Emitter) -> None:
+def _user_text(text: str, emit: Emitter) -> None:
     query = QUERY_RE.search(text)
     if query is not None:
         rest = (text[: query.start()] + text[query.end():]).strip()
@@ -132,25 +106,11 @@ def _user_text(text: str, emit: _Emitter) -> None:
         emit.add("user_input", text, starts_turn=bool(text.strip()))
 
 
-def _tool_use(block: dict[str, Any], model: str | None, emit: _Emitter) -> None:
-    name, call_id, arguments = text_or_none(block.get("name")), text_or_none(block.get("id")), block.get("input")
-    calls = emit.state["calls"]
-    if name:
-        if len(calls) >= MAX_CALLS:
-            calls.pop(next(iter(calls)))
-        calls[kept(call_id or "")] = kept(name)  # a result without an id pairs with the last call without one
-    meta: dict[str, Any] = {}
-    if is_web_tool(name):
-        meta["web"] = True
-    if is_moraine_tool(name):
-        meta["moraine"] = True
-    emit.add("tool_call", arguments_text(name, arguments), tool_name=name, tool_call_id=call_id, arguments=arguments,
-             excluded=is_moraine_tool(name), model=model, meta=meta)
+def _tool_use(block: dict[str, Any], model: str | None, emit: Emitter) -> None:
+    emit.tool_call(text_or_none(block.get("name")), text_or_none(block.get("id")), block.get("input"), model)
 
 
-def _tool_result(block: dict[str, Any], emit: _Emitter) -> None:
+def _tool_result(block: dict[str, Any], emit: Emitter) -> None:
     call_id = text_or_none(block.get("tool_use_id"))
-    name = emit.state["calls"].get(kept(call_id) if call_id else "")
-    meta = {"is_error": True} if block.get("is_error") is True else {}
-    emit.add("tool_response", content_text(block.get("content")), tool_name=name, tool_call_id=call_id,
-             excluded=is_moraine_tool(name), meta=meta)
+    emit.tool_response(content_text(block.get("content")), emit.tool_name(call_id), call_id,
+                       error=block.get("is_error") is True)

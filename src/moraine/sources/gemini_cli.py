@@ -25,16 +25,8 @@ from typing import Any
 
 from moraine.model import TERMINAL_ABORT, Event
 from moraine.sources._clean import COERCED, as_text, text_or_none
-from moraine.sources._common import (
-    LineRef,
-    arguments_text,
-    is_moraine_tool,
-    is_web_tool,
-    kept,
-    make_uid,
-    new_event,
-    parse_ts_ms,
-)
+from moraine.sources._common import LineRef, kept, make_uid, parse_ts_ms
+from moraine.sources._emit import Emitter, announced
 
 NAME = "gemini-cli"
 PATH_RE = re.compile(r"/tmp/([^/]+)/chats/(?:([^/]+)/)?([^/]+)\.jsonl$")
@@ -63,28 +55,9 @@ def _project_root(marker: str) -> str | None:
     return text or None
 
 
-class _Emitter:
-    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int, message_id: str | None) -> None:
-        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
-        self.session_key = f"{NAME}:{state.get('sid') or make_uid('gemini-file', ref.file)}"
-        self.message_id = message_id
-        self.base_meta: dict[str, Any] = {}
-        if not state.get("announced"):
-            state["announced"] = True
-            if state.get("cwd"):
-                self.base_meta["cwd"] = state["cwd"]
-            if state.get("parent"):
-                self.base_meta["parent"] = f"{NAME}:{state['parent']}"
-
-    def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
-        sub = len(self.events)
-        merged = dict(self.base_meta) if sub == 0 else {}
-        merged.update(meta or {})
-        event = new_event(NAME, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged, **fields)
-        if self.message_id:  # a message appended again replaces its earlier copy
-            event.uid = make_uid(NAME, self.session_key, self.message_id, sub)
-        self.events.append(event)
-        return event
+def _emitter(ref: LineRef, state: dict[str, Any], message_id: str | None) -> Emitter:
+    sid = state.get("sid") or make_uid("gemini-file", ref.file)
+    return Emitter(NAME, f"{NAME}:{sid}", ref, state, state["ts"], announced(state, NAME), message_id)
 
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
@@ -98,11 +71,11 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     if message_id is None and text_or_none(record.get("sessionId")):
         if not state.get("parent"):
             state["sid"] = kept(text_or_none(record["sessionId"]))  # type: ignore[arg-type]
-        emit = _Emitter(ref, state, state["ts"], None)
+        emit = _emitter(ref, state, None)
         summary = text_or_none(record.get("summary"))
         emit.add("system", summary or "", meta={"title_ai": summary} if summary else {})
         return emit.events
-    emit = _Emitter(ref, state, state["ts"], message_id)
+    emit = _emitter(ref, state, message_id)
     if isinstance(record.get("$set"), dict):
         _set(record["$set"], emit)
     elif "$rewindTo" in record:
@@ -112,7 +85,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     return emit.events
 
 
-def _set(patch: dict[str, Any], emit: _Emitter) -> None:
+def _set(patch: dict[str, Any], emit: Emitter) -> None:
     summary = text_or_none(patch.get("summary"))
     if summary:
         emit.add("system", summary, meta={"title_ai": summary})
@@ -134,7 +107,7 @@ def _text(content: Any) -> str:
     return "\n".join(as_text(p["text"]) for p in _parts(content) if "text" in p and not p.get("thought"))
 
 
-def _message(record: dict[str, Any], emit: _Emitter) -> None:
+def _message(record: dict[str, Any], emit: Emitter) -> None:
     kind = record.get("type")
     content = record.get("content")
     if kind == "user":
@@ -161,7 +134,7 @@ def _message(record: dict[str, Any], emit: _Emitter) -> None:
         emit.add("unknown", "", meta={"record_type": as_text(kind)})
 
 
-def _gemini(record: dict[str, Any], emit: _Emitter) -> None:
+def _gemini(record: dict[str, Any], emit: Emitter) -> None:
     model = text_or_none(record.get("model"))
     for thought in record.get("thoughts") or []:
         if isinstance(thought, dict):
@@ -179,15 +152,9 @@ def _gemini(record: dict[str, Any], emit: _Emitter) -> None:
             _tool(call, model, emit)
 
 
-def _tool(call: dict[str, Any], model: str | None, emit: _Emitter) -> None:
-    name, call_id, args = text_or_none(call.get("name")), text_or_none(call.get("id")), call.get("args")
-    meta: dict[str, Any] = {}
-    if is_web_tool(name):
-        meta["web"] = True
-    if is_moraine_tool(name):
-        meta["moraine"] = True
-    emit.add("tool_call", arguments_text(name, args), tool_name=name, tool_call_id=call_id, arguments=args,
-             excluded=is_moraine_tool(name), model=model, meta=meta)
+def _tool(call: dict[str, Any], model: str | None, emit: Emitter) -> None:
+    name, call_id = text_or_none(call.get("name")), text_or_none(call.get("id"))
+    emit.tool_call(name, call_id, call.get("args"), model)
     status = text_or_none(call.get("status"))
     if call.get("result") is None and status not in ("success", "error", "cancelled"):
         return  # not finished yet: the message will be appended again with its result
@@ -201,8 +168,4 @@ def _tool(call: dict[str, Any], model: str | None, emit: _Emitter) -> None:
         output = as_text(call["resultDisplay"])
     match = EXIT_RE.search(output)
     exit_code = int(match.group(1)) if match else (0 if name == "run_shell_command" and status == "success" else None)
-    meta = {"status": status} if status else {}
-    if status == "error":
-        meta["is_error"] = True
-    emit.add("tool_response", output, tool_name=name, tool_call_id=call_id, exit_code=exit_code,
-             excluded=is_moraine_tool(name), meta=meta)
+    emit.tool_response(output, name, call_id, exit_code, status == "error", {"status": status} if status else {})

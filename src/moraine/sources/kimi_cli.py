@@ -24,18 +24,8 @@ from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
 from moraine.sources._clean import as_text, text_or_none
-from moraine.sources._common import (
-    LineRef,
-    arguments_text,
-    content_text,
-    is_moraine_tool,
-    is_web_tool,
-    kept,
-    make_uid,
-    maybe_json,
-    new_event,
-    parse_ts_ms,
-)
+from moraine.sources._common import LineRef, content_text, make_uid, maybe_json, parse_ts_ms
+from moraine.sources._emit import Emitter, announced
 
 NAME = "kimi-cli"
 PATH_RE = re.compile(r"/sessions/([^/]+)/([^/]+)/(?:subagents/([^/]+)/)?wire\.jsonl$")
@@ -43,7 +33,6 @@ EXIT_RE = re.compile(r"exit code:?\s*(-?\d+)", re.IGNORECASE)
 RUNTIME = frozenset({"StepBegin", "StepRetry", "StatusUpdate", "MCPLoadingBegin", "MCPLoadingEnd", "HookTriggered",
                      "HookResolved", "Notification", "PlanDisplay", "ApprovalRequest", "ApprovalResponse",
                      "ApprovalRequestResolved", "QuestionRequest", "HookRequest", "ToolCallRequest"})
-MAX_CALLS = 512
 
 
 def initial_state(path: str) -> dict[str, Any]:
@@ -69,26 +58,9 @@ def _work_dirs(kimi_json: str) -> dict[str, str]:
             for d in dirs or [] if isinstance(d, dict) and isinstance(d.get("path"), str)}
 
 
-class _Emitter:
-    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int) -> None:
-        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
-        sid = state.get("sid") or make_uid("kimi-file", ref.file)
-        self.session_key = f"{NAME}:{sid}"
-        self.base_meta: dict[str, Any] = {}
-        if not state.get("announced"):
-            state["announced"] = True
-            if state.get("cwd"):
-                self.base_meta["cwd"] = state["cwd"]
-            if state.get("parent"):
-                self.base_meta["parent"] = f"{NAME}:{state['parent']}"
-
-    def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
-        sub = len(self.events)
-        merged = dict(self.base_meta) if sub == 0 else {}
-        merged.update(meta or {})
-        event = new_event(NAME, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged, **fields)
-        self.events.append(event)
-        return event
+def _emitter(ref: LineRef, state: dict[str, Any]) -> Emitter:
+    sid = state.get("sid") or make_uid("kimi-file", ref.file)
+    return Emitter(NAME, f"{NAME}:{sid}", ref, state, state["ts"], announced(state, NAME))
 
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
@@ -98,7 +70,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
         state["ts"] = ts
     if record.get("type") == "metadata":
         return []  # the protocol version only, and no time to give an event
-    emit = _Emitter(ref, state, state["ts"])
+    emit = _emitter(ref, state)
     message = record.get("message") if isinstance(record.get("message"), dict) else {}
     kind = text_or_none(message.get("type"))
     payload = message.get("payload") if isinstance(message.get("payload"), dict) else {}
@@ -133,7 +105,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     return emit.events
 
 
-def _part(payload: dict[str, Any], emit: _Emitter) -> None:
+def _part(payload: dict[str, Any], emit: Emitter) -> None:
     kind = payload.get("type")
     if kind == "text":
         emit.add("assistant_response", as_text(payload.get("text") or ""))
@@ -143,32 +115,19 @@ def _part(payload: dict[str, Any], emit: _Emitter) -> None:
         emit.add("unknown", "", meta={"part": as_text(kind)})  # image, audio, video: no bytes indexed
 
 
-def _tool_call(payload: dict[str, Any], emit: _Emitter) -> None:
+def _tool_call(payload: dict[str, Any], emit: Emitter) -> None:
     function = payload.get("function") if isinstance(payload.get("function"), dict) else {}
-    name, call_id = text_or_none(function.get("name")), text_or_none(payload.get("id"))
-    arguments = maybe_json(function.get("arguments"))
-    calls = emit.state["calls"]
-    if call_id and name:
-        if len(calls) >= MAX_CALLS:
-            calls.pop(next(iter(calls)))
-        calls[kept(call_id)] = kept(name)
-    meta: dict[str, Any] = {}
-    if is_web_tool(name):
-        meta["web"] = True
-    if is_moraine_tool(name):
-        meta["moraine"] = True
-    emit.add("tool_call", arguments_text(name, arguments), tool_name=name, tool_call_id=call_id, arguments=arguments,
-             excluded=is_moraine_tool(name), meta=meta)
+    emit.tool_call(text_or_none(function.get("name")), text_or_none(payload.get("id")),
+                   maybe_json(function.get("arguments")))
 
 
-def _tool_result(payload: dict[str, Any], emit: _Emitter) -> None:
+def _tool_result(payload: dict[str, Any], emit: Emitter) -> None:
     call_id = text_or_none(payload.get("tool_call_id"))
-    name = emit.state["calls"].get(kept(call_id)) if call_id else None
+    name = emit.tool_name(call_id) if call_id else None
     value = payload.get("return_value") if isinstance(payload.get("return_value"), dict) else {}
     message = text_or_none(value.get("message")) or ""
     text = "\n".join(t for t in (content_text(value.get("output")), message) if t)
     match = EXIT_RE.search(message)
     error = value.get("is_error") is True
     exit_code = int(match.group(1)) if match else (0 if name == "Shell" and not error else None)
-    emit.add("tool_response", text, tool_name=name, tool_call_id=call_id, exit_code=exit_code,
-             excluded=is_moraine_tool(name), meta={"is_error": True} if error else {})
+    emit.tool_response(text, name, call_id, exit_code, error)

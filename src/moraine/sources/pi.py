@@ -20,41 +20,22 @@ from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
 from moraine.sources._clean import COERCED, as_text, text_or_none
-from moraine.sources._common import (
-    LineRef,
-    arguments_text,
-    content_text,
-    is_moraine_tool,
-    is_web_tool,
-    kept,
-    make_uid,
-    new_event,
-    parse_ts_ms,
-    session_id_from_path,
-)
+from moraine.sources._common import LineRef, content_text, kept, make_uid, parse_ts_ms, session_id_from_path
+from moraine.sources._emit import Emitter
 
 NAME = "pi"
 EXIT_RE = re.compile(r"Command exited with code (-?\d+)\s*$")
 FINISH_REASONS = frozenset({"stop", "length"})
 ABORT_REASONS = frozenset({"aborted", "error"})
-MAX_CALLS = 512
 
 
 def initial_state(path: str) -> dict[str, Any]:
     return {"sid": session_id_from_path(path), "ts": 0, "calls": {}, "model": None}
 
 
-class _Emitter:
-    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int) -> None:
-        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
-        sid = state.get("sid") or make_uid("pi-file", ref.file.rsplit("/", 1)[-1])
-        self.session_key = f"{NAME}:{sid}"
-
-    def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
-        event = new_event(NAME, self.session_key, self.ref, len(self.events), type_, self.ts_ms, text,
-                          meta=meta or {}, **fields)
-        self.events.append(event)
-        return event
+def _emitter(ref: LineRef, state: dict[str, Any]) -> Emitter:
+    sid = state.get("sid") or make_uid("pi-file", ref.file.rsplit("/", 1)[-1])
+    return Emitter(NAME, f"{NAME}:{sid}", ref, state, state["ts"])
 
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
@@ -67,7 +48,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     kind = record.get("type")
     if kind == "session" and text_or_none(record.get("id")):
         state["sid"] = kept(text_or_none(record["id"]).lower())  # type: ignore[union-attr]
-    emit = _Emitter(ref, state, state["ts"])
+    emit = _emitter(ref, state)
     if kind == "session":
         _header(record, emit)
     elif kind == "message" and isinstance(record.get("message"), dict):
@@ -99,7 +80,7 @@ def _custom(record: dict[str, Any]) -> dict[str, Any]:
     return {"custom_type": kind} if kind else {}
 
 
-def _header(record: dict[str, Any], emit: _Emitter) -> None:
+def _header(record: dict[str, Any], emit: Emitter) -> None:
     """The session's cwd; a forked session names the session it was forked from."""
     meta: dict[str, Any] = {"cwd": text_or_none(record.get("cwd"))}
     parent = text_or_none(record.get("parentSession"))
@@ -109,7 +90,7 @@ def _header(record: dict[str, Any], emit: _Emitter) -> None:
     emit.add("system", "", meta={k: v for k, v in meta.items() if v})
 
 
-def _message(message: dict[str, Any], emit: _Emitter) -> None:
+def _message(message: dict[str, Any], emit: Emitter) -> None:
     role = message.get("role")
     if role == "user":
         text = content_text(message.get("content"))
@@ -128,7 +109,7 @@ def _message(message: dict[str, Any], emit: _Emitter) -> None:
         emit.add("unknown", "", meta={"record_type": f"message/{as_text(role)}"})
 
 
-def _assistant(message: dict[str, Any], emit: _Emitter) -> None:
+def _assistant(message: dict[str, Any], emit: Emitter) -> None:
     state = emit.state
     model = text_or_none(message.get("model")) or state.get("model")
     content = message.get("content") if isinstance(message.get("content"), list) else [message.get("content")]
@@ -158,38 +139,23 @@ def _assistant(message: dict[str, Any], emit: _Emitter) -> None:
         emit.add("runtime", detail, model=model, terminal=TERMINAL_ABORT, meta={"stop_reason": reason})
 
 
-def _tool_call(block: dict[str, Any], model: str | None, emit: _Emitter) -> None:
-    name = text_or_none(block.get("name"))
-    call_id = text_or_none(block.get("id"))
-    arguments = block.get("arguments")
-    calls = emit.state["calls"]
-    if call_id and name:
-        if len(calls) >= MAX_CALLS:
-            calls.pop(next(iter(calls)))
-        calls[kept(call_id)] = kept(name)
-    meta: dict[str, Any] = {}
-    if is_web_tool(name):
-        meta["web"] = True
-    if is_moraine_tool(name):
-        meta["moraine"] = True
-    emit.add("tool_call", arguments_text(name, arguments), tool_name=name, tool_call_id=call_id,
-             arguments=arguments, excluded=is_moraine_tool(name), model=model, meta=meta)
+def _tool_call(block: dict[str, Any], model: str | None, emit: Emitter) -> None:
+    emit.tool_call(text_or_none(block.get("name")), text_or_none(block.get("id")), block.get("arguments"), model)
 
 
-def _tool_result(message: dict[str, Any], emit: _Emitter) -> None:
+def _tool_result(message: dict[str, Any], emit: Emitter) -> None:
     call_id = text_or_none(message.get("toolCallId"))
-    name = text_or_none(message.get("toolName")) or (emit.state["calls"].get(kept(call_id)) if call_id else None)
+    name = text_or_none(message.get("toolName")) or emit.tool_name(call_id)
     text = content_text(message.get("content"))
     error = message.get("isError") is True
     exit_code = None
     if name == "bash":  # the bash tool states a failure's code at the end of its output
         match = EXIT_RE.search(text)
         exit_code = int(match.group(1)) if match else (None if error else 0)
-    emit.add("tool_response", text, tool_name=name, tool_call_id=call_id, exit_code=exit_code,
-             excluded=is_moraine_tool(name), meta={"is_error": True} if error else {})
+    emit.tool_response(text, name, call_id, exit_code, error)
 
 
-def _bash(message: dict[str, Any], emit: _Emitter) -> None:
+def _bash(message: dict[str, Any], emit: Emitter) -> None:
     """A `!cmd` the person ran in Pi's prompt: the command and its output, not a prompt."""
     code = message.get("exitCode")
     exit_code = code if type(code) is int else None

@@ -21,23 +21,13 @@ from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
 from moraine.sources._clean import COERCED, as_text, text_or_none
-from moraine.sources._common import (
-    LineRef,
-    arguments_text,
-    is_moraine_tool,
-    is_web_tool,
-    kept,
-    make_uid,
-    new_event,
-    parse_ts_ms,
-    session_id_from_path,
-)
+from moraine.sources._common import LineRef, kept, make_uid, parse_ts_ms, session_id_from_path
+from moraine.sources._emit import Emitter, changed
 
 NAME = "qwen-code"
 EXIT_RE = re.compile(r"(?:exit code:?|exited with (?:status|code))\s*(-?\d+)", re.IGNORECASE)
 SYSTEM_INPUT = frozenset({"notification", "cron", "goal_runtime"})
 ERROR_STATUSES = frozenset({"error", "failed"})
-MAX_CALLS = 512
 
 
 def initial_state(path: str) -> dict[str, Any]:
@@ -45,25 +35,11 @@ def initial_state(path: str) -> dict[str, Any]:
     return {"sid": session_id_from_path(path) or kept(stem), "ts": 0, "calls": {}}
 
 
-class _Emitter:
-    def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int, record: dict[str, Any]) -> None:
-        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
-        sid = state.get("sid") or make_uid("qwen-file", ref.file.rsplit("/", 1)[-1])
-        self.session_key = f"{NAME}:{sid}"
-        self.base_meta: dict[str, Any] = {}
-        for field, key in (("cwd", "cwd"), ("gitBranch", "git_branch")):
-            value = text_or_none(record.get(field))
-            if value and kept(value) != state.get(key):
-                state[key] = kept(value)
-                self.base_meta[key] = value
-
-    def add(self, type_: str, text: str = "", meta: dict[str, Any] | None = None, **fields: Any) -> Event:
-        sub = len(self.events)
-        merged = dict(self.base_meta) if sub == 0 else {}
-        merged.update(meta or {})
-        event = new_event(NAME, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged, **fields)
-        self.events.append(event)
-        return event
+def _emitter(ref: LineRef, state: dict[str, Any], record: dict[str, Any]) -> Emitter:
+    sid = state.get("sid") or make_uid("qwen-file", ref.file.rsplit("/", 1)[-1])
+    context = changed(state, {"cwd": text_or_none(record.get("cwd")),
+                              "git_branch": text_or_none(record.get("gitBranch"))})
+    return Emitter(NAME, f"{NAME}:{sid}", ref, state, state["ts"], context)
 
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
@@ -76,7 +52,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     sid = text_or_none(record.get("sessionId"))
     if sid and not state.get("sid_from_record"):
         state["sid"], state["sid_from_record"] = kept(sid), True
-    emit = _Emitter(ref, state, state["ts"], record)
+    emit = _emitter(ref, state, record)
     kind = record.get("type")
     if kind == "user":
         _user(record, emit)
@@ -106,7 +82,7 @@ def _payload(record: dict[str, Any]) -> dict[str, Any]:
     return payload if isinstance(payload, dict) else {}
 
 
-def _user(record: dict[str, Any], emit: _Emitter) -> None:
+def _user(record: dict[str, Any], emit: Emitter) -> None:
     subtype = text_or_none(record.get("subtype"))
     shown = text_or_none(_payload(record).get("displayText"))
     text = shown if shown is not None else _text(_parts(record))
@@ -120,7 +96,7 @@ def _user(record: dict[str, Any], emit: _Emitter) -> None:
         emit.add("system", text, meta={"subtype": subtype})
 
 
-def _assistant(record: dict[str, Any], emit: _Emitter) -> None:
+def _assistant(record: dict[str, Any], emit: Emitter) -> None:
     model = text_or_none(record.get("model"))
     for part in _parts(record):
         if "text" in part:
@@ -131,42 +107,26 @@ def _assistant(record: dict[str, Any], emit: _Emitter) -> None:
             emit.add("unknown", "", meta={"part": ",".join(sorted(map(str, part)))[:80]})
 
 
-def _tool_call(call: dict[str, Any], model: str | None, emit: _Emitter) -> None:
-    name, call_id, args = text_or_none(call.get("name")), text_or_none(call.get("id")), call.get("args")
-    calls = emit.state["calls"]
-    if name:
-        if len(calls) >= MAX_CALLS:
-            calls.pop(next(iter(calls)))
-        calls[kept(call_id or "")] = kept(name)  # a result with no id pairs with the last call
-    meta: dict[str, Any] = {}
-    if is_web_tool(name):
-        meta["web"] = True
-    if is_moraine_tool(name):
-        meta["moraine"] = True
-    emit.add("tool_call", arguments_text(name, args), tool_name=name, tool_call_id=call_id, arguments=args,
-             excluded=is_moraine_tool(name), model=model, meta=meta)
+def _tool_call(call: dict[str, Any], model: str | None, emit: Emitter) -> None:
+    emit.tool_call(text_or_none(call.get("name")), text_or_none(call.get("id")), call.get("args"), model)
 
 
-def _tool_result(record: dict[str, Any], emit: _Emitter) -> None:
+def _tool_result(record: dict[str, Any], emit: Emitter) -> None:
     result = record.get("toolCallResult") if isinstance(record.get("toolCallResult"), dict) else {}
     response = next((p["functionResponse"] for p in _parts(record) if isinstance(p.get("functionResponse"), dict)), {})
     call_id = text_or_none(result.get("callId")) or text_or_none(response.get("id"))
-    calls = emit.state["calls"]
-    name = text_or_none(response.get("name")) or calls.get(kept(call_id) if call_id else "")
+    name = text_or_none(response.get("name")) or emit.tool_name(call_id)
     body = response.get("response") if isinstance(response.get("response"), dict) else {}
     text = next((as_text(body[k]) for k in ("output", "error") if body.get(k) is not None), None)
     if text is None:
         text = as_text(result.get("resultDisplay") or "")
     status = text_or_none(result.get("status"))
     match = EXIT_RE.search(text)
-    meta: dict[str, Any] = {"status": status} if status else {}
-    if status in ERROR_STATUSES:
-        meta["is_error"] = True
-    emit.add("tool_response", text, tool_name=name, tool_call_id=call_id,
-             exit_code=int(match.group(1)) if match else None, excluded=is_moraine_tool(name), meta=meta)
+    emit.tool_response(text, name, call_id, int(match.group(1)) if match else None, status in ERROR_STATUSES,
+                       {"status": status} if status else {})
 
 
-def _system(record: dict[str, Any], emit: _Emitter) -> None:
+def _system(record: dict[str, Any], emit: Emitter) -> None:
     subtype = text_or_none(record.get("subtype"))
     payload = _payload(record)
     if subtype == "custom_title":
