@@ -8,16 +8,12 @@ a resume, Moraine's own tool, `session.error`, an unknown event and a cut-off la
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _harness_samples import indexed, open_data, sessions
 
-from moraine.config import load_config
-from moraine.ingest.pipeline import ingest_once
-from moraine.mcp_server.tools import list_sessions
-from moraine.mcp_server.tools import open as open_tool
 from moraine.store.engine import Store
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data_samples" / "copilot"
@@ -26,25 +22,12 @@ SID = "c0ffee00-1234-4abc-8def-0123456789ab"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    root = tmp_path_factory.mktemp("copilot")
-    shutil.copytree(SAMPLES, root / "copilot")
-    env = {"CODEX_HOME": str(root / "none"), "CLAUDE_CONFIG_DIR": str(root / "none"),
-           "COPILOT_HOME": str(root / "copilot")}
-    config = load_config({"home": str(root / "state")}, env=env)
-    assert [s.harness for s in config.sources] == ["codex", "claude-code", "copilot-cli"]
-    store = Store(config)
-    ingest_once(store)
-    return store
+    return indexed(tmp_path_factory, "copilot", "COPILOT_HOME", "copilot-cli")
 
-
-def _open(store: Store, id_: str) -> dict[str, Any]:
-    return open_tool.run(store, {"id": id_}).structured["data"]
 
 
 def _session(store: Store) -> dict[str, Any]:
-    data = list_sessions.run(store, {"start_datetime": "2026-03-01T00:00:00Z",
-                                     "end_datetime": "2026-04-01T00:00:00Z"}).structured["data"]
-    [session] = [s["session"] for s in data["sessions"]]
+    [session] = sessions(store).values()
     return session
 
 
@@ -58,22 +41,22 @@ def test_session(store: Store) -> None:
 
 
 def test_turns_and_events(store: Store) -> None:
-    turns = _open(store, _session(store)["id"])["turns"]
+    turns = open_data(store, _session(store)["id"])["turns"]
     assert [t["user_input"]["text"] for t in turns] == ["make the plover report run nightly",
                                                        "now add a plover dashboard", "finish the plover dashboard"]
     assert [t["completed"] for t in turns] == [True, True, True]  # task_complete; abort; session.error
-    assert [e["type"] for e in _open(store, turns[0]["id"])["events"]] == [
+    assert [e["type"] for e in open_data(store, turns[0]["id"])["events"]] == [
         "system", "user_input", "runtime", "reasoning", "assistant_response",
         "tool_call", "tool_response",  # toolRequests + execution_start: one call
         "runtime",
         "user_input",  # steering: typed while the agent worked, inside the turn
         "system",  # an autopilot continuation is not the person's
         "assistant_response", "runtime"]
-    assert [e["type"] for e in _open(store, turns[1]["id"])["events"]] == [
+    assert [e["type"] for e in open_data(store, turns[1]["id"])["events"]] == [
         "user_input", "system", "system", "assistant_response", "runtime", "compaction", "runtime", "system"]
     assert turns[0]["final_response"]["text"] == "Added a nightly schedule to ci/plover.yml."
-    shell = next(e for e in _open(store, turns[0]["id"])["events"] if e["type"] == "tool_response")
-    content = _open(store, shell["id"])["content"]
+    shell = next(e for e in open_data(store, turns[0]["id"])["events"] if e["type"] == "tool_response")
+    content = open_data(store, shell["id"])["content"]
     assert (content["tool_name"], content["exit_code"], content.get("is_error")) == ("bash", 1, True)
 
 

@@ -6,16 +6,12 @@ root that is not a transcript, and a malformed line (docs/harnesses/cursor-openc
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _harness_samples import indexed, open_data, sessions
 
-from moraine.config import load_config
-from moraine.ingest.pipeline import ingest_once
-from moraine.mcp_server.tools import list_sessions
-from moraine.mcp_server.tools import open as open_tool
 from moraine.store.engine import Store
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data_samples" / "cursor"
@@ -25,25 +21,12 @@ MAIN, CHILD, FLAT = ("6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d", "9f8e7d6c-5b4a-4392
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    root = tmp_path_factory.mktemp("cursor")
-    shutil.copytree(SAMPLES, root / "cursor")
-    env = {"CODEX_HOME": str(root / "none"), "CLAUDE_CONFIG_DIR": str(root / "none"),
-           "CURSOR_HOME": str(root / "cursor")}
-    config = load_config({"home": str(root / "state")}, env=env)
-    assert [s.harness for s in config.sources] == ["codex", "claude-code", "cursor"]
-    store = Store(config)
-    ingest_once(store)
-    return store
+    return indexed(tmp_path_factory, "cursor", "CURSOR_HOME", "cursor")
 
-
-def _open(store: Store, id_: str) -> dict[str, Any]:
-    return open_tool.run(store, {"id": id_}).structured["data"]
 
 
 def _sessions(store: Store) -> dict[str, dict[str, Any]]:
-    data = list_sessions.run(store, {"start_datetime": "1970-01-02T00:00:00Z",  # lines hold no time: the file's
-                                     "end_datetime": "2100-01-01T00:00:00Z"}).structured["data"]
-    return {s["session"]["native_id"]: s["session"] for s in data["sessions"]}
+    return sessions(store, ("1970-01-02T00:00:00Z", "2100-01-01T00:00:00Z"))  # lines hold no time: the file's
 
 
 def test_layouts_subagent_and_resume(store: Store) -> None:
@@ -56,26 +39,27 @@ def test_layouts_subagent_and_resume(store: Store) -> None:
 
 
 def test_prompts_context_and_completion(store: Store) -> None:
-    turns = _open(store, _sessions(store)[MAIN]["id"])["turns"]
+    turns = open_data(store, _sessions(store)[MAIN]["id"])["turns"]
     assert [t["user_input"]["text"] for t in turns] == ["why does the kestrel build fail on CI?",
                                                        "add the missing kestrel step to CI", "try again with the cache"]
     assert [t["completed"] for t in turns] == [True, True, False]  # turn_ended; turn_ended cancelled; live
-    assert [e["type"] for e in _open(store, turns[0]["id"])["events"]] == [
+    assert [e["type"] for e in open_data(store, turns[0]["id"])["events"]] == [
         "system",  # <user_info> beside the <user_query> of the same line
         "user_input", "assistant_response", "tool_call", "tool_response", "tool_call", "assistant_response",
         "runtime",
         "system",  # a line that is only <cursor_commands>: not a prompt
     ]
-    result = next(e for e in _open(store, turns[0]["id"])["events"] if e["type"] == "tool_response")
-    content = _open(store, result["id"])["content"]
+    result = next(e for e in open_data(store, turns[0]["id"])["events"] if e["type"] == "tool_response")
+    content = open_data(store, result["id"])["content"]
     assert (content["tool_name"], content.get("is_error")) == ("Shell", True)
 
 
 def test_flat_transcript_with_times_and_models(store: Store) -> None:
     session = _sessions(store)[FLAT]
     assert session["started_at"] == "2026-02-16T12:00:10.000Z"
-    [turn] = _open(store, session["id"])["turns"]
-    assert [e["type"] for e in _open(store, turn["id"])["events"]] == ["user_input", "reasoning", "assistant_response"]
+    [turn] = open_data(store, session["id"])["turns"]
+    events = open_data(store, turn["id"])["events"]
+    assert [e["type"] for e in events] == ["user_input", "reasoning", "assistant_response"]
     assert turn["completed"] is False
 
 

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _harness_samples import indexed, open_data, sessions
 
 from moraine.config import load_config
 from moraine.ingest.pipeline import ingest_once
-from moraine.mcp_server.tools import list_sessions
-from moraine.mcp_server.tools import open as open_tool
 from moraine.store.engine import Store
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data_samples" / "pi"
@@ -30,35 +29,19 @@ FORK = "8e1d4a3b-a2c5-4d7f-9a2b-3c4d5e6f7081"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    root = tmp_path_factory.mktemp("pi")
-    shutil.copytree(SAMPLES, root / "pi")
-    env = {"CODEX_HOME": str(root / "none"), "CLAUDE_CONFIG_DIR": str(root / "none"),
-           "PI_CODING_AGENT_DIR": str(root / "pi")}
-    config = load_config({"home": str(root / "state")}, env=env)
-    assert [s.harness for s in config.sources] == ["codex", "claude-code", "pi"]  # on: its root exists
-    store = Store(config)
-    ingest_once(store)
-    return store
+    return indexed(tmp_path_factory, "pi", "PI_CODING_AGENT_DIR", "pi")
 
 
-def _sessions(store: Store) -> dict[str, dict[str, Any]]:
-    data = list_sessions.run(store, {"start_datetime": "2026-03-01T00:00:00Z",
-                                     "end_datetime": "2026-04-01T00:00:00Z"}).structured["data"]
-    return {s["session"]["native_id"]: s["session"] for s in data["sessions"]}
-
-
-def _open(store: Store, id_: str) -> dict[str, Any]:
-    return open_tool.run(store, {"id": id_}).structured["data"]
 
 
 def _events(store: Store, turn_id: str) -> list[dict[str, Any]]:
-    return _open(store, turn_id)["events"]
+    return open_data(store, turn_id)["events"]
 
 
 def test_sessions_titles_and_resume(store: Store) -> None:
-    sessions = _sessions(store)
-    assert set(sessions) == {FIRST, FORK}
-    first, fork = sessions[FIRST], sessions[FORK]
+    by_id = sessions(store)
+    assert set(by_id) == {FIRST, FORK}
+    first, fork = by_id[FIRST], by_id[FORK]
     assert first["source"] == fork["source"] == "pi"
     assert first["title"] == "Pelican parser flake"  # the /name title (session_info)
     assert fork["title"] == "Forked: try the heron exporter"  # no name: the first prompt
@@ -69,7 +52,7 @@ def test_sessions_titles_and_resume(store: Store) -> None:
 
 
 def test_turns_start_at_prompts_and_end_as_pi_says(store: Store) -> None:
-    turns = _open(store, _sessions(store)[FIRST]["id"])["turns"]
+    turns = open_data(store, sessions(store)[FIRST]["id"])["turns"]
     assert [t["user_input"]["text"] for t in turns] == [
         "The pelican parser test is flaky; find out why.",
         "Now also fix the albatross importer.",
@@ -81,7 +64,7 @@ def test_turns_start_at_prompts_and_end_as_pi_says(store: Store) -> None:
 
 
 def test_event_types_models_and_exit_codes(store: Store) -> None:
-    turns = _open(store, _sessions(store)[FIRST]["id"])["turns"]
+    turns = open_data(store, sessions(store)[FIRST]["id"])["turns"]
     first = _events(store, turns[0]["id"])
     assert [e["type"] for e in first] == [
         "system", "runtime", "runtime",  # header (cwd), model change, thinking level
@@ -92,7 +75,7 @@ def test_event_types_models_and_exit_codes(store: Store) -> None:
     ]
     assistant = [e for e in first if e["type"] == "assistant_response"]
     assert {e.get("model") for e in assistant} == {"claude-sonnet-4-5"}
-    outputs = [_open(store, e["id"])["content"] for e in first if e["type"] == "tool_response"]
+    outputs = [open_data(store, e["id"])["content"] for e in first if e["type"] == "tool_response"]
     assert [(c["tool_name"], c.get("exit_code")) for c in outputs] == [("read", None), ("bash", 1), ("bash", 0)]
     assert outputs[1]["text"].endswith("Command exited with code 1")
     second = _events(store, turns[1]["id"])
@@ -124,4 +107,4 @@ def test_pi_is_a_default_source_only_where_its_root_exists(tmp_path: Path) -> No
     assert [(s.name, s.harness) for s in config.sources] == [("laptop-pi", "pi")]
     store = Store(config)
     ingest_once(store)
-    assert set(_sessions(store)) == {FORK}
+    assert set(sessions(store)) == {FORK}

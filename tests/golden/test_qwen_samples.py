@@ -11,16 +11,13 @@ an unknown record type and a malformed line.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _harness_samples import indexed, open_data, sessions
 
-from moraine.config import load_config
-from moraine.ingest.pipeline import ingest_once
-from moraine.mcp_server.tools import list_sessions, search_sessions
-from moraine.mcp_server.tools import open as open_tool
+from moraine.mcp_server.tools import search_sessions
 from moraine.store.engine import Store
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data_samples" / "qwen"
@@ -29,24 +26,12 @@ SID = "5f3a2b1c-4d6e-4f70-8a9b-0c1d2e3f4a5b"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    root = tmp_path_factory.mktemp("qwen")
-    shutil.copytree(SAMPLES, root / "qwen")
-    env = {"CODEX_HOME": str(root / "none"), "CLAUDE_CONFIG_DIR": str(root / "none"), "QWEN_HOME": str(root / "qwen")}
-    config = load_config({"home": str(root / "state")}, env=env)
-    assert [s.harness for s in config.sources] == ["codex", "claude-code", "qwen-code"]  # on: its root exists
-    store = Store(config)
-    ingest_once(store)
-    return store
+    return indexed(tmp_path_factory, "qwen", "QWEN_HOME", "qwen-code")
 
-
-def _open(store: Store, id_: str) -> dict[str, Any]:
-    return open_tool.run(store, {"id": id_}).structured["data"]
 
 
 def _session(store: Store) -> dict[str, Any]:
-    data = list_sessions.run(store, {"start_datetime": "2026-03-01T00:00:00Z",
-                                     "end_datetime": "2026-04-01T00:00:00Z"}).structured["data"]
-    [session] = [s["session"] for s in data["sessions"]]
+    [session] = sessions(store).values()
     return session
 
 
@@ -60,7 +45,7 @@ def test_session_title_cwd_branch_and_resume(store: Store) -> None:
 
 
 def test_turns_and_their_events(store: Store) -> None:
-    turns = _open(store, _session(store)["id"])["turns"]
+    turns = open_data(store, _session(store)["id"])["turns"]
     assert [t["user_input"]["text"] for t in turns] == [
         "fix the heron exporter flush in @src/heron.py",  # what the person typed, not the expansion
         "Now port the albatross importer.",
@@ -68,18 +53,18 @@ def test_turns_and_their_events(store: Store) -> None:
     ]
     assert [t["completed"] for t in turns] == [True, True, True]  # completed; cancelled; branch checkpoint
     assert turns[0]["final_response"]["text"] == "Fixed the heron flush: it now waits for the batch."
-    first = [e["type"] for e in _open(store, turns[0]["id"])["events"]]
+    first = [e["type"] for e in open_data(store, turns[0]["id"])["events"]]
     assert first == ["user_input", "reasoning", "assistant_response", "tool_call", "tool_call", "tool_response",
                      "tool_response", "user_input", "assistant_response", "system", "runtime", "system"]
-    second = [e["type"] for e in _open(store, turns[1]["id"])["events"]]
+    second = [e["type"] for e in open_data(store, turns[1]["id"])["events"]]
     assert second == ["user_input", "assistant_response", "compaction", "runtime", "system"]
-    third = [e["type"] for e in _open(store, turns[2]["id"])["events"]]
+    third = [e["type"] for e in open_data(store, turns[2]["id"])["events"]]
     assert third == ["user_input", "assistant_response", "runtime", "system", "unknown"]
 
 
 def test_tool_results_pair_and_carry_exit_codes(store: Store) -> None:
-    turn = _open(store, _session(store)["id"])["turns"][0]
-    outputs = [_open(store, e["id"])["content"] for e in _open(store, turn["id"])["events"]
+    turn = open_data(store, _session(store)["id"])["turns"][0]
+    outputs = [open_data(store, e["id"])["content"] for e in open_data(store, turn["id"])["events"]
                if e["type"] == "tool_response"]
     assert [(c["tool_name"], c.get("exit_code")) for c in outputs] == [("read_file", None), ("run_shell_command", 2)]
 
@@ -87,7 +72,7 @@ def test_tool_results_pair_and_carry_exit_codes(store: Store) -> None:
 def test_replayed_history_and_notifications_start_nothing(store: Store) -> None:
     found = search_sessions.run(store, {"query": "ZEBRA"}).structured["data"]["results"]
     assert found == []  # a compaction's replacement history is not indexed again
-    assert len(_open(store, _session(store)["id"])["turns"]) == 3  # the notification opened no turn
+    assert len(open_data(store, _session(store)["id"])["turns"]) == 3  # the notification opened no turn
 
 
 def test_malformed_line_is_quarantined(store: Store) -> None:
