@@ -7,7 +7,7 @@ Three kinds of evidence, in this order of strength:
 
 1. A shape (`secret_rules.TOKEN_RULES`): a vendor prefix with its alphabet and length, a
    private-key block, a URI's password, an `Authorization` header. One RE2 pass finds them all.
-2. A secret-named key (`DB_PASSWORD=…`, `"api_key": "…"`, `password: …`, `--token …`): the
+2. A secret-named key (`secret_keys.py`: `DB_PASSWORD=…`, `"api_key": "…"`, `--token …`): the
    key's *last* words decide (`password_hash_algorithm`, `tokenizer_config_file` and
    `secret_template` are not secrets), and the value must be a literal, not code that reads a
    secret (`os.environ["TOKEN"]`, `getpass()`, `self.token`, `${TOKEN}`, a type name).
@@ -27,7 +27,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import math
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -36,10 +35,11 @@ from functools import lru_cache
 
 import re2
 
+from moraine.sources.secret_keys import assignment_spans
 from moraine.sources.secret_rules import END, PROVIDERS, TOKEN_RULES, Rule
+from moraine.sources.secret_values import DOTTED, TYPE_NAME, Span, entropy, is_reference, mixed, random_looking
 
 PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9_.-]{0,63})\]")
-Span = tuple[int, int, str]  # start, end, rule name
 
 # -- 1. shapes -------------------------------------------------------------------------------
 
@@ -100,9 +100,6 @@ def _token_char(char: str) -> bool:
     return char.isalnum() or char in "_-"
 
 
-def _mixed(value: str) -> bool:
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-
 
 _BACK = {rule.name: re.compile(f"(?:{rule.back})\\Z") for rule in TOKEN_RULES if rule.back}
 
@@ -138,9 +135,9 @@ def _shape_span(text: str, match: re2._Match, group: int, rule: Rule, own: bool)
     value = text[start:end]
     if rule.starts_word and not _starts_word(text, first):
         return None
-    if rule.mixed and not _mixed(value) and not _basic_credentials(value):
+    if rule.mixed and not mixed(value) and not _basic_credentials(value):
         return None
-    if own and _is_reference(value.strip("\"'")):
+    if own and is_reference(value.strip("\"'")):
         return None
     name = rule.name
     if name == "uri-password":
@@ -148,235 +145,6 @@ def _shape_span(text: str, match: re2._Match, group: int, rule: Rule, own: bool)
     elif name == "curl-user-password" and value.isdigit():
         return None  # `-u 1000:1000` is a uid:gid
     return start, end, name
-
-
-# -- 2. secret-named keys ----------------------------------------------------------------------
-
-# A key names a secret by its last word(s), so a look at an identifier starts only where one
-# of these words ends it (`token_count` and `tokenizer` never get this far).
-_KEY_WORDS = re2.compile(r"(?i)(pass(?:word|wd|phrase)?|pwd|secret|token|key|creds?|credentials?|auth|dsn"
-                         r"|key[_-]?base|key[_-]?id)(?:[^A-Za-z0-9_.-]|$)")
-_IDENT_TAIL = re.compile(r"[A-Za-z0-9_.-]{0,120}$")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-# The key's last word names a secret ...
-_SECRET_LAST = frozenset({
-    "password", "passwd", "passphrase", "pwd", "secret", "secrets", "token", "apikey", "credential",
-    "credentials", "creds", "auth", "privatekey", "secretkey", "accesskey", "authtoken", "dsn",
-})
-# ... or its last two words do (`api_key`, `AccountKey`, `client-secret` is covered above).
-_SECRET_KEY_FIRST = frozenset({
-    "api", "access", "secret", "private", "account", "master", "encryption", "signing", "license", "shared",
-    "auth", "app", "admin", "service", "sas", "storage", "consumer", "client", "session", "webhook", "deploy",
-})
-_GLUED = ("password", "passwd", "passphrase", "token", "secret", "apikey")
-# Whole keys known to hold secrets although their last word says otherwise.
-_SECRET_KEYS = frozenset({("secret", "key", "base"), ("private", "key", "id"), ("pass",)})
-_FLAG = re.compile(r"-{1,2}[A-Za-z]")
-_SEP = re.compile(r"(\\*[\"'])?[ \t]*(:=|=>|=(?!=)|:(?![:/])(?=[\s\"'\\]|$))")
-_OPEN_QUOTE = re.compile(r"[ \t]*(\\*)([\"'])")
-_VALUE_END = re.compile(r"[\s\"'`\\&]")
-_VALUE_END_CODE = re.compile(r"[\s\"'`\\&,;)}\]]")
-_TYPE_ANNOTATED = re.compile(r"[ \t]*=(?!=)[ \t]*")
-_UPPER_CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")  # `PrivateKey`, `Token` (not `TOKEN`)
-_ENV_KEY = re.compile(r"(?:export\s+)?[A-Z][A-Z0-9_]*")  # an environment variable: its value is a literal
-_IDENT_VALUE = re.compile(r"([A-Za-z_][\w.]*)[,;:)\]}]*$")
-
-
-def _words(identifier: str) -> list[str]:
-    return [w.lower() for part in re.split(r"[_.\-]+", identifier) for w in _CAMEL.findall(part)]
-
-
-@lru_cache(maxsize=4096)
-def _is_secret_key(identifier: str) -> bool:
-    words = _words(identifier)
-    if not words:
-        return False
-    if tuple(words[-3:]) in _SECRET_KEYS or tuple(words) in _SECRET_KEYS:
-        return tuple(words) != ("pass",) or identifier.startswith("-")  # `--pass`, not Python's `pass`
-    if words[-1] in _SECRET_LAST or words[-1].endswith(_GLUED):  # `PGPASSWORD`, `GITHUBTOKEN`
-        return True
-    return words[-1] == "key" and len(words) >= 2 and words[-2] in _SECRET_KEY_FIRST
-
-
-@dataclass(frozen=True, slots=True)
-class _Key:
-    start: int
-    end: int
-    flag: bool
-    line_start: bool  # the key opens its line (YAML, .env, a config file)
-
-
-def _key_at(text: str, hit: int) -> _Key | None:
-    """The identifier ending at `hit`, when it names a secret."""
-    end = hit
-    start = end - len(_IDENT_TAIL.search(text, max(0, end - 120), end).group())
-    while start < end and text[start] in "._":  # `.token` of `self.token` is looked at whole
-        start += 1
-    if start > 0 and text[start - 1] in "$%{":  # a variable being read, not assigned
-        return None
-    identifier = text[start:end]
-    flag = bool(_FLAG.match(identifier))
-    if not _is_secret_key(identifier.lstrip("-")) or "public" in identifier.lower():  # `publicKeyToken`
-        return None
-    line = text.rfind("\n", 0, start)
-    lead = text[line + 1:start]
-    at_line_start = lead.strip(" \t-\"'") == "" or lead.strip() == "export"
-    return _Key(start, end, flag, at_line_start)
-
-
-def _value_after(text: str, key: _Key) -> tuple[int, int, str] | None:
-    """(start, end, context) of the value assigned to the key, or None when the key is not
-    assigned here. context: "quoted", "env" (a literal by syntax) or "code" (an expression)."""
-    sep = _SEP.match(text, key.end)
-    pos = key.end
-    if sep is not None:
-        pos = sep.end()
-        spaced = sep.group(2) == ":" or text[key.end:sep.start(2)].strip(" \t") != text[key.end:sep.start(2)] \
-            or text[pos:pos + 1] in " \t"
-    elif key.flag and text[key.end:key.end + 1] in (" ", "\t"):
-        spaced = False
-    else:
-        return None
-    quote = _OPEN_QUOTE.match(text, pos)
-    if quote is not None:
-        return quote.end(), _closing(text, quote.end(), quote.group(1) + quote.group(2)), "quoted"
-    while pos < len(text) and text[pos] in " \t":
-        pos += 1
-    literal = key.flag or not spaced  # `KEY=value` (shell, .env, URLs) and flags hold literals
-    if key.line_start and sep is not None and sep.group(2) == ":":  # YAML: the rest of the line
-        newline = text.find("\n", pos)
-        end = len(text) if newline < 0 else newline
-        end = _cut_comment(text, pos, end)
-        while end > pos and text[end - 1] in ",;":  # `token: string;` of a TypeScript interface
-            end -= 1
-        return pos, end, "yaml"
-    finder = _VALUE_END if literal else _VALUE_END_CODE
-    stop = finder.search(text, pos)
-    end = len(text) if stop is None else stop.start()
-    if literal and not key.flag and not _ENV_KEY.fullmatch(text[key.start:key.end]):
-        word = _IDENT_VALUE.match(text, pos, end)  # `f(token=token)`, `x(create_token=True)`: code
-        if word is not None and not _random_looking(word.group(1)):
-            return None
-    annotation = text[pos:end]
-    if (not literal and _TYPE_ANNOTATED.match(text, end) and re.fullmatch(r"[A-Za-z_][\w\[\], |.]*", annotation)
-            and not _random_looking(annotation)):
-        return _value_after(text, _Key(key.start, end, key.flag, key.line_start))  # `token: str = "…"`
-    return pos, end, "env" if literal else "code"
-
-
-def _closing(text: str, start: int, quote: str) -> int:
-    """Where a quoted value ends: its closing quote, the end of the line, or, for a value in
-    single quotes or backticks, a double quote or backslash (in a raw JSON line those belong to
-    the JSON string around it, and a redaction must not cut through an escape)."""
-    ends = [text.find(quote, start), text.find("\n", start)]
-    if quote[-1] != '"':
-        ends += [text.find('"', start), text.find("\\", start)]
-    found = [e for e in ends if e >= 0]
-    return min(found) if found else len(text)
-
-
-def _cut_comment(text: str, start: int, end: int) -> int:
-    comment = text.find(" #", start, end)
-    end = comment if comment >= 0 else end
-    while end > start and text[end - 1] in " \t\r":
-        end -= 1
-    return end
-
-
-_STOP_WORDS = ("example", "placeholder", "changeme", "change_me", "change-me", "dummy", "sample", "redacted",
-               "notasecret", "your_", "your-", "yourpass", "xxxx", "****", "....", "…", "<", ">", "{{", "${",
-               "todo", "fixme", "replace", "insert", "goes_here", "-here")
-# A template of identifier characters (`"__attr_factory_%s"`), not a password that holds `%r`.
-_FORMAT = re.compile(r"[\w.:/ -]*(?:%[sdr]|%\([a-z_]+\)[sdr]|\{\})[\w.:/ -]*")
-_LITERAL_WORDS = frozenset({
-    "null", "none", "nil", "true", "false", "undefined", "required", "optional", "string", "str", "bytes",
-    "int", "number", "boolean", "bool", "any", "object", "secret", "password", "token", "env", "default",
-    "omit", "hidden", "masked", "empty", "unset", "prompt", "stdin", "input", "auto", "file", "none,",
-    "secretstr", "secretbytes", "text", "varchar", "char", "uuid", "bearer", "basic", "pass", "passwd", "pwd",
-    "user:pass", "username", "user", "login",
-})
-_REFERENCE_START = tuple("$%{<[(@#*&!?|-`")
-_DOTTED = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+")
-# A type or class name: capitalised words after an optional acronym (`EventLoopToken`,
-# `PKCS7PrivateKeyTypes`, `Ed25519PrivateKey`, `Auth`, `RefreshTokenT`); random text never
-# splits into such words.
-_TYPE_NAME = re.compile(r"(?:[A-Z]{1,6}[0-9]*|[A-Z][a-z][0-9]+)?(?:[A-Z][a-z]{2,}[0-9]*)+[A-Z]?")
-_CODE_WORD = re.compile(r"[a-z]+(?:[A-Z][a-z]+)+|[a-z]+(?:_[a-z]+)+")  # `serverAuth`, `debug_prompt`
-
-
-def _is_reference(value: str) -> bool:
-    """A value that names or reads a secret instead of holding one: `${TOKEN}`, `<password>`,
-    `os.environ["X"]`, `getpass()`, `self.token`, `tokenizer_config.json`, `changeme`, a type."""
-    lowered = value.lower()
-    if len(value) < 4 or lowered.rstrip(":;,.") in _LITERAL_WORDS or value.startswith(_REFERENCE_START):
-        return True
-    if any(word in lowered for word in _STOP_WORDS) or len(set(value)) <= 2 or _FORMAT.fullmatch(value):
-        return True
-    if "(" in value or "[" in value or " | " in value or " = " in value:  # a call, a subscript, a type
-        return True
-    if _DOTTED.fullmatch(value) and not _random_looking(value):  # an attribute, a module, a file name
-        return True
-    if value.startswith(("/", "./", "~/", "../")) or (value.count("/") >= 2 and not _random_looking(value)):
-        return True  # a path (a base64 secret holds slashes too, but looks random)
-    return bool(_TYPE_NAME.fullmatch(value) or _CODE_WORD.fullmatch(value))
-
-
-def _random_looking(value: str) -> bool:
-    """An identifier-shaped value that is nevertheless a credential (`token = a8Fk2…`); in a
-    dotted name, one random-looking part is enough."""
-    if "." in value:
-        return any(_random_looking(part) for part in value.split("."))
-    return len(value) >= 16 and _mixed(value) and _entropy(value) >= 3.5 and not _TYPE_NAME.fullmatch(value)
-
-
-def _entropy(value: str) -> float:
-    counts = Counter(value)
-    total = len(value)
-    return -sum(c / total * math.log2(c / total) for c in counts.values())
-
-
-_PROSE = re.compile(r"[A-Za-z][A-Za-z0-9,.'-]*(?: +[A-Za-z][A-Za-z0-9,.'-]*)+")
-
-
-_PLAIN = re.compile(r"[A-Za-z][a-z]*(?:[_ -][A-Za-z][a-z]*)*|[A-Z]+(?:_[A-Z]+)+")  # words, a CONSTANT_NAME
-
-
-def _names_password(identifier: str) -> bool:
-    """A person's password may be a plain word; a token, key or secret never is."""
-    return _words(identifier)[-1:] in (["password"], ["passwd"], ["pwd"], ["passphrase"], ["pass"])
-
-
-def _assignment_spans(text: str, data: bytes) -> list[Span]:
-    spans: list[Span] = []
-    last_key_end = -1
-    for hit in _KEY_WORDS.finditer(data):
-        if hit.start() < last_key_end:
-            continue  # inside a value already redacted
-        key = _key_at(text, hit.end(1))
-        if key is None:
-            continue
-        last_key_end = key.end
-        found = _value_after(text, key)
-        if found is None:
-            continue
-        start, end, context = found
-        if context != "quoted" and _UPPER_CAMEL.fullmatch(text[key.start:key.end]):
-            continue  # `MLKEM768X25519PrivateKey = …`: a class; `"ClientSecret": "…"` still counts
-        value = text[start:end]
-        bare = value.strip().rstrip(":;,.*")
-        if not bare or _is_reference(bare):
-            continue
-        if not _names_password(text[key.start:key.end]) and (_PLAIN.fullmatch(bare) or _PROSE.fullmatch(bare)):
-            continue  # `"input_token": "position"`, `"nextToken": "A generated value."`: never a credential
-        if context == "code" and re.fullmatch(r"[A-Za-z_]\w*", value) and not _random_looking(value):
-            continue  # `password = new_password`: a variable
-        if key.flag and value.isalpha() and value.islower():
-            continue  # `the --password option`: prose about a flag
-        if context == "yaml" and _PROSE.fullmatch(value.strip()):
-            continue  # `Token: see the docs`: prose
-        spans.append((start, end, "secret-assignment"))
-        last_key_end = end
-    return spans
 
 
 # -- 3. a provider or secret word, then a random-looking value ---------------------------------
@@ -408,17 +176,17 @@ def _secretish(value: str, provider: str) -> bool:
     core = value.strip("=.-_")
     if "example" in core.lower() or _wordy(core):
         return False
-    if len(core) < 16 or core.startswith(_PUBLIC_PREFIXES) or _DOTTED.fullmatch(core) or _TYPE_NAME.fullmatch(core):
+    if len(core) < 16 or core.startswith(_PUBLIC_PREFIXES) or DOTTED.fullmatch(core) or TYPE_NAME.fullmatch(core):
         return False
     if _UUID.fullmatch(core):
         return provider == "heroku"
     if re.fullmatch(r"[0-9a-fA-F]+", core):
-        return len(core) >= 24 and _mixed(core)
-    if (core.count("/") >= 3 and not _random_looking(core.replace("/", ""))) or core.count("-") >= 2 \
+        return len(core) >= 24 and mixed(core)
+    if (core.count("/") >= 3 and not random_looking(core.replace("/", ""))) or core.count("-") >= 2 \
             or core.count("_") >= 2:
         return False  # a path, a slug, an identifier (a base64 secret may hold slashes: it looks random)
     classes = sum((any(c.islower() for c in core), any(c.isupper() for c in core), any(c.isdigit() for c in core)))
-    return classes == 3 and _entropy(core) >= 3.8
+    return classes == 3 and entropy(core) >= 3.8
 
 
 def _context_spans(text: str, data: bytes) -> list[Span]:
@@ -509,7 +277,7 @@ def spans(text: str) -> list[Span]:
 
 def _rule_spans(proxy: str) -> list[Span]:
     data = proxy.encode("ascii")  # RE2 is several times faster on bytes than on str
-    return _shape_spans(proxy, data) + _assignment_spans(proxy, data) + _context_spans(proxy, data)
+    return _shape_spans(proxy, data) + assignment_spans(proxy, data) + _context_spans(proxy, data)
 
 
 def _merged(text: str, found: list[Span]) -> list[Span]:
@@ -564,7 +332,7 @@ def redact_path(path: str) -> str:
     for variant in {proxy, proxy.replace("-", "/")}:  # shapes may span folders (`hooks.slack.com/…`)
         found += _shape_spans(variant, variant.encode("ascii"))
     found += [(m.start(1), m.end(1), "uri-password") for m in _PATH_USERINFO.finditer(proxy)
-              if not _is_reference(m.group(1))]
+              if not is_reference(m.group(1))]
     found = _merged(path, found)
     return _splice(path, found) if found else path
 

@@ -15,7 +15,6 @@ import secrets
 import shutil
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,9 +34,10 @@ from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.watcher import Discovery
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
 from moraine.sources import ADAPTERS, configure_redaction
-from moraine.sources.redact import Settings, count_placeholders, rules_fingerprint
+from moraine.sources.redact import Settings, rules_fingerprint
 from moraine.store.catalog import Catalog, Session
 from moraine.store.contents import SUFFIXES, pack_rows
+from moraine.store.redactions import Redactions
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
 from moraine.store.validate import packable, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
@@ -142,8 +142,7 @@ class Store:
         self.file_issues: dict[str, str] = {}  # log (key or display name) → why it cannot be read now
         self.tombstones: set[str] = set()  # session keys forgotten by retention: never indexed again
         self.tracked: list[list[Any]] = []  # explicit prompt → input observations (track_input_event)
-        self.redacted: dict[int, dict[str, int]] = {}  # doc → placeholders per rule (docs that hold any)
-        self.rule_sets: set[str] = set()  # fingerprints of the redaction rules the events were read under
+        self.redactions = Redactions()
         self.position: Position = (0, 0)
 
     def _load(self) -> None:
@@ -177,8 +176,7 @@ class Store:
         self.file_issues = dict(meta.get("file_issues", {}))
         self.tombstones = set(meta.get("tombstones", ()))
         self.tracked = list(meta.get("tracked", ()))
-        self.redacted = {int(doc): dict(counts) for doc, counts in meta.get("redacted", ())}
-        self.rule_sets = set(meta.get("rule_sets", ()))
+        self.redactions = Redactions.from_meta(meta)
         self.manifest = manifest
         self.shared_sums = {rel: info for rel, info in manifest.files.items() if not rel.startswith("gen-")}
 
@@ -350,7 +348,7 @@ class Store:
                           "torn_bytes": st.torn_bytes, "last_by_source": st.last_by_source},
                 "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
                 "file_issues": self.file_issues, "tombstones": sorted(self.tombstones), "tracked": self.tracked,
-                "redacted": sorted(self.redacted.items()), "rule_sets": sorted(self.rule_sets)}
+                **self.redactions.meta()}
         keep = {f"segments/{n}/" for n in names}
         content = list(self.catalog.content.names)
         sums = {rel: info for rel, info in self.shared_sums.items()
@@ -419,11 +417,7 @@ class Store:
                 touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
         first = index.reserve_docs(len(events))
         catalog.append_batch(first, events, packed, sessions)
-        for i, (blob, event) in enumerate(zip(packed, events, strict=True)):  # the text travels beside the row
-            if b"[REDACTED:" in blob or "[REDACTED:" in event.text:
-                self.redacted[first + i] = dict(count_placeholders(event.text) + count_placeholders(blob))
-        if events and isinstance(payload.get("rules"), str):
-            self.rule_sets.add(payload["rules"])
+        self.redactions.add(first, events, packed, payload.get("rules"))
         indexable = [(first + i, e.text) for i, e in enumerate(events)
                      if e.type not in UNINDEXED and not e.excluded and e.text]
         index.add_texts(np.array([d for d, _ in indexable], dtype=np.int64), [t for _, t in indexable])
@@ -525,20 +519,7 @@ class Store:
         return self.catalog.by_uid.get(uid)
 
     def redaction_counts(self) -> dict[str, int]:
-        """`[REDACTED:<rule>]` placeholders per rule in what the state keeps: live events,
-        quarantined fragments and log names."""
-        alive = self.catalog.alive.view
-        total: Counter[str] = Counter()
-        for doc, counts in self.redacted.items():
-            if doc < alive.size and alive[doc]:
-                total.update(counts)
-        for issue in self.stats.issues:
-            if "[REDACTED:" in issue.fragment or "[REDACTED:" in issue.reason:
-                total.update(count_placeholders(issue.fragment + "\n" + issue.reason))
-        for path in self.checkpoints:
-            if "[REDACTED:" in path:
-                total.update(count_placeholders(path))
-        return dict(sorted(total.items()))
+        return self.redactions.counts(self.catalog.alive.view, self.stats.issues, self.checkpoints)
 
     def pending_bytes(self) -> int:
         """Bytes known in the logs but not yet indexed (for freshness warnings)."""

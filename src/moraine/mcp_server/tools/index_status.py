@@ -96,7 +96,7 @@ def redaction_report(store: Store) -> dict[str, Any]:
     return {"enabled": store.config.redaction.enabled, "total": sum(counts.values()), "by_rule": counts,
             "extra_patterns": len(store.config.redaction.extra_patterns),
             "allow_patterns": len(store.config.redaction.allow),
-            "rules_changed": any(rules != current for rules in store.rule_sets)}
+            "rules_changed": any(rules != current for rules in store.redactions.rule_sets)}
 
 
 def warnings(store: Store, data: dict[str, Any]) -> list[str]:
