@@ -334,6 +334,8 @@ class Daemon:
         from watchdog.events import FileSystemEvent, FileSystemEventHandler
         from watchdog.observers import Observer
 
+        from moraine.ingest.watcher import log_of
+
         daemon = self
 
         class Handler(FileSystemEventHandler):
@@ -341,7 +343,7 @@ class Daemon:
                 if event.event_type in ("opened", "closed_no_write"):
                     return
                 paths = [os.fsdecode(event.src_path), os.fsdecode(getattr(event, "dest_path", "") or "")]
-                daemon.mark_dirty([p for p in paths if p.endswith(".jsonl")], structural=event.is_directory)
+                daemon.mark_dirty([log for log in map(log_of, paths) if log], structural=event.is_directory)
 
         observer = Observer()
         for root in roots:

@@ -21,10 +21,11 @@ class Checkpoint:
     missing: bool = False
     head_len: int = 0  # bytes at the start of the file that `head_hash` covers
     head_hash: str = ""  # tells a recreated file from the old one when the inode number is reused
+    version: int = 0  # a log read whole (a JSON document, a database): its change token when read (0: never)
 
     def to_wire(self) -> list[Any]:
         return [self.source, self.inode, self.size, self.generation, self.offset, self.line, self.state,
-                self.missing, self.head_len, self.head_hash]
+                self.missing, self.head_len, self.head_hash, *self._tail()]
 
     @classmethod
     def from_wire(cls, row: list[Any]) -> Checkpoint:
@@ -41,4 +42,8 @@ class Checkpoint:
         """Wire form with the state packed (what a snapshot stores)."""
         state = self.state if isinstance(self.state, bytes) else msgpack.packb(self.state, use_bin_type=True)
         return [self.source, self.inode, self.size, self.generation, self.offset, self.line, state, self.missing,
-                self.head_len, self.head_hash]
+                self.head_len, self.head_hash, *self._tail()]
+
+    def _tail(self) -> list[int]:
+        """Fields added later travel only when set, so a line log's checkpoint keeps its old form."""
+        return [self.version] if self.version else []

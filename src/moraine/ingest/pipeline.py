@@ -21,7 +21,7 @@ from typing import Any
 
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
-from moraine.model import Event
+from moraine.ingest.whole import Replaces, change_token, delta, read_whole
 from moraine.sources import (
     ADAPTERS,
     MAX_LINE_BYTES,
@@ -36,7 +36,7 @@ from moraine.sources._common import LineRef
 from moraine.sources.redact import current
 from moraine.store.contents import pack_rows
 from moraine.store.engine import Store
-from moraine.store.validate import event_row_problem, packable
+from moraine.store.validate import packable, storable
 
 Progress = Callable[[int, int], None]
 
@@ -68,8 +68,9 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
             missing.append(str(root))
             continue
         adapter = ADAPTERS[source.harness]
-        paths = store.discovery.files(str(root), ingest.exclude, ingest.follow_symlinks)
-        found.extend((path, adapter) for path in paths)
+        paths = store.discovery.files(str(root), ingest.exclude, ingest.follow_symlinks, adapter.suffixes,
+                                      adapter.under)
+        found.extend((path, adapter) for path in paths if adapter.accepts(path))
     return found, missing
 
 
@@ -109,8 +110,10 @@ def _file_problems(store: Store, files: list[tuple[str, Adapter]]) -> tuple[list
 PARALLEL_BYTES = 8 * 1024 * 1024
 
 # key, events (wire rows), issues, checkpoint (None: keep the old one), bytes read, each
-# event's row packed with msgpack, why the file could not be read to its end (None: it was)
-Part = tuple[str, list[list[Any]], list[list[Any]], list[Any] | None, int, list[bytes], str | None]
+# event's row packed with msgpack, why the file could not be read to its end (None: it was),
+# what the events replace (a log read whole, see `whole`; None: they are new lines)
+Part = tuple[str, list[list[Any]], list[list[Any]], list[Any] | None, int, list[bytes], str | None,
+             Replaces | None]
 Task = tuple[str, str, str, list[Any], int]  # path, key, adapter, checkpoint, events per part
 
 
@@ -125,6 +128,8 @@ def normalize_file(task: Task) -> list[Part]:
     path, key, adapter_name, checkpoint_wire, limit = task
     adapter = ADAPTERS[adapter_name]
     checkpoint = Checkpoint.from_wire(checkpoint_wire)
+    if adapter.whole(path):
+        return _normalize_whole(path, key, adapter_name, checkpoint)
     state = checkpoint.adapter_state()
     parts: list[Part] = []
     events: list[list[Any]] = []
@@ -134,7 +139,7 @@ def normalize_file(task: Task) -> list[Part]:
         for line in complete_lines(path, checkpoint.offset, checkpoint.line, max_line=MAX_LINE_BYTES):
             ref = LineRef(key, checkpoint.generation, line.number, line.offset)
             new, issue = normalize_line(adapter, line.raw, ref, state, size=line.end - line.offset - 1)
-            events.extend(_storable(new, issues, ref))
+            events.extend(storable(new, issues, ref))
             if issue:
                 issues.append(issue.to_wire())
             checkpoint.offset, checkpoint.line = line.end, line.number
@@ -144,25 +149,31 @@ def normalize_file(task: Task) -> list[Part]:
     except OSError as exc:  # unreadable, vanished, an I/O error: what was read counts, the rest waits
         problem = f"cannot read: {exc.strerror or exc}"
         if checkpoint.offset == start and not events and not issues:
-            return [*parts, (key, [], [], None, 0, [], problem)]
-        return [*parts, (*_part(path, key, events, issues, checkpoint, start, middle=True)[:6], problem)]
+            return [*parts, (key, [], [], None, 0, [], problem, None)]
+        return [*parts, (*_part(path, key, events, issues, checkpoint, start, middle=True)[:6], problem, None)]
     checkpoint.size = max(checkpoint.size, checkpoint.offset)
     parts.append(_part(path, key, events, issues, checkpoint, start, middle=False))
     return parts
 
 
-def _storable(events: list[Event], issues: list[list[Any]], ref: LineRef) -> list[list[Any]]:
-    """Wire rows of the events the store can apply; the last net under the adapters (their
-    output is cleaned already, so this drops nothing unless a cleaning rule is missing)."""
-    kept = []
-    for event in events:
-        row = event.to_wire()
-        problem = event_row_problem(row)
-        if problem is None:
-            kept.append(row)
-        else:
-            issues.append([ref.file, ref.generation, ref.line, ref.offset, f"rejected_event: {problem}", ""])
-    return kept
+def _normalize_whole(path: str, key: str, adapter_name: str, checkpoint: Checkpoint) -> list[Part]:
+    """A log read whole: one part per group of records (a document, a session of a database),
+    the checkpoint on the last, so a crash between them reads the log again (IDs dedupe)."""
+    try:
+        groups, reached, problem = read_whole(path, key, adapter_name, checkpoint)
+    except OSError as exc:
+        return [(key, [], [], None, 0, [], f"cannot read: {exc.strerror or exc}", None)]
+    if problem is not None:  # remembered with the token: read again when the log changes
+        return [(key, [], [], reached.to_wire(), 0, [], problem, None)]
+    parts: list[Part] = []
+    for i, (events, issues, replaces) in enumerate(groups):
+        last = i == len(groups) - 1
+        packed, issues = _packed(events, issues)
+        parts.append((key, events, issues, reached.to_wire() if last else None, reached.size if last else 0,
+                      packed, None, replaces))
+    if not parts:
+        parts.append((key, [], [], reached.to_wire(), reached.size, [], None, None))
+    return parts
 
 
 def _part(path: str, key: str, events: list[list[Any]], issues: list[list[Any]], checkpoint: Checkpoint,
@@ -175,7 +186,7 @@ def _part(path: str, key: str, events: list[list[Any]], issues: list[list[Any]],
         reached = copy.deepcopy(checkpoint)
         reached.size = checkpoint.offset
     packed, issues = _packed(events, issues)
-    return (key, events, issues, reached.to_wire(), checkpoint.offset - start, packed, None)
+    return (key, events, issues, reached.to_wire(), checkpoint.offset - start, packed, None, None)
 
 
 def _packed(events: list[list[Any]], issues: list[list[Any]]) -> tuple[list[bytes], list[list[Any]]]:
@@ -290,6 +301,11 @@ def _changed(store: Store, files: Iterable[tuple[str, str, Adapter]], problems: 
             continue
         store.mtimes[key] = stat.st_mtime
         checkpoint = store.checkpoints.get(key)
+        if adapter.whole(path):
+            whole = _whole_changed(store, path, key, adapter, checkpoint, stat)
+            if whole is not None:
+                work.append(whole)
+            continue
         if checkpoint is None:
             checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, adapter.initial_state(key))
         elif needs_reset(checkpoint, stat, path if stat.st_size != checkpoint.size else None):
@@ -305,6 +321,21 @@ def _changed(store: Store, files: Iterable[tuple[str, str, Adapter]], problems: 
     return work
 
 
+def _whole_changed(store: Store, path: str, key: str, adapter: Adapter, checkpoint: Checkpoint | None,
+                   stat: os.stat_result) -> tuple[str, str, Adapter, Checkpoint, int] | None:
+    """A log read whole is read again when its change token moved (its size and mtime, and its
+    database's write-ahead file's)."""
+    token, store.mtimes[key] = change_token(path, stat, adapter.token(path) if adapter.token else None)
+    if checkpoint is not None and checkpoint.version == token:
+        return None
+    if checkpoint is None:
+        checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, {})
+    else:
+        checkpoint = copy.deepcopy(checkpoint)
+    checkpoint.inode, checkpoint.size, checkpoint.version = stat.st_ino, stat.st_size, token
+    return path, key, adapter, checkpoint, stat.st_size
+
+
 class _Pending:
     """Parts waiting to become one WAL frame (several small files share a frame)."""
 
@@ -313,10 +344,14 @@ class _Pending:
         self.packed: list[bytes] = []
         self.issues: list[list[Any]] = []
         self.checkpoints: dict[str, list[Any]] = {}
+        self.retire: list[str] = []  # IDs of events a log read whole no longer holds
         self.file_issues: dict[str, str | None] = {}  # the last frame of a pass carries their changes
 
     def add(self, part: Part, limit: int, store: Store, summary: IngestSummary) -> None:
-        key, events, issues, checkpoint, _, packed, _ = part
+        key, events, issues, checkpoint, _, packed, _, replaces = part
+        if replaces is not None:
+            events, packed, retire = delta(store, key, events, packed, replaces)
+            self.retire.extend(retire)
         self.events.extend(events)
         self.packed.extend(packed)
         self.issues.extend(issues)
@@ -326,11 +361,13 @@ class _Pending:
             self.flush(store, summary)
 
     def flush(self, store: Store, summary: IngestSummary) -> None:
-        if not (self.events or self.issues or self.checkpoints or self.file_issues):
+        if not (self.events or self.issues or self.checkpoints or self.file_issues or self.retire):
             return
-        extra = {"file_issues": self.file_issues} if self.file_issues else None
+        extra: dict[str, Any] = {"file_issues": self.file_issues} if self.file_issues else {}
+        if self.retire:
+            extra["retire"] = self.retire
         store.commit(self.events, self.issues, self.checkpoints, extra, packed=self.packed)
-        self.file_issues = {}
+        self.file_issues, self.retire = {}, []
         summary.events += len(self.events)
         summary.issues += len(self.issues)
         self.events, self.packed, self.issues, self.checkpoints = [], [], [], {}

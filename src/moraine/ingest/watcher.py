@@ -14,6 +14,26 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+LOG_SUFFIXES = (".jsonl", ".json", ".db")  # every kind of file some harness logs to
+
+
+def log_of(path: str) -> str | None:
+    """The log a changed file belongs to (a database's write-ahead file stands for the
+    database), or None when it is no log of any kind."""
+    if path.endswith(LOG_SUFFIXES):
+        return path
+    if path.endswith(".db-wal"):
+        return path[: -len("-wal")]
+    return None
+
+
+def _walked(root: str, directory: str, under: tuple[str, ...] | None) -> bool:
+    """Whether a walk limited to the `under` sub-folders of `root` enters `directory`."""
+    if under is None:
+        return True
+    rel = os.path.relpath(directory, root)
+    return any(rel == u or rel.startswith(u + "/") or u.startswith(rel + "/") for u in under)
+
 
 @dataclass
 class _Listing:
@@ -30,12 +50,16 @@ class Discovery:
     `follow_symlinks`): a link to `/etc/passwd` named `x.jsonl` is reported, never read. A
     link that loops or dangles is reported too, and never hides the rest of its folder."""
 
-    suffix: str = ".jsonl"
+    suffixes: tuple[str, ...] = LOG_SUFFIXES
     listings: dict[str, _Listing] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)  # path → why it is not read (last walk)
 
-    def files(self, root: str, excludes: list[str], follow_symlinks: bool = False) -> list[str]:
-        """Every `*.jsonl` below `root` (sorted), minus the exclude globs."""
+    def files(self, root: str, excludes: list[str], follow_symlinks: bool = False,
+              suffixes: tuple[str, ...] = (".jsonl",), under: tuple[str, ...] | None = None) -> list[str]:
+        """Every file below `root` ending in one of `suffixes` (sorted), minus the exclude globs.
+        With `under`, only those sub-folders of the root are walked (and the root's own files):
+        a harness whose data folder also holds big trees that are not logs (OpenCode keeps git
+        snapshots beside its database) is not walked through them."""
         found: list[str] = []
         for stale in [p for p in self.problems if p == root or p.startswith(root.rstrip("/") + "/")]:
             del self.problems[stale]
@@ -48,13 +72,13 @@ class Discovery:
             if listing is None:
                 continue
             self.problems.update(listing.problems)
-            found.extend(listing.files)
-            stack.extend(listing.subdirs)
+            found.extend(f for f in listing.files if f.endswith(suffixes))
+            stack.extend(d for d in listing.subdirs if _walked(root, d, under))
             for link in listing.links:
                 kind = self._judge_link(link, real_root, follow_symlinks)
-                if kind == "file":
+                if kind == "file" and link.endswith(suffixes):
                     found.append(link)
-                elif kind == "dir":
+                elif kind == "dir" and _walked(root, link, under):
                     target = os.path.realpath(link)
                     if target in seen_dirs:
                         self.problems[link] = "symlinked folder already walked (a loop or a second way in): skipped"
@@ -79,7 +103,7 @@ class Discovery:
             return None
         if stat.S_ISDIR(st.st_mode):
             return "dir"
-        if link.endswith(self.suffix) and stat.S_ISREG(st.st_mode):
+        if link.endswith(self.suffixes) and stat.S_ISREG(st.st_mode):
             return "file"
         return None
 
@@ -108,7 +132,7 @@ class Discovery:
                 listing.links.append(entry.path)
             elif entry.is_dir(follow_symlinks=False):
                 listing.subdirs.append(entry.path)
-            elif entry.name.endswith(self.suffix):
+            elif entry.name.endswith(self.suffixes):
                 if entry.is_file(follow_symlinks=False):
                     listing.files.append(entry.path)
                 else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -12,23 +11,43 @@ from typing import Any
 import orjson
 
 from moraine.model import Event, IngestIssue
-from moraine.sources import claude_code, codex, copilot_cli, cursor, gemini_cli, kimi_cli, pi, qwen_code
-from moraine.sources._clean import COERCED, clean_event, has_long_digit_run
+from moraine.sources import claude_code, codex, copilot_cli, cursor, gemini_cli, kimi_cli, opencode, pi, qwen_code
+from moraine.sources._clean import COERCED, clean_event
 from moraine.sources._common import LineRef, redact_short
+from moraine.sources._document import Read
+from moraine.sources._json import decode as _decode
 from moraine.sources.redact import Settings, configure, redact, redact_path
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 FRAGMENT_CHARS = 2000
 
 
+def _jsonl(path: str) -> bool:
+    return path.endswith(".jsonl")
+
+
+def _never(path: str) -> bool:
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Adapter:
-    """A harness: where its logs live and how one record becomes events."""
+    """A harness: where its logs live and how one record becomes events.
+
+    Most harnesses append lines; some rewrite a JSON document in place or keep a database.
+    Those have `read`: given a path `whole` accepts, it returns the records the log holds now
+    (see `_document.Read`), and the pipeline replaces what the state held of them."""
 
     name: str
     pattern: str  # glob below the source root
     parse: Callable[[dict[str, Any], LineRef, dict[str, Any]], list[Event]]
     initial_state: Callable[[str], dict[str, Any]]
+    accepts: Callable[[str], bool] = _jsonl  # which discovered files are this harness's logs
+    suffixes: tuple[str, ...] = (".jsonl",)
+    under: tuple[str, ...] | None = None  # the only sub-folders of the root worth walking
+    whole: Callable[[str], bool] = _never  # which of its logs are read whole, not by lines
+    read: Callable[[str, str, dict[str, Any]], Read] | None = None
+    token: Callable[[str], list[int]] | None = None  # more of what a whole log's change token covers
 
 
 ADAPTERS: dict[str, Adapter] = {
@@ -39,24 +58,13 @@ ADAPTERS: dict[str, Adapter] = {
     kimi_cli.NAME: Adapter(kimi_cli.NAME, "*/*/**/wire.jsonl", kimi_cli.parse, kimi_cli.initial_state),
     cursor.NAME: Adapter(cursor.NAME, "*/agent-transcripts/**/*.jsonl", cursor.parse, cursor.initial_state),
     copilot_cli.NAME: Adapter(copilot_cli.NAME, "**/*.jsonl", copilot_cli.parse, copilot_cli.initial_state),
-    gemini_cli.NAME: Adapter(gemini_cli.NAME, "*/chats/**/*.jsonl", gemini_cli.parse, gemini_cli.initial_state),
+    gemini_cli.NAME: Adapter(gemini_cli.NAME, "*/chats/**/*.json[l]", gemini_cli.parse, gemini_cli.initial_state,
+                             accepts=gemini_cli.accepts, suffixes=(".jsonl", ".json"), whole=gemini_cli.whole,
+                             read=gemini_cli.read),
+    opencode.NAME: Adapter(opencode.NAME, "opencode*.db", opencode.parse, opencode.initial_state,
+                           accepts=opencode.accepts, suffixes=(".db", ".json"), under=opencode.UNDER,
+                           whole=opencode.whole, read=opencode.read, token=opencode.legacy_token),
 }
-
-
-def _fix_text(value: str) -> str:
-    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def _without_lone_surrogates(node: Any) -> Any:
-    """JSON may escape half a surrogate pair (`\\ud83d`); such text cannot be stored as UTF-8,
-    so a lone half becomes U+FFFD and a pair becomes the character it encodes."""
-    if isinstance(node, str):
-        return _fix_text(node)
-    if isinstance(node, list):
-        return [_without_lone_surrogates(item) for item in node]
-    if isinstance(node, dict):
-        return {_fix_text(k): _without_lone_surrogates(v) for k, v in node.items()}
-    return node
 
 
 # Metadata and argument values repeat from event to event (a cwd, a branch, a model, a
@@ -140,26 +148,6 @@ def _issue(ref: LineRef, reason: str, line: str | bytes) -> IngestIssue:
     return IngestIssue(ref.file, ref.generation, ref.line, ref.offset, redact(reason), fragment)
 
 
-def _decode(raw: bytes) -> tuple[Any, str | bytes]:
-    """The record of a line and the line itself (decoded only when the slow path ran)."""
-    # orjson parses well-formed lines about twice as fast. What it refuses and `json` reads
-    # with repairs (invalid UTF-8, lone surrogate escapes, NaN, 1e400) takes the standard
-    # library's path, and so does a line with a run of 20+ digits: orjson would read an
-    # integer beyond 64 bits as an inexact float, `json` reads it exactly (kept as text later).
-    if not has_long_digit_run(raw):
-        try:
-            return orjson.loads(raw), raw
-        except orjson.JSONDecodeError:
-            pass
-    line = raw.decode("utf-8", errors="replace")
-    if not line.strip():
-        return None, line
-    record = json.loads(line)  # ValueError / RecursionError: the caller quarantines
-    if "\\ud" in line or "\\uD" in line:
-        record = _without_lone_surrogates(record)
-    return record, line
-
-
 def normalize_line(
     adapter: Adapter, raw: bytes, ref: LineRef, state: dict[str, Any], size: int | None = None
 ) -> tuple[list[Event], IngestIssue | None]:
@@ -180,13 +168,32 @@ def normalize_line(
         return [], None  # a blank line
     if not isinstance(record, dict):
         return [], _issue(ref, f"not_an_object: {type(record).__name__}", line)
+    return normalize_record(adapter, record, ref, state, line)
+
+
+def normalize_record(adapter: Adapter, record: Any, ref: LineRef, state: dict[str, Any],
+                     line: str | bytes | None = None) -> tuple[list[Event], IngestIssue | None]:
+    """Normalize, clean and redact one decoded record (a line's, or one a reader of whole logs
+    returned); `line` is what a quarantine keeps of it. Never raises."""
+    if not isinstance(record, dict):
+        return [], _issue(ref, f"not_an_object: {type(record).__name__}", _as_line(record, line))
     COERCED.clear()
     try:
         events = adapter.parse(record, ref, state)
         notes = COERCED + [note for event in events for note in clean_event(event)]
         events = _redact_events(events)
     except Exception as exc:  # an adapter bug must not stop ingest: quarantine the line
-        return [], _issue(ref, f"normalize_error: {type(exc).__name__}: {exc}", line)
+        return [], _issue(ref, f"normalize_error: {type(exc).__name__}: {exc}", _as_line(record, line))
     if notes:
-        return events, _issue(ref, "kept_as_text: " + "; ".join(dict.fromkeys(notes)), line)
+        return events, _issue(ref, "kept_as_text: " + "; ".join(dict.fromkeys(notes)), _as_line(record, line))
     return events, None
+
+
+def _as_line(record: Any, line: str | bytes | None) -> str | bytes:
+    """What a quarantine keeps of a record that came without a line (a reader of whole logs)."""
+    if line is not None:
+        return line
+    try:
+        return orjson.dumps(record, default=str)[: FRAGMENT_CHARS * 4]
+    except (TypeError, orjson.JSONEncodeError):
+        return repr(record)[: FRAGMENT_CHARS * 4]

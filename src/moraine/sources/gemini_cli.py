@@ -6,8 +6,14 @@ checked at v0.56; see docs/harnesses/gemini-qwen-copilot.md §1): a header line 
 displayContent?, thoughts?, toolCalls?, model?}`, `$set` metadata lines and `$rewindTo` lines.
 A message is appended again each time it changes (tokens, tool results): its events are named
 by the message's `id`, not its line, so the later copy replaces the earlier one. Subagent chats
-(`chats/<parent session>/<id>.jsonl`, header `kind: subagent`) are child sessions. The older
-single-document `session-*.json` (rewritten in place, before v0.39) is not read yet.
+(`chats/<parent session>/<id>.jsonl`, header `kind: subagent`) are child sessions.
+
+Also the single-document `chats/session-*.json` of v0.4 to v0.38 (the same `ConversationRecord`
+with its `messages` inline, rewritten in place by `writeFileSync` on every update, checked at
+f744913584^): read whole each time it changes, its header and messages parsed as the JSONL
+records are, so an unchanged message keeps its IDs and one removed by a rewind is retired. A
+session resumed by v0.39+ is copied into a `.jsonl` beside the old file with the same message
+ids: both name the same events, so the session is not doubled.
 
 A turn starts at a `user` record with text the person typed (`displayContent` when present),
 not at injected `<session_context>` / `<hook_context>`, slash commands, or the synthetic user
@@ -26,13 +32,43 @@ from typing import Any
 from moraine.model import TERMINAL_ABORT, Event
 from moraine.sources._clean import COERCED, as_text, text_or_none
 from moraine.sources._common import LineRef, kept, make_uid, parse_ts_ms
+from moraine.sources._document import MAX_DOCUMENT_BYTES, Read
 from moraine.sources._emit import Emitter, announced
+from moraine.sources._json import decode
 
 NAME = "gemini-cli"
-PATH_RE = re.compile(r"/tmp/([^/]+)/chats/(?:([^/]+)/)?([^/]+)\.jsonl$")
+PATH_RE = re.compile(r"/tmp/([^/]+)/chats/(?:([^/]+)/)?([^/]+)\.jsonl?$")
+LEGACY_RE = re.compile(r"/chats/session-[^/]*\.json$")
 INJECTED = ("<session_context>", "<hook_context>")
 CANCELLED = ("request cancelled", "user cancelled")
 EXIT_RE = re.compile(r"^Exit Code: (-?\d+)$", re.MULTILINE)
+
+
+def accepts(path: str) -> bool:
+    """JSONL chats, and the legacy documents (not `logs.json` or `checkpoint-*.json` beside them)."""
+    return path.endswith(".jsonl") or whole(path)
+
+
+def whole(path: str) -> bool:
+    return LEGACY_RE.search(path) is not None
+
+
+def read(path: str, key: str, cursor: dict[str, Any]) -> Read:
+    """A legacy document: its header (the record without `messages`) then each message."""
+    with open(path, "rb") as fh:
+        raw = fh.read(MAX_DOCUMENT_BYTES + 1)
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        return Read(problem=f"document_too_large: over {MAX_DOCUMENT_BYTES} bytes: not read")
+    if not raw.strip():
+        return Read(problem="empty document (being written?): read again when it changes")
+    try:
+        document, _ = decode(raw)
+    except (ValueError, RecursionError) as exc:
+        return Read(problem=f"json_parse_error: {exc} (a document being rewritten is read again when it changes)")
+    if not isinstance(document, dict):
+        return Read(problem=f"not_an_object: {type(document).__name__}")
+    messages = document.pop("messages", None)
+    return Read([[document, *(messages if isinstance(messages, list) else [])]])
 
 
 def initial_state(path: str) -> dict[str, Any]:

@@ -175,12 +175,16 @@ class Catalog:
             self._retire(old)
         return old
 
-    def retire_file(self, path: str) -> list[int]:
-        """Retire every live event read from `path` (the file was replaced, truncated or forgotten)."""
+    def file_docs(self, path: str) -> np.ndarray:
+        """The live docs read from `path`."""
         ix = self._interned.get((2, path))
         if ix is None:
-            return []
-        docs = np.flatnonzero((self.file_ix.view == ix) & self.alive.view).tolist()
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero((self.file_ix.view == ix) & self.alive.view)
+
+    def retire_file(self, path: str) -> list[int]:
+        """Retire every live event read from `path` (the file was replaced, truncated or forgotten)."""
+        docs = self.file_docs(path).tolist()
         uids = self.uid.view
         for doc in docs:
             self.by_uid.pop(uids[doc].decode("ascii"))

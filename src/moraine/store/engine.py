@@ -389,6 +389,8 @@ class Store:
                 self._retire_file(path, touched)  # replaced or truncated: its new generation replaces it
         for key in payload.get("tombstones", ()):
             self._retire_session(key, touched)
+        for uid in payload.get("retire", ()):  # a log read whole no longer holds these events
+            self._retire_uid(uid, touched)
         self.tracked.extend(payload.get("tracked", ()))
         rows = payload.get("events", ())
         if self.tombstones and any(row[1] in self.tombstones for row in rows):  # a forgotten session's lines
@@ -453,6 +455,17 @@ class Store:
         for doc in list(session.docs):
             self.catalog.replaced(self.catalog.uid.view[doc].decode("ascii"))
             self.index.delete(doc)
+
+    def _retire_uid(self, uid: str, touched: dict[int, tuple[int, int, str | None]]) -> None:
+        doc = self.catalog.by_uid.get(uid)
+        if doc is None:
+            return
+        ix = int(self.catalog.session_ix.view[doc])
+        if ix not in touched:
+            session = self.catalog.sessions[ix]
+            touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
+        self.catalog.replaced(uid)
+        self.index.delete(doc)
 
     def _retire_file(self, path: str, touched: dict[int, tuple[int, int, str | None]]) -> None:
         for doc in self.catalog.retire_file(path):

@@ -12,9 +12,9 @@ from typing import Any
 
 import msgpack
 
-from moraine.model import EVENT_TYPES, IngestIssue
+from moraine.model import EVENT_TYPES, Event, IngestIssue
 from moraine.sources._clean import INT32_MAX, INT32_MIN, META_TEXT
-from moraine.sources._common import TS_MAX_MS, UID_RE
+from moraine.sources._common import TS_MAX_MS, UID_RE, LineRef
 
 _TYPES = frozenset(EVENT_TYPES)
 _OPTIONAL_TEXT = (6, 7, 10, 14)  # tool_name, tool_call_id, model, phase
@@ -62,9 +62,9 @@ def _issue_row_ok(row: Any) -> bool:
 
 
 def _checkpoint_ok(path: Any, row: Any) -> bool:
-    return (isinstance(path, str) and isinstance(row, list) and len(row) == 10 and isinstance(row[0], str)
+    return (isinstance(path, str) and isinstance(row, list) and len(row) in (10, 11) and isinstance(row[0], str)
             and all(type(v) is int and v >= 0 for v in row[1:6]) and isinstance(row[6], dict | bytes)
-            and isinstance(row[8], int) and isinstance(row[9], str))
+            and isinstance(row[8], int) and isinstance(row[9], str) and all(type(v) is int for v in row[10:]))
 
 
 def screen_frame(payload: Any, where: str) -> tuple[dict[str, Any], list[IngestIssue]]:
@@ -105,6 +105,11 @@ def screen_frame(payload: Any, where: str) -> tuple[dict[str, Any], list[IngestI
         if not isinstance(value, list) or not all(ok(v) for v in value):
             issues.append(IngestIssue(where, 0, 0, 0, f"wal_frame_rejected: malformed {name} left out", ""))
             payload = {**payload, name: [v for v in value if ok(v)] if isinstance(value, list) else []}
+    retire = payload.get("retire", [])
+    if not isinstance(retire, list) or not all(isinstance(u, str) and UID_RE.match(u) for u in retire):
+        issues.append(IngestIssue(where, 0, 0, 0, "wal_frame_rejected: malformed retired IDs left out", ""))
+        payload = {**payload, "retire": [u for u in retire if isinstance(u, str) and UID_RE.match(u)]
+                   if isinstance(retire, list) else []}
     forget = payload.get("forget", [])
     if not isinstance(forget, list) or not all(isinstance(p, str) for p in forget):
         payload = {**payload, "forget": []}
@@ -140,3 +145,17 @@ def _row_issue(row: Any, problem: str, where: str) -> IngestIssue:
         if type(line) is int and type(offset) is int:
             return IngestIssue(row[15], 0, line, offset, f"rejected_event: {problem}", "")
     return IngestIssue(where, 0, 0, 0, f"rejected_event: {problem}", "")
+
+
+def storable(events: list[Event], issues: list[list[Any]], ref: LineRef) -> list[list[Any]]:
+    """Wire rows of the events the store can apply; the last net under the adapters (their
+    output is cleaned already, so this drops nothing unless a cleaning rule is missing)."""
+    kept = []
+    for event in events:
+        row = event.to_wire()
+        problem = event_row_problem(row)
+        if problem is None:
+            kept.append(row)
+        else:
+            issues.append([ref.file, ref.generation, ref.line, ref.offset, f"rejected_event: {problem}", ""])
+    return kept
