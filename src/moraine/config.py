@@ -24,7 +24,8 @@ class SourceConfig(_Strict):
     """A harness log root; the adapter knows the file pattern below it."""
 
     name: str
-    harness: Literal["codex", "claude-code", "pi", "qwen-code", "kimi-cli", "cursor", "copilot-cli", "gemini-cli"]
+    harness: Literal["codex", "claude-code", "pi", "qwen-code", "kimi-cli", "cursor", "copilot-cli", "gemini-cli",
+                     "opencode"]
     root: Path
     enabled: bool = True
 
@@ -166,12 +167,14 @@ def _more_harnesses(env: dict[str, str]) -> list[dict[str, Any]]:
     cursor_dir = env.get("CURSOR_HOME") or (str(home / ".cursor") if home else None)  # CURSOR_HOME: Moraine's
     copilot_dir = env.get("COPILOT_HOME") or (str(home / ".copilot") if home else None)
     gemini_home = env.get("GEMINI_CLI_HOME") or (str(home) if home else None)  # it stands for the home directory
+    data_home = env.get("XDG_DATA_HOME") or (str(home / ".local" / "share") if home else None)
     roots = {"pi": Path(pi_dir).expanduser() / "sessions" if pi_dir else None,
              "qwen-code": Path(qwen_dir).expanduser() / "projects" if qwen_dir else None,
              "kimi-cli": Path(kimi_dir).expanduser() / "sessions" if kimi_dir else None,
              "cursor": Path(cursor_dir).expanduser() / "projects" if cursor_dir else None,
              "copilot-cli": Path(copilot_dir).expanduser() / "session-state" if copilot_dir else None,
-             "gemini-cli": Path(gemini_home).expanduser() / ".gemini" / "tmp" if gemini_home else None}
+             "gemini-cli": Path(gemini_home).expanduser() / ".gemini" / "tmp" if gemini_home else None,
+             "opencode": Path(data_home).expanduser() / "opencode" if data_home else None}
     return [{"name": name, "harness": name, "root": str(root)} for name, root in roots.items() if root is not None]
 
 

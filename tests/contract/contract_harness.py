@@ -479,6 +479,7 @@ class McpServer:
             "CURSOR_HOME": str(corpus.root / "no-cursor"),
             "COPILOT_HOME": str(corpus.root / "no-copilot"),
             "GEMINI_CLI_HOME": str(corpus.root / "no-gemini"),
+            "XDG_DATA_HOME": str(corpus.root / "no-xdg-data"),  # never the machine's own OpenCode store
             "MORAINE_DAEMON_IDLE_EXIT_S": "30",  # a daemon a test forgot to stop goes away by itself
             **corpus.harness_env,
         }

@@ -77,7 +77,7 @@ class Workspace:
                "MORAINE_HOME": str(self.state), "PI_CODING_AGENT_DIR": str(self.root / "pi"),
                "QWEN_HOME": str(self.root / "qwen"), "KIMI_SHARE_DIR": str(self.root / "kimi"),
                "CURSOR_HOME": str(self.root / "cursor"), "COPILOT_HOME": str(self.root / "copilot"),
-               "GEMINI_CLI_HOME": str(self.root / "gemini")}
+               "GEMINI_CLI_HOME": str(self.root / "gemini"), "XDG_DATA_HOME": str(self.root / "xdg-data")}
         for key in ("PATH", "HOME"):
             if key in os.environ:
                 env[key] = os.environ[key]

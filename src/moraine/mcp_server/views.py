@@ -28,7 +28,7 @@ def resume_command(session: Session) -> str | None:
     """How to go back to the session in its harness: Codex `codex resume <id>` and Copilot
     `copilot --resume <id>` anywhere; Claude Code `claude --resume <id>`, Pi `pi --session <id>`,
     Qwen Code `qwen --resume <id>`, Kimi `kimi -r <id>`, Cursor `cursor-agent --resume <id>` and
-    Gemini `gemini --resume <id>` from the session's cwd. Null where the harness has none (a subagent transcript)."""
+    Gemini `gemini --resume <id>` and OpenCode `opencode --session <id>` from the session's cwd. Null where the harness has none (a subagent transcript)."""
     if session.parent_key:
         return None
     native = shlex.quote(native_id(session))
@@ -44,7 +44,8 @@ def resume_command(session: Session) -> str | None:
 
 # Harnesses that look a session up among those of the directory they run in.
 _RESUME_IN_CWD = {"claude-code": "claude --resume {}", "pi": "pi --session {}", "qwen-code": "qwen --resume {}",
-                  "kimi-cli": "kimi -r {}", "cursor": "cursor-agent --resume {}", "gemini-cli": "gemini --resume {}"}
+                  "kimi-cli": "kimi -r {}", "cursor": "cursor-agent --resume {}", "gemini-cli": "gemini --resume {}",
+                  "opencode": "opencode --session {}"}
 
 
 def session_brief(store: Store, session: Session) -> dict[str, Any]:
