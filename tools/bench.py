@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_corpus import generate
+from make_corpus import corpus_env, generate
 from moraine.config import load_config
 from moraine.index.tokenize import tokenize
 from moraine.ingest.pipeline import ingest_once
@@ -147,18 +147,18 @@ def cpu_ticks() -> list[int]:
         return [0] * 8
 
 
-def run(events: int, n_queries: int, seed: int, keep: Path | None, pi_share: float = 0.0) -> dict[str, Any]:
+def run(events: int, n_queries: int, seed: int, keep: Path | None, pi_share: float = 0.0,
+        harness_mix: str | None = None) -> dict[str, Any]:
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="moraine-bench-"))
     corpus = keep or work / "corpus"
     if not (corpus / ".done").exists():
         started = time.perf_counter()
-        generated = generate(corpus, events, seed=seed, pi_share=pi_share)
+        generated = generate(corpus, events, seed=seed, pi_share=pi_share, harness_mix=harness_mix)
         (corpus / ".done").write_text(json.dumps(generated.get("searchable_events", events)))
         print(f"corpus: {events} searchable events in {time.perf_counter() - started:.1f}s", file=sys.stderr)
-    env = {"CODEX_HOME": str(corpus / "codex"), "CLAUDE_CONFIG_DIR": str(corpus / "claude"),
-           "PI_CODING_AGENT_DIR": str(corpus / "pi")}  # a source only when the corpus has Pi sessions
-    config = load_config({"home": str(work / "state")}, env=env)
+    # Every harness folder the corpus may have; one it lacks is no source.
+    config = load_config({"home": str(work / "state")}, env=corpus_env(corpus))
     ticks = cpu_ticks()
     started = time.perf_counter()
     store = Store(config)
@@ -247,9 +247,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--corpus", type=Path, help="keep/reuse the corpus here")
     parser.add_argument("--pi-share", type=float, default=0.0, help="fraction of sessions written as Pi sessions")
+    parser.add_argument("--harness-mix", help="share of each harness, as make_corpus.py takes it ('all', or "
+                                              "codex=0.3,claude-code=0.3,…); replaces --pi-share")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    report = run(args.events, args.queries, args.seed, args.corpus, args.pi_share)
+    report = run(args.events, args.queries, args.seed, args.corpus, args.pi_share, args.harness_mix)
     print(json.dumps(report, indent=2) if args.json else table(report))
 
 

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_corpus import corpus_env
 from moraine.config import load_config
 from moraine.index.grep import compile_pattern
 from moraine.mcp_server.tools import search_session_history as tool
@@ -78,9 +80,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    env = {"CODEX_HOME": str(args.corpus / "codex"), "CLAUDE_CONFIG_DIR": str(args.corpus / "claude"),
-           "PI_CODING_AGENT_DIR": str(args.corpus / "pi")}
-    store = Store(load_config({"home": str(args.state)}, env=env), create=False)
+    store = Store(load_config({"home": str(args.state)}, env=corpus_env(args.corpus)), create=False)
     catalog = store.catalog
     alive = np.flatnonzero(catalog.alive.view)
     newest = int(catalog.ts.view[alive].max())

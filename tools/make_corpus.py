@@ -12,6 +12,21 @@ Layout written under ``--out DIR`` (``DIR/codex`` works as ``CODEX_HOME``, ``DIR
     DIR/codex/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDTHH-MM-SS-<uuid7>.jsonl
     DIR/claude/projects/<cwd with "/" and "." replaced by "-">/<uuid4>.jsonl
 
+``--pi-share F`` writes that fraction of sessions as Pi sessions, and ``--harness-mix`` (``all``,
+or weights such as ``codex=0.3,claude-code=0.3,pi=0.1,gemini-cli=0.3``) mixes every harness
+Moraine reads, each in its own folder, which its variable points Moraine at (``corpus_env``)::
+
+    DIR/pi/sessions/--<cwd>--/<time>_<uuid>.jsonl                     PI_CODING_AGENT_DIR=DIR/pi
+    DIR/qwen/projects/<cwd, non-alphanumerics as "-">/chats/<uuid>.jsonl   QWEN_HOME=DIR/qwen
+    DIR/kimi/sessions/<md5 of cwd>/<uuid>/wire.jsonl, DIR/kimi/kimi.json   KIMI_SHARE_DIR=DIR/kimi
+    DIR/cursor/projects/<cwd slug>/agent-transcripts/<uuid>/<uuid>.jsonl  CURSOR_HOME=DIR/cursor
+    DIR/copilot/session-state/<uuid>/events.jsonl                     COPILOT_HOME=DIR/copilot
+    DIR/gemini/.gemini/tmp/<project slug>/chats/session-<time>-<id8>.jsonl (+ .project_root,
+        DIR/gemini/.gemini/projects.json)                             GEMINI_CLI_HOME=DIR/gemini
+
+Each harness gets the same simulated turns, written in its real record format as Moraine's
+adapter reads it (src/moraine/sources/<harness>.py; docs/harnesses/*.md).
+
 ``--events N`` counts *searchable events*: normalized events of the default search types
 ``user_input``, ``assistant_response`` and ``tool_response``.  Exactly:
 
@@ -21,6 +36,12 @@ Layout written under ``--out DIR`` (``DIR/codex`` works as ``CODEX_HOME``, ``DIR
   its ``event_msg`` ``agent_message`` mirror are ONE event; Claude: one ``text`` block record);
 * one per tool output (Codex ``function_call_output`` / ``custom_tool_call_output``, including
   the ``aborted`` output of an interrupted call; Claude: one ``tool_result`` block).
+
+The other harnesses count the same things in their own records: the typed prompt (Qwen
+``user`` record, Kimi ``TurnBegin``, Cursor ``<user_query>``, Copilot ``user.message``, Gemini
+``user`` message), each assistant text (a Gemini message appended again when it changes is ONE
+event), each tool result (a Gemini ``toolCalls`` entry with its result, not its v0.44+ synthetic
+user copy; a call left ``executing`` has none).
 
 Everything else real logs hold is written too and not counted: ``session_meta``,
 ``turn_context``, injected ``<environment_context>`` / AGENTS.md / ``<turn_aborted>`` context,
@@ -33,8 +54,10 @@ the count reaches N, so the summary's ``searchable_events`` is N or a few more.
 
 Determinism: the shared world (vocabulary, projects, file contents, text pools) derives from
 the seed, and session *i* from ``(seed, i)`` alone.  The output is therefore a function of
-``(seed, events, codex_share)`` whatever ``--jobs`` is, and a smaller corpus is a prefix of a
-larger one with the same seed and share (all sessions but the last, which stops early).
+``(seed, events, codex_share, pi_share, harness_mix)`` whatever ``--jobs`` is, and a smaller
+corpus is a prefix of a larger one with the same seed and shares (all sessions but the last,
+which stops early).  A session's harness is one draw (two with ``--pi-share``), made only as the
+options ask: without them a corpus is byte-identical to one written before they existed.
 
 Speed: text is assembled from per-project pools of pre-rendered sentences and lines built once
 (Zipf-weighted, so term frequencies stay skewed); pooled text is JSON-escaped once and spliced
@@ -54,17 +77,19 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
 import math
 import multiprocessing
 import os
 import random
+import re
 import shutil
 import sys
 import time
 from bisect import bisect
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -72,7 +97,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-__all__ = ["COUNTED_TYPES", "generate", "main"]
+__all__ = ["COUNTED_TYPES", "HARNESSES", "Harness", "corpus_env", "generate", "main", "parse_harness_mix"]
 
 COUNTED_TYPES: tuple[str, ...] = ("user_input", "assistant_response", "tool_response")
 
@@ -1452,7 +1477,7 @@ _CLAUDE_VERSIONS = ("2.0.76", "2.1.3", "2.1.9", "2.1.15", "2.1.29")
 
 
 class _Session:
-    """Bookkeeping shared by both renderers: clock, output lines, counted events."""
+    """Bookkeeping shared by the renderers: clock, output lines, counted events."""
 
     harness = ""
     sid = ""
@@ -1483,6 +1508,16 @@ class _Session:
         o = int(self.rng.random() * (len(s) - n))
         return f'"{s[o : o + n]}"'
 
+    def advance(self, lo: int, hi: int) -> int:
+        """Advance the clock as ``tick`` does, for a harness that writes no RFC 3339 time."""
+        self.t += lo + int(self.rng.random() * (hi - lo))
+        return self.t
+
+    def begin(self, turn: _Turn) -> None:
+        """The pause before a prompt: the turn's gap, or a few seconds before the first."""
+        self.t += turn.gap_ms if self.turns else _int(self.rng, 500, 4000)
+        self.turns += 1
+
     def rel_path(self) -> str:
         raise NotImplementedError
 
@@ -1491,6 +1526,9 @@ class _Session:
 
     def compact(self) -> None:
         raise NotImplementedError
+
+    def finish(self) -> None:
+        """Records a harness writes when the session's process ends (none by default)."""
 
 
 class _Codex(_Session):
@@ -2005,6 +2043,849 @@ class _Pi(_Session):
         self.parent = eid
 
 
+# --------------------------------------------------------------------------------------------
+# The other harnesses Moraine reads.  Each renderer writes the same simulated turns in the
+# harness's own files, as its adapter under src/moraine/sources/ reads them (the module
+# docstrings and docs/harnesses/*.md give the formats, data_samples/<harness> hand-made examples).
+# --------------------------------------------------------------------------------------------
+
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+_NOT_ALNUM_RUN = re.compile(r"[^A-Za-z0-9]+")
+_CANCELLED = "[Operation Cancelled] Reason: User cancelled the operation."
+_REJECTED = "The user rejected this tool call."
+
+
+def _thought(text: str) -> tuple[str, str]:
+    """A reasoning summary ``**Title**\\n\\nbody`` as (title, body)."""
+    if text.startswith("**"):
+        end = text.find("**", 2)
+        if end > 0:
+            return text[2:end], text[end + 2 :].strip()
+    return "", text
+
+
+def _auto_title(prompt: str) -> str:
+    """A generated session title: the gist of the first prompt, a few words long."""
+    words = prompt.split("\n", 1)[0].split()[:7]
+    return " ".join(words).rstrip(".,:;!?`") or "Untitled session"
+
+
+def _numbered(proj: _Project, c: _Call, number: Callable[[int], str]) -> str:
+    """The escaped lines of a read, each behind ``number(line)`` (already escaped)."""
+    assert c.file is not None
+    lines = proj.esc["code"][c.file.start + c.first : c.file.start + c.last]
+    return "\\n".join(number(n) + x for n, x in enumerate(lines, c.first + 1))
+
+
+def _todos(c: _Call) -> list[str]:
+    return c.text.split("\n")
+
+
+class _Qwen(_Session):
+    """Renders turns as a Qwen Code chat (``chatRecordingService``, JSONL): ChatRecords chained by
+    ``parentUuid`` with ``cwd``/``version``/``gitBranch`` on each; a model round is one assistant
+    record (thought, text and ``functionCall`` parts), each result a ``tool_result`` record paired
+    by ``callId``; newer builds close a turn with ``branch_checkpoint`` / ``turn_result``."""
+
+    harness = "qwen-code"
+    _TOOLS: ClassVar[dict[str, str]] = {"read": "read_file", "search": "grep_search", "edit": "edit",
+                                        "write": "write_file", "shell": "run_shell_command", "plan": "todo_write",
+                                        "web": "web_search"}
+
+    def __init__(self, world: _World, rng: random.Random, proj: _Project, start_ms: int) -> None:
+        super().__init__(world, rng, proj, start_ms)
+        self.sid = _uuid4(rng)
+        self.model = _pick(rng, ("qwen3-coder-plus", "qwen3-coder-plus", "qwen3-coder-flash", "qwen3-max"))
+        version = _pick(rng, ("0.2.3", "0.5.1", "0.8.2", "0.19.11"))
+        self.markers = version == "0.19.11"  # the builds that write turn_result / branch_checkpoint
+        self.parent: str | None = None
+        self.titled = False
+        self.tail = "," + _ENCODE({"cwd": proj.cwd, "version": version, "gitBranch": proj.branch})[1:-1]
+
+    def rel_path(self) -> str:
+        return f"qwen/projects/{_NOT_ALNUM.sub('-', self.p.cwd)}/chats/{self.sid}.jsonl"
+
+    def record(self, typ: str, body: _Json, frags: Sequence[str] = (), subtype: str = "", chain: bool = True,
+               ts: str | None = None) -> None:
+        """One ChatRecord; a side record (a title) does not move the chain's tail."""
+        uid = _uuid4(self.rng)
+        parent = f'"{self.parent}"' if self.parent else "null"
+        sub = f',"subtype":"{subtype}"' if subtype else ""
+        line = (f'{{"uuid":"{uid}","parentUuid":{parent},"sessionId":"{self.sid}","timestamp":'
+                f'"{ts or self.tick(5, 400)}","type":"{typ}"{sub}{self.tail},{_ENCODE(body)[1:-1]}}}')
+        self.lines.append(_splice(line, frags) if frags else line)
+        if chain:
+            self.parent = uid
+
+    def assistant(self, parts: list[_Json]) -> None:
+        rng = self.rng
+        prompt, out = _int(rng, 8000, 90_000), _int(rng, 20, 1800)
+        usage = {"promptTokenCount": prompt, "candidatesTokenCount": out, "cachedContentTokenCount": prompt // 2,
+                 "totalTokenCount": prompt + out}
+        self.record("assistant", {"model": self.model, "message": {"role": "model", "parts": parts},
+                                  "usageMetadata": usage}, ts=self.tick(20, 400))
+
+    def arguments(self, c: _Call) -> _Json:
+        path = f"{self.p.cwd}/{c.file.path}" if c.file is not None else ""
+        if c.kind == "read":
+            return {"absolute_path": path, "offset": c.first, "limit": max(1, c.last - c.first)}
+        if c.kind == "search":
+            return {"pattern": c.pattern, "path": self.p.cwd}
+        if c.kind == "edit":
+            return {"file_path": path, "old_string": c.old, "new_string": c.new}
+        if c.kind == "write":
+            return {"file_path": path, "content": c.new}
+        if c.kind == "plan":
+            return {"todos": [{"id": str(k), "content": s, "status": "pending"} for k, s in enumerate(_todos(c), 1)]}
+        if c.kind == "web":
+            return {"query": c.pattern}
+        return {"command": c.cmd, "is_background": False}
+
+    def output(self, c: _Call) -> tuple[str, str, str]:
+        """(escaped text the model got, status, short display) of one call."""
+        path = f"{self.p.cwd}/{c.file.path}" if c.file is not None else ""
+        if c.aborted:
+            return _e(_CANCELLED), "cancelled", "Cancelled"
+        if c.kind == "shell":
+            head = _e(f"Command: {c.cmd}\nDirectory: (root)\nOutput: ")
+            tail = _e(f"\nError: (none)\nExit Code: {c.exit_code}\nSignal: (none)\nBackground PIDs: (none)\n"
+                      f"Process Group PGID: {_int(self.rng, 1000, 99_999)}")
+            return head + (c.esc or "(empty)") + tail, "success", f"Exit Code: {c.exit_code}"
+        if c.kind == "edit" and c.exit_code:
+            msg = f"Failed to edit, 0 occurrences found for old_string in {path}. No edits made."
+            return _e(msg), "error", msg
+        by_kind = {"read": (c.esc, f"Read lines {c.first + 1}-{c.last}"),
+                   "search": (c.esc or _e(f'No matches found for pattern "{c.pattern}".'),
+                              f"Found {len(c.lines)} matches"),
+                   "edit": (_e(f"Successfully modified file: {path} (1 replacements)."), "Edited"),
+                   "write": (_e(f"Successfully created and wrote to new file: {path}."), "Written"),
+                   "plan": (_e("Todos have been modified successfully."), "Todos updated"),
+                   "web": (c.esc, "Search results returned")}
+        text, display = by_kind[c.kind]
+        return text, "success", display
+
+    def result(self, c: _Call) -> None:
+        text, status, display = self.output(c)
+        key = "output" if status == "success" else "error"
+        response = {"functionResponse": {"id": c.call_id, "name": self._TOOLS[c.kind], "response": {key: _HOLES[0]}}}
+        error = None if status == "success" else {"message": display if status == "error" else _CANCELLED}
+        outcome = {"callId": c.call_id, "status": status, "resultDisplay": display, "error": error,
+                   "durationMs": c.duration_ms}
+        self.record("tool_result", {"message": {"role": "user", "parts": [response]}, "toolCallResult": outcome},
+                    [_q(text)], ts=self.tick(1, 5))
+        self.count += 1
+
+    def render(self, turn: _Turn) -> None:
+        rng = self.rng
+        self.begin(turn)
+        parts: list[_Json] = [{"text": _HOLES[0]}]
+        frags = [_JSON_STR(turn.prompt)]
+        if turn.image:
+            parts.append({"inlineData": {"mimeType": "image/png", "data": _HOLES[1]}})
+            frags.append(self.b64(_int(rng, 4000, 40_000)))
+        self.record("user", {"message": {"role": "user", "parts": parts}}, frags, ts=self.tick(1, 20))
+        self.count += 1
+        for step in turn.steps:
+            self.t += step.latency_ms
+            parts = [{"text": step.reasoning, "thought": True}] if step.reasoning else []
+            if step.commentary:
+                parts.append({"text": step.commentary})
+                self.count += 1
+            for c in step.calls:
+                c.call_id = "call_" + _token(rng, 24)
+                parts.append({"functionCall": {"id": c.call_id, "name": self._TOOLS[c.kind],
+                                               "args": self.arguments(c)}})
+            self.assistant(parts)
+            for c in step.calls:
+                if not c.pending:
+                    self.t += c.duration_ms
+                    self.result(c)
+        if turn.outcome == "aborted" and self.markers:
+            self.record("system", {"systemPayload": {"state": "cancelled",
+                                                     "error": {"message": "Request cancelled by the user"}}},
+                        subtype="turn_result")
+        elif turn.final is not None:
+            self.t += _int(rng, 1500, 30_000)
+            thought = [{"text": turn.final_reasoning, "thought": True}] if turn.final_reasoning else []
+            self.assistant([*thought, {"text": turn.final}])
+            self.count += 1
+            self.closed(turn)
+
+    def closed(self, turn: _Turn) -> None:
+        """After a finished turn: the auto title (first turn only), the end-of-turn checkpoint."""
+        if not self.titled:
+            self.titled = True
+            title = _auto_title(turn.prompt)
+            self.record("system", {"systemPayload": {"customTitle": title, "titleSource": "auto"}},
+                        subtype="custom_title", chain=False)
+        if self.markers:
+            self.record("system", {"systemPayload": {}}, subtype="branch_checkpoint", ts=self.tick(1, 10))
+
+    def compact(self) -> None:
+        rng = self.rng
+        summary = "<state_snapshot>\n" + "\n".join(f"- {x}" for x in rng.choices(self.p.asent, k=_int(rng, 4, 12)))
+        history = [{"role": "user", "parts": [{"text": summary + "\n</state_snapshot>"}]},
+                   {"role": "model", "parts": [{"text": "Got it. Thanks for the additional context!"}]}]
+        before = _int(rng, 80_000, 190_000)
+        info = {"originalTokenCount": before, "newTokenCount": before // 8, "compressionStatus": "COMPRESSED"}
+        self.record("system", {"systemPayload": {"info": info, "compressedHistory": history}},
+                    subtype="chat_compression", ts=self.tick(100, 2000))
+
+
+class _Kimi(_Session):
+    """Renders turns as a Kimi CLI ``wire.jsonl`` (wire protocol 1.x): a ``metadata`` header, then
+    ``{timestamp: epoch seconds, message: {type, payload}}`` lines: ``TurnBegin``, ``StepBegin``,
+    ``ContentPart`` (think / text), ``ToolCall`` with JSON-string arguments, ``ToolResult``,
+    ``StatusUpdate``, and ``TurnEnd`` or ``StepInterrupted``.  The sessions folder is the md5 of
+    the cwd; ``kimi.json`` (written once for the corpus) maps it back."""
+
+    harness = "kimi-cli"
+    _TOOLS: ClassVar[dict[str, str]] = {"read": "ReadFile", "search": "Grep", "edit": "StrReplaceFile",
+                                        "write": "WriteFile", "shell": "Shell", "plan": "SetTodoList",
+                                        "web": "SearchWeb"}
+
+    def __init__(self, world: _World, rng: random.Random, proj: _Project, start_ms: int) -> None:
+        super().__init__(world, rng, proj, start_ms)
+        self.sid = _uuid4(rng)
+        self.ctx = _int(rng, 6000, 20_000)
+        self.calls = 0
+        self.emit({"type": "metadata", "protocol_version": _pick(rng, ("1.9", "1.10", "1.10"))})
+
+    def rel_path(self) -> str:
+        return f"kimi/sessions/{_md5(self.p.cwd)}/{self.sid}/wire.jsonl"
+
+    def wire(self, kind: str, payload: _Json, frags: Sequence[str] = (), lo: int = 1, hi: int = 200) -> None:
+        seconds = self.advance(lo, hi) / 1000  # Kimi writes time.time(), a float
+        line = f'{{"timestamp":{seconds!r},"message":{{"type":"{kind}","payload":{_ENCODE(payload)}}}}}'
+        self.lines.append(_splice(line, frags) if frags else line)
+
+    def status(self) -> None:
+        rng = self.rng
+        self.ctx += _int(rng, 300, 6000)
+        usage = {"input_other": _int(rng, 100, 3000), "output": _int(rng, 20, 1800),
+                 "input_cache_read": self.ctx, "input_cache_creation": 0}
+        self.wire("StatusUpdate", {"context_usage": round(self.ctx / 262_144, 4), "token_usage": usage,
+                                   "message_id": "chatcmpl-" + _token(rng, 24)}, lo=0, hi=5)
+
+    def arguments(self, c: _Call) -> _Json:
+        path = c.file.path if c.file is not None else ""
+        if c.kind == "read":
+            return {"path": path, "line_offset": c.first + 1, "n_lines": max(1, c.last - c.first)}
+        if c.kind == "search":
+            return {"pattern": c.pattern, "path": ".", "output_mode": "content", "-n": True}
+        if c.kind == "edit":
+            return {"path": path, "edit": {"old": c.old, "new": c.new}}
+        if c.kind == "write":
+            return {"path": path, "content": c.new}
+        if c.kind == "plan":
+            return {"todos": [{"title": s, "status": "Pending"} for s in _todos(c)]}
+        if c.kind == "web":
+            return {"query": c.pattern}
+        return {"command": c.cmd, "timeout": 60}
+
+    def output(self, c: _Call) -> tuple[bool, str, str]:
+        """(is_error, escaped output, message) of one call, as Kimi's tools return them."""
+        if c.aborted:
+            return True, "", "The tool call is rejected by the user. Stop and wait for further instructions."
+        if c.kind == "shell":
+            if c.exit_code:
+                return True, c.esc, f"Command failed with exit code: {c.exit_code}."
+            return False, c.esc, "Command executed successfully."
+        if c.kind == "read":
+            return False, _numbered(self.p, c, lambda n: f"{n:6d}\\t"), (
+                f"{c.last - c.first} lines read from file starting from line {c.first + 1}.")
+        if c.kind == "search":
+            return False, c.esc, "" if c.lines else "No matches found."
+        if c.kind == "edit" and c.exit_code:
+            return True, "", "No replacements were made. The old string was not found in the file."
+        messages = {"edit": "File successfully edited. Applied 1 edit(s) with 1 total replacement(s).",
+                    "write": f"File successfully overwritten. Current size: {len(c.new.encode())} bytes.",
+                    "plan": "Todo list updated", "web": ""}
+        return False, c.esc if c.kind == "web" else "", messages[c.kind]
+
+    def result(self, c: _Call) -> None:
+        error, text, message = self.output(c)
+        value = {"is_error": error, "output": _HOLES[0], "message": message, "display": [], "extras": None}
+        self.wire("ToolResult", {"tool_call_id": c.call_id, "return_value": value}, [_q(text)], lo=1, hi=5)
+        self.count += 1
+
+    def render(self, turn: _Turn) -> None:
+        rng = self.rng
+        self.begin(turn)
+        if turn.image:
+            url = '"data:image/png;base64,' + self.b64(_int(rng, 4000, 40_000))[1:]
+            prompt: Any = [{"type": "text", "text": _HOLES[0]}, {"type": "image_url", "image_url": {"url": _HOLES[1]}}]
+            self.wire("TurnBegin", {"user_input": prompt}, [_JSON_STR(turn.prompt), url])
+        else:
+            self.wire("TurnBegin", {"user_input": _HOLES[0]}, [_JSON_STR(turn.prompt)])
+        self.count += 1
+        for n, step in enumerate(turn.steps, 1):
+            self.t += step.latency_ms
+            self.step(n, step)
+        if turn.outcome == "aborted":
+            if not turn.steps:
+                self.wire("StepBegin", {"n": 1})
+            self.wire("StepInterrupted", {}, lo=100, hi=3000)
+        elif turn.final is not None:
+            self.t += _int(rng, 1500, 30_000)
+            self.wire("StepBegin", {"n": len(turn.steps) + 1})
+            if turn.final_reasoning:
+                self.wire("ContentPart", {"type": "think", "think": turn.final_reasoning, "encrypted": None})
+            self.wire("ContentPart", {"type": "text", "text": turn.final})
+            self.count += 1
+            self.status()
+            self.wire("TurnEnd", {}, lo=0, hi=5)
+
+    def step(self, n: int, step: _Step) -> None:
+        self.wire("StepBegin", {"n": n})
+        if step.reasoning:
+            self.wire("ContentPart", {"type": "think", "think": step.reasoning, "encrypted": None})
+        if step.commentary:
+            self.wire("ContentPart", {"type": "text", "text": step.commentary})
+            self.count += 1
+        for c in step.calls:
+            c.call_id = f"{self._TOOLS[c.kind]}:{self.calls}"  # Kimi numbers the calls of a session
+            self.calls += 1
+            function = {"name": self._TOOLS[c.kind], "arguments": _ENCODE(self.arguments(c))}
+            self.wire("ToolCall", {"type": "function", "id": c.call_id, "function": function, "extras": None})
+        self.status()
+        for c in step.calls:
+            if not c.pending:
+                self.t += c.duration_ms
+                self.result(c)
+
+    def compact(self) -> None:
+        self.wire("CompactionBegin", {}, lo=100, hi=500)
+        self.wire("CompactionEnd", {}, lo=2000, hi=20_000)
+        self.ctx = _int(self.rng, 6000, 20_000)
+
+
+def _md5(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+class _Cursor(_Session):
+    """Renders turns as a Cursor agent transcript (nested layout, ``<id>/<id>.jsonl``): one
+    Anthropic-style message a line, ``{role, message: {content: [blocks]}}``, the typed prompt
+    inside ``<user_query>``, results as ``tool_result`` blocks of a user line, ``turn_ended``
+    lines.  No time, id, model or exit code is logged; the file's mtime is the last record's.
+    Tool names follow the CLI's (Read, Grep, StrReplace, Write, Shell, TodoWrite, WebSearch)."""
+
+    harness = "cursor"
+    _TOOLS: ClassVar[dict[str, str]] = {"read": "Read", "search": "Grep", "edit": "StrReplace", "write": "Write",
+                                        "shell": "Shell", "plan": "TodoWrite", "web": "WebSearch"}
+
+    def __init__(self, world: _World, rng: random.Random, proj: _Project, start_ms: int) -> None:
+        super().__init__(world, rng, proj, start_ms)
+        self.sid = _uuid4(rng)
+        self.shell = _pick(rng, ("zsh", "bash"))
+
+    def rel_path(self) -> str:
+        slug = _NOT_ALNUM_RUN.sub("-", self.p.cwd).strip("-")
+        return f"cursor/projects/{slug}/agent-transcripts/{self.sid}/{self.sid}.jsonl"
+
+    def message(self, role: str, blocks: list[_Json], frags: Sequence[str] = ()) -> None:
+        self.emit({"role": role, "message": {"content": blocks}}, frags)
+
+    def arguments(self, c: _Call) -> _Json:
+        path = f"{self.p.cwd}/{c.file.path}" if c.file is not None else ""
+        if c.kind == "read":
+            return {"path": path, "offset": c.first + 1, "limit": max(1, c.last - c.first)}
+        if c.kind == "search":
+            return {"pattern": c.pattern, "path": self.p.cwd}
+        if c.kind == "edit":
+            return {"path": path, "old_string": c.old, "new_string": c.new}
+        if c.kind == "write":
+            return {"path": path, "contents": c.new}
+        if c.kind == "plan":
+            return {"todos": [{"id": str(k), "content": s, "status": "pending"} for k, s in enumerate(_todos(c), 1)],
+                    "merge": False}
+        if c.kind == "web":
+            return {"search_term": c.pattern}
+        return {"command": c.cmd, "is_background": False}
+
+    def output(self, c: _Call) -> tuple[bool, str]:
+        """(is_error, escaped text) of one result."""
+        path = f"{self.p.cwd}/{c.file.path}" if c.file is not None else ""
+        if c.aborted:
+            return True, _e(_REJECTED)
+        if c.kind == "read":
+            return False, _numbered(self.p, c, lambda n: f"{n:>6}|")
+        if c.kind == "edit":
+            if c.exit_code:
+                return True, _e(f"The string to replace was not found in {path}.")
+            return False, _e(f"The file {path} has been updated.")
+        texts = {"search": c.esc or _e("No matches found"), "write": _e(f"Wrote contents to {path}."),
+                 "plan": _e("Successfully updated TODOs."), "web": c.esc, "shell": c.esc}
+        return c.kind == "shell" and c.exit_code != 0, texts[c.kind]
+
+    def render(self, turn: _Turn) -> None:
+        rng = self.rng
+        self.begin(turn)
+        context = ""
+        if self.turns == 1:  # the first prompt carries what Cursor tells the model about the machine
+            context = (f"<user_info>\nOS Version: linux 6.8.0\nShell: {self.shell}\nWorkspace Path: {self.p.cwd}\n"
+                       "</user_info>\n\n")
+        text = _JSON_STR(f"{context}<user_query>\n{turn.prompt}\n</user_query>")
+        self.message("user", [{"type": "text", "text": _HOLES[0]}], [text])
+        self.count += 1
+        for step in turn.steps:
+            self.t += step.latency_ms
+            blocks: list[_Json] = []
+            if step.commentary:
+                blocks.append({"type": "text", "text": step.commentary})
+                self.count += 1
+            for c in step.calls:
+                c.call_id = "toolu_" + _token(rng, 24)
+                blocks.append({"type": "tool_use", "id": c.call_id, "name": self._TOOLS[c.kind],
+                               "input": self.arguments(c)})
+            self.message("assistant", blocks)
+            self.results([c for c in step.calls if not c.pending])
+        if turn.outcome == "aborted":
+            self.emit({"type": "turn_ended", "status": "cancelled"})
+        elif turn.final is not None:
+            self.advance(1500, 30_000)
+            self.message("assistant", [{"type": "text", "text": turn.final}])
+            self.count += 1
+            self.emit({"type": "turn_ended", "status": "completed"})
+
+    def results(self, calls: list[_Call]) -> None:
+        if not calls:
+            return
+        blocks: list[_Json] = []
+        frags: list[str] = []
+        for c in calls:
+            self.t += c.duration_ms
+            error, text = self.output(c)
+            blocks.append({"type": "tool_result", "tool_use_id": c.call_id,
+                           "content": [{"type": "text", "text": _HOLES[len(frags)]}], "is_error": error})
+            frags.append(_q(text))
+        self.message("user", blocks, frags)
+        self.count += len(calls)
+
+    def compact(self) -> None:
+        """Cursor logs no trace of its context summarization in the transcript."""
+
+
+class _Copilot(_Session):
+    """Renders turns as a GitHub Copilot CLI ``session-state/<id>/events.jsonl``: events
+    ``{type, id, timestamp, parentId, data}`` chained by ``parentId`` (the SDK's schema):
+    ``user.message``, ``assistant.turn_start``/``turn_end`` around each model call,
+    ``assistant.message`` with ``toolRequests``, ``tool.execution_start``/``complete`` (shell
+    exit codes in ``contents[].exitCode``), ``abort``; autopilot sessions end a turn with
+    ``session.task_complete``, every process with ``session.shutdown``."""
+
+    harness = "copilot-cli"
+    _TOOLS: ClassVar[dict[str, str]] = {"read": "view", "search": "grep", "edit": "edit", "write": "create",
+                                        "shell": "bash", "plan": "update_todo", "web": "web_search"}
+
+    def __init__(self, world: _World, rng: random.Random, proj: _Project, start_ms: int) -> None:
+        super().__init__(world, rng, proj, start_ms)
+        self.sid = _uuid4(rng)
+        self.model = _pick(rng, ("claude-sonnet-4.5", "claude-sonnet-4.5", "gpt-5", "gpt-5.1-codex",
+                                 "claude-haiku-4.5"))
+        self.mode = "autopilot" if rng.random() < 0.15 else "interactive"
+        self.parent: str | None = None
+        self.outcome = ""
+        repo = proj.repo_url.split(":", 1)[1].removesuffix(".git")
+        context = {"cwd": proj.cwd, "gitRoot": proj.cwd, "branch": proj.branch, "repository": repo,
+                   "headCommit": f"{rng.getrandbits(160):040x}"}
+        ts = _ts(start_ms)
+        self.event("session.start", {"sessionId": self.sid, "version": 1, "producer": "copilot-agent",
+                                     "copilotVersion": _pick(rng, ("0.0.354", "1.0.12", "1.0.40", "1.0.78")),
+                                     "startTime": ts, "selectedModel": self.model, "context": context}, ts=ts)
+
+    def rel_path(self) -> str:
+        return f"copilot/session-state/{self.sid}/events.jsonl"
+
+    def event(self, kind: str, data: _Json, frags: Sequence[str] = (), ts: str | None = None) -> None:
+        eid = _uuid4(self.rng)
+        parent = f'"{self.parent}"' if self.parent else "null"
+        line = (f'{{"type":"{kind}","id":"{eid}","timestamp":"{ts or self.tick(1, 200)}","parentId":{parent},'
+                f'"data":{_ENCODE(data)}}}')
+        self.lines.append(_splice(line, frags) if frags else line)
+        self.parent = eid
+
+    def arguments(self, c: _Call) -> _Json:
+        path = f"{self.p.cwd}/{c.file.path}" if c.file is not None else ""
+        if c.kind == "read":
+            return {"path": path, "view_range": [c.first + 1, max(c.first + 1, c.last)]}
+        if c.kind == "search":
+            return {"pattern": c.pattern, "path": self.p.cwd, "output_mode": "content", "-n": True}
+        if c.kind == "edit":
+            return {"path": path, "old_str": c.old, "new_str": c.new}
+        if c.kind == "write":
+            return {"path": path, "file_text": c.new}
+        if c.kind == "plan":
+            return {"todos": "\n".join(f"- [ ] {s}" for s in _todos(c))}
+        if c.kind == "web":
+            return {"query": c.pattern}
+        return {"command": c.cmd, "description": f"Run {c.cmd.split(' ')[0]}", "mode": "sync"}
+
+    def complete(self, c: _Call) -> None:
+        """``tool.execution_complete``: ``result`` on success, ``error`` otherwise."""
+        path = f"{self.p.cwd}/{c.file.path}" if c.file is not None else ""
+        data: _Json = {"toolCallId": c.call_id, "success": True}
+        frags: list[str] = []
+        if c.aborted:
+            data.update(success=False, error={"message": _REJECTED, "code": "rejected"})
+        elif c.kind == "edit" and c.exit_code:
+            data.update(success=False, error={"message": f"No match found for old_str in {path}", "code": "failure"})
+        elif c.kind == "shell":  # the terminal's text, and its exit code
+            frags = [_q(c.esc + _e(f"\n<exited with exit code {c.exit_code}>"))]
+            data["result"] = {"content": _HOLES[0], "contents": [{"type": "terminal", "text": _HOLES[0],
+                                                                  "exitCode": c.exit_code, "cwd": self.p.cwd}]}
+        else:
+            frags = [_q(self.result_text(c, path))]
+            data["result"] = {"content": _HOLES[0]}
+        data["toolTelemetry"] = {}
+        self.event("tool.execution_complete", data, frags)
+        self.count += 1
+
+    def result_text(self, c: _Call, path: str) -> str:
+        """The escaped result of a successful call other than a shell command."""
+        if c.kind == "read":
+            return _numbered(self.p, c, lambda n: f"{n}. ")
+        if c.kind == "search":
+            return c.esc or _e("No matches found.")
+        if c.kind == "edit":
+            return _e(f"File {path} updated with changes.")
+        if c.kind == "write":
+            return _e(f"Created file {path} with {len(c.new)} characters")
+        if c.kind == "plan":
+            return _e("TODO list updated")
+        return c.esc
+
+    def render(self, turn: _Turn) -> None:
+        rng = self.rng
+        self.begin(turn)
+        self.outcome = turn.outcome
+        interaction = _uuid4(rng)
+        ts = self.tick(1, 20)
+        wrapped = _q(_e(f"<current_datetime>{ts}</current_datetime>\n\n") + _JSON_STR(turn.prompt)[1:-1])
+        self.event("user.message", {"content": _HOLES[0], "transformedContent": _HOLES[1], "attachments": [],
+                                    "agentMode": self.mode, "interactionId": interaction},
+                   [_JSON_STR(turn.prompt), wrapped], ts=ts)
+        self.count += 1
+        for k, step in enumerate(turn.steps):
+            self.t += step.latency_ms
+            self.model_call(str(k), interaction, step.reasoning, step.commentary or "", step.calls)
+            for c in step.calls:
+                if not c.pending:
+                    self.t += c.duration_ms
+                    self.complete(c)
+            if not any(c.pending for c in step.calls):
+                self.event("assistant.turn_end", {"turnId": str(k)}, ts=self.tick(1, 10))
+        if turn.outcome == "aborted":
+            self.event("abort", {"reason": "user_initiated"}, ts=self.tick(100, 3000))
+        elif turn.final is not None:
+            self.t += _int(rng, 1500, 30_000)
+            k = str(len(turn.steps))
+            self.model_call(k, interaction, turn.final_reasoning, turn.final, [])
+            self.event("assistant.turn_end", {"turnId": k}, ts=self.tick(1, 10))
+            if self.mode == "autopilot":
+                summary = turn.final.split("\n", 1)[0][:120]
+                self.event("session.task_complete", {"summary": summary, "success": True, "outcome": "completed"})
+
+    def model_call(self, turn_id: str, interaction: str, reasoning: str, text: str, calls: list[_Call]) -> None:
+        """One model round: its bounds, its reasoning, the message with its tool requests."""
+        rng = self.rng
+        self.event("assistant.turn_start", {"turnId": turn_id, "interactionId": interaction})
+        if reasoning:
+            self.event("assistant.reasoning", {"reasoningId": _uuid4(rng), "content": reasoning})
+        requests = []
+        for c in calls:
+            c.call_id = "toolu_" + _token(rng, 24)
+            requests.append({"toolCallId": c.call_id, "name": self._TOOLS[c.kind], "arguments": self.arguments(c),
+                             "type": "function"})
+        self.event("assistant.message", {"messageId": _uuid4(rng), "content": text, "toolRequests": requests,
+                                         "interactionId": interaction, "outputTokens": _int(rng, 20, 1800)},
+                   ts=self.tick(20, 400))
+        if text:
+            self.count += 1
+        for c, request in zip(calls, requests, strict=True):
+            self.event("tool.execution_start", {"toolCallId": c.call_id, "toolName": request["name"],
+                                                "arguments": request["arguments"]}, ts=self.tick(1, 20))
+
+    def compact(self) -> None:
+        rng = self.rng
+        summary = "\n".join(f"- {x}" for x in rng.choices(self.p.asent, k=_int(rng, 4, 12)))
+        before = _int(rng, 80_000, 190_000)
+        self.event("session.compaction_start", {}, ts=self.tick(100, 500))
+        self.event("session.compaction_complete", {"success": True, "summaryContent": summary, "trigger": "threshold",
+                                                   "preCompactionTokens": before, "postCompactionTokens": before // 6},
+                   ts=self.tick(2000, 20_000))
+
+    def finish(self) -> None:
+        if self.outcome != "incomplete":  # a session still running when the corpus was taken has no end
+            self.event("session.shutdown", {"shutdownType": "routine", "currentModel": self.model,
+                                            "totalPremiumRequests": _int(self.rng, 1, 40)}, ts=self.tick(500, 60_000))
+
+
+class _Gemini(_Session):
+    """Renders turns as a Gemini CLI chat (JSONL, v0.39+): a header (``sessionId``,
+    ``projectHash``, ``startTime``, ``kind``), message records ``{id, timestamp, type, content}``
+    appended again when they change (a ``gemini`` message first with its text and thoughts, again
+    with ``tokens`` and its ``toolCalls`` and their results), ``$set`` lines (``lastUpdated``, the
+    ``summary`` title, the history after a compression) and ``info`` records of a cancelled
+    request.  v0.44+ builds also record tool responses as synthetic user messages.  The project
+    folder is the cwd's slug; ``.project_root`` (written once for the corpus) names the cwd."""
+
+    harness = "gemini-cli"
+    _TOOLS: ClassVar[dict[str, str]] = {"read": "read_file", "search": "search_file_content", "edit": "replace",
+                                        "write": "write_file", "shell": "run_shell_command", "plan": "write_todos",
+                                        "web": "google_web_search"}
+
+    def __init__(self, world: _World, rng: random.Random, proj: _Project, start_ms: int) -> None:
+        super().__init__(world, rng, proj, start_ms)
+        self.sid = _uuid4(rng)
+        self.model = _pick(rng, ("gemini-2.5-pro", "gemini-2.5-pro", "gemini-2.5-flash", "gemini-3-pro-preview"))
+        self.synthetic = rng.random() < 0.5  # v0.44+: tool responses also written as a user message
+        self.titled = False
+        ts = _ts(start_ms)
+        digest = hashlib.sha256(proj.cwd.encode("utf-8")).hexdigest()
+        self.emit({"sessionId": self.sid, "projectHash": digest, "startTime": ts, "lastUpdated": ts, "kind": "main"})
+        if self.synthetic:
+            context = (f"<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n"
+                       f"Today's date is {datetime.fromtimestamp(start_ms / 1000, UTC):%A, %B %d, %Y}.\n"
+                       f"My operating system is: linux\nI'm currently working in the directory: {proj.cwd}\n"
+                       "</session_context>")
+            self.message("user", ts, [{"text": context}])
+
+    def rel_path(self) -> str:
+        stamp = _ts(self.start)[:16].replace(":", "-")
+        return f"gemini/.gemini/tmp/{_gemini_slug(self.p.cwd)}/chats/session-{stamp}-{self.sid[:8]}.jsonl"
+
+    def message(self, kind: str, ts: str, content: Any, frags: Sequence[str] = (), mid: str = "", **extra: Any) -> str:
+        mid = mid or _uuid4(self.rng)
+        self.emit({"id": mid, "timestamp": ts, "type": kind, "content": content, **extra}, frags)
+        return mid
+
+    def updated(self) -> None:
+        self.emit({"$set": {"lastUpdated": _ts(self.t)}})
+
+    def thoughts(self, reasoning: str, ts: str) -> list[_Json]:
+        if not reasoning:
+            return []
+        subject, description = _thought(reasoning)
+        return [{"subject": subject, "description": description, "timestamp": ts}]
+
+    def tokens(self) -> _Json:
+        rng = self.rng
+        prompt, out = _int(rng, 8000, 120_000), _int(rng, 20, 1800)
+        return {"input": prompt, "output": out, "cached": prompt // 2, "thoughts": _int(rng, 0, 800), "tool": 0,
+                "total": prompt + out}
+
+    def gemini(self, text: str, reasoning: str, calls: list[_Call]) -> None:
+        """A model message: written once with its text and thoughts, again with its tokens and
+        tool calls (results included) once they ran, as the CLI appends a changed message."""
+        ts = self.tick(20, 400)
+        thoughts = self.thoughts(reasoning, ts)
+        mid = self.message("gemini", ts, text, thoughts=thoughts, model=self.model)
+        for c in calls:
+            c.call_id = f"{self._TOOLS[c.kind]}-{self.t}-{_token(self.rng, 12)}"
+        records: list[_Json] = []
+        frags: list[str] = []
+        for c in calls:
+            if not c.pending:
+                self.t += c.duration_ms
+            records.append(self.tool_call(c, frags))
+        extra: _Json = {"thoughts": thoughts, "tokens": self.tokens(), "model": self.model}
+        if records:
+            extra["toolCalls"] = records
+        self.message("gemini", ts, text, frags, mid=mid, **extra)
+        if self.synthetic and frags:
+            parts = [r["result"][0] for r in records if "result" in r]
+            self.message("user", self.tick(1, 10), parts, frags)
+
+    def tool_call(self, c: _Call, frags: list[str]) -> _Json:
+        """One ``toolCalls`` entry; its output goes to ``frags`` (the hole it names)."""
+        record: _Json = {"id": c.call_id, "name": self._TOOLS[c.kind], "args": self.arguments(c)}
+        if c.pending:
+            return {**record, "status": "executing", "timestamp": _ts(self.t)}
+        status, key, text = self.output(c)
+        response = {"functionResponse": {"id": c.call_id, "name": record["name"],
+                                         "response": {key: _HOLES[len(frags)]}}}
+        frags.append(_q(text))
+        self.count += 1
+        return {**record, "result": [response], "status": status, "timestamp": _ts(self.t),
+                "displayName": record["name"], "renderOutputAsMarkdown": c.kind not in ("shell", "read")}
+
+    def arguments(self, c: _Call) -> _Json:
+        path = f"{self.p.cwd}/{c.file.path}" if c.file is not None else ""
+        if c.kind == "read":
+            return {"absolute_path": path, "offset": c.first, "limit": max(1, c.last - c.first)}
+        if c.kind == "search":
+            return {"pattern": c.pattern}
+        if c.kind == "edit":
+            return {"file_path": path, "old_string": c.old, "new_string": c.new}
+        if c.kind == "write":
+            return {"file_path": path, "content": c.new}
+        if c.kind == "plan":
+            return {"todos": [{"description": s, "status": "pending"} for s in _todos(c)]}
+        if c.kind == "web":
+            return {"query": c.pattern}
+        return {"command": c.cmd, "description": f"Run {c.cmd.split(' ')[0]}"}
+
+    def output(self, c: _Call) -> tuple[str, str, str]:
+        """(status, response key, escaped text) of one finished call."""
+        path = f"{self.p.cwd}/{c.file.path}" if c.file is not None else ""
+        if c.aborted:
+            return "cancelled", "error", _e(_CANCELLED)
+        if c.kind == "shell":
+            code = f"\nExit Code: {c.exit_code}" if c.exit_code else ""  # printed only when non-zero
+            pgid = _int(self.rng, 1000, 99_999)
+            text = _e("Output: ") + (c.esc or "(empty)") + _e(f"{code}\nProcess Group PGID: {pgid}")
+            return "success", "output", text
+        if c.kind == "edit" and c.exit_code:
+            return "error", "error", _e(f"Failed to edit, 0 occurrences found for old_string in {path}. No edits "
+                                        "made. The exact text in old_string was not found.")
+        texts = {"read": c.esc, "web": c.esc,
+                 "search": c.esc or _e(f'No matches found for pattern "{c.pattern}" in path ".".'),
+                 "edit": _e(f"Successfully modified file: {path} (1 replacements)."),
+                 "write": _e(f"Successfully created and wrote to new file: {path}."),
+                 "plan": _e("Successfully updated the todo list.")}
+        return "success", "output", texts[c.kind]
+
+    def render(self, turn: _Turn) -> None:
+        rng = self.rng
+        self.begin(turn)
+        parts: list[_Json] = [{"text": _HOLES[0]}]
+        frags = [_JSON_STR(turn.prompt)]
+        if turn.image:
+            parts.append({"inlineData": {"mimeType": "image/png", "data": _HOLES[1]}})
+            frags.append(self.b64(_int(rng, 4000, 40_000)))
+        self.message("user", self.tick(1, 20), parts, frags)
+        self.count += 1
+        self.updated()
+        for step in turn.steps:
+            self.t += step.latency_ms
+            if step.commentary:
+                self.count += 1
+            self.gemini(step.commentary or "", step.reasoning, step.calls)
+        if turn.outcome == "aborted":
+            self.message("info", self.tick(100, 3000), "Request cancelled.")
+        elif turn.final is not None:
+            self.t += _int(rng, 1500, 30_000)
+            self.gemini(turn.final, turn.final_reasoning, [])
+            self.count += 1
+            self.updated()
+            if not self.titled:
+                self.titled = True
+                self.emit({"$set": {"summary": _auto_title(turn.prompt)}})
+
+    def compact(self) -> None:
+        """``/compress``: a checkpoint that replaces the history by a summary and its reply."""
+        rng = self.rng
+        snapshot = "<state_snapshot>\n" + "\n".join(f"- {x}" for x in rng.choices(self.p.asent, k=_int(rng, 4, 12)))
+        ts = self.tick(2000, 20_000)
+        history = [{"id": _uuid4(rng), "timestamp": ts, "type": "user",
+                    "content": [{"text": snapshot + "\n</state_snapshot>"}]},
+                   {"id": _uuid4(rng), "timestamp": ts, "type": "gemini",
+                    "content": "Got it. Thanks for the additional context!", "model": self.model}]
+        self.emit({"$set": {"messages": history, "lastUpdated": ts}})
+
+
+def _gemini_slug(cwd: str) -> str:
+    """The project folder Gemini CLI v0.29+ gives a cwd: a slug of its base name."""
+    return _NOT_ALNUM_RUN.sub("-", cwd.rstrip("/").rsplit("/", 1)[-1].lower()).strip("-") or "project"
+
+
+@dataclass(frozen=True, slots=True)
+class Harness:
+    """A harness a corpus can hold: its key in the summary's ``by_harness``, Moraine's source
+    name (what ``--harness-mix`` takes), its folder under the corpus, the variable that points
+    Moraine at that folder, and the tree of logs inside it."""
+
+    key: str
+    source: str
+    folder: str
+    env: str
+    logs: str
+    renderer: type[_Session]
+
+
+HARNESSES: tuple[Harness, ...] = (
+    Harness("codex", "codex", "codex", "CODEX_HOME", "sessions", _Codex),
+    Harness("claude", "claude-code", "claude", "CLAUDE_CONFIG_DIR", "projects", _Claude),
+    Harness("pi", "pi", "pi", "PI_CODING_AGENT_DIR", "sessions", _Pi),
+    Harness("qwen-code", "qwen-code", "qwen", "QWEN_HOME", "projects", _Qwen),
+    Harness("kimi-cli", "kimi-cli", "kimi", "KIMI_SHARE_DIR", "sessions", _Kimi),
+    Harness("cursor", "cursor", "cursor", "CURSOR_HOME", "projects", _Cursor),
+    Harness("copilot-cli", "copilot-cli", "copilot", "COPILOT_HOME", "session-state", _Copilot),
+    Harness("gemini-cli", "gemini-cli", "gemini", "GEMINI_CLI_HOME", ".gemini/tmp", _Gemini),
+)
+_BY_KEY = {h.key: h for h in HARNESSES}
+_KIMI_JSON = "kimi/kimi.json"
+_GEMINI_PROJECTS = "gemini/.gemini/projects.json"
+
+
+def corpus_env(corpus: Path) -> dict[str, str]:
+    """The environment that points Moraine at every harness folder of ``corpus`` (a folder that
+    does not exist is simply no source)."""
+    return {h.env: str(Path(corpus) / h.folder) for h in HARNESSES}
+
+
+def parse_harness_mix(text: str) -> dict[str, float]:
+    """``all`` (the same share for every harness) or ``name=weight,…`` with Moraine's source
+    names (``claude`` works for claude-code); weights are relative: they need not sum to 1."""
+    if text.strip().lower() == "all":
+        return {h.source: 1.0 for h in HARNESSES}
+    mix: dict[str, float] = {}
+    for item in text.split(","):
+        name, sep, weight = item.partition("=")
+        if not sep:
+            raise ValueError(f"harness mix item {item.strip()!r} is not name=weight")
+        try:
+            mix[name.strip()] = float(weight)
+        except ValueError:
+            raise ValueError(f"harness mix weight {weight.strip()!r} of {name.strip()} is not a number") from None
+    return mix
+
+
+def _mix_bounds(mix: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
+    """Cumulative upper bounds of the shares, in ``HARNESSES`` order whatever the order given
+    (so ``codex=0.5,claude-code=0.5`` draws exactly as the default corpus does)."""
+    known = {h.source: h.key for h in HARNESSES} | {h.key: h.key for h in HARNESSES}
+    weights: dict[str, float] = {}
+    for name, weight in mix.items():
+        if name not in known:
+            raise ValueError(f"unknown harness {name!r} (known: {', '.join(h.source for h in HARNESSES)})")
+        if not math.isfinite(weight) or weight < 0:
+            raise ValueError(f"the weight of {name} must be a finite number >= 0")
+        weights[known[name]] = weights.get(known[name], 0.0) + weight
+    total = sum(weights.values())
+    if total <= 0:
+        raise ValueError("the harness mix gives no harness a share")
+    bounds: list[tuple[str, float]] = []
+    acc = 0.0
+    for h in HARNESSES:
+        if weights.get(h.key, 0.0) > 0:
+            acc += weights[h.key]
+            bounds.append((h.key, acc / total))
+    return tuple(bounds)
+
+
+@dataclass(frozen=True, slots=True)
+class _Choice:
+    """How each session's harness is drawn: Codex or Claude by ``codex_share`` (then Pi by
+    ``pi_share``, drawn only when asked, so other corpora stay byte-identical); or, with
+    ``mix`` (cumulative bounds), one draw across every harness of the mix."""
+
+    codex_share: float = 0.5
+    pi_share: float = 0.0
+    mix: tuple[tuple[str, float], ...] = ()
+
+    def renderer(self, rng: random.Random) -> type[_Session]:
+        if self.mix:
+            r = rng.random()
+            return _BY_KEY[next((key for key, bound in self.mix if r < bound), self.mix[-1][0])].renderer
+        renderer: type[_Session] = _Codex if rng.random() < self.codex_share else _Claude
+        if self.pi_share > 0 and rng.random() < self.pi_share:
+            renderer = _Pi
+        return renderer
+
+
 @dataclass
 class _SessionOut:
     """What the driver needs to know about one written session file."""
@@ -2020,6 +2901,7 @@ class _SessionOut:
     secrets: int
     cum: list[int]  # counted events after each turn
     notes: dict[str, Counter[str]]
+    cwd: str
 
 
 def _session_start(rng: random.Random) -> int:
@@ -2031,18 +2913,14 @@ def _session_start(rng: random.Random) -> int:
     return _START_MS + day * _DAY_MS + hour * 3_600_000 + int(rng.random() * 3_600_000)
 
 
-def _make_session(world: _World, out: Path, index: int, codex_share: float, budget: int | None = None,
-                  pi_share: float = 0.0) -> _SessionOut:
+def _make_session(world: _World, out: Path, index: int, choice: _Choice, budget: int | None = None) -> _SessionOut:
     """Write session ``index`` of the corpus under ``out``; its content is a pure function of the
-    world's seed and ``index``.
+    world's seed, ``index`` and the harness ``choice``.
 
     With ``budget``, stop after the turn during which the count reaches it (the corpus's end).
     """
     rng = random.Random(f"moraine-corpus/{world.seed}/session/{index}")
-    codex = rng.random() < codex_share
-    renderer: type[_Session] = _Codex if codex else _Claude
-    if pi_share > 0 and rng.random() < pi_share:  # drawn only when asked: other corpora stay byte-identical
-        renderer = _Pi
+    renderer = choice.renderer(rng)
     proj = world.project(_pick(rng, world.project_urn))
     start = _session_start(rng)
     n_turns = max(1, min(200, int(1.6 * rng.paretovariate(1.1))))  # Zipf-like: median ~3, tail to 200
@@ -2060,6 +2938,7 @@ def _make_session(world: _World, out: Path, index: int, codex_share: float, budg
         cum.append(sess.count)
         if budget is not None and sess.count >= budget:
             break
+    sess.finish()
     data = ("\n".join(sess.lines) + "\n").encode("utf-8")
     path = out / sess.rel_path()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -2067,7 +2946,7 @@ def _make_session(world: _World, out: Path, index: int, codex_share: float, budg
         f.write(data)
     os.utime(path, ns=(sess.t * 1_000_000, sess.t * 1_000_000))  # mtime = last record, as a live log's
     return _SessionOut(index, sess.harness, sess.sid, sess.rel_path(), len(data), sess.count, sess.turns,
-                       len(sess.lines), sim.secrets, cum, sim.notes)
+                       len(sess.lines), sim.secrets, cum, sim.notes, proj.cwd)
 
 
 _WORKER_WORLD: _World | None = None
@@ -2080,9 +2959,9 @@ def _init_worker(seed: int) -> None:
     _WORKER_WORLD = _World(seed)
 
 
-def _worker(out: Path, index: int, codex_share: float, pi_share: float = 0.0) -> _SessionOut:
+def _worker(out: Path, index: int, choice: _Choice) -> _SessionOut:
     assert _WORKER_WORLD is not None
-    return _make_session(_WORKER_WORLD, out, index, codex_share, pi_share=pi_share)
+    return _make_session(_WORKER_WORLD, out, index, choice)
 
 
 def _remove(out: Path, rel_path: str) -> None:
@@ -2098,8 +2977,7 @@ def _remove(out: Path, rel_path: str) -> None:
             break
 
 
-def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: int, pi_share: float = 0.0
-              ) -> Iterator[_SessionOut]:
+def _sessions(world: _World, out: Path, events: int, choice: _Choice, jobs: int) -> Iterator[_SessionOut]:
     """Write sessions in index order until ``events`` are counted; the last one is cut short.
 
     Worker processes generate and write sessions ahead, in a bounded window, and hand back only
@@ -2110,7 +2988,7 @@ def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: i
     if jobs <= 1:
         index = 0
         while total < events:
-            done = _make_session(world, out, index, codex_share, events - total, pi_share)
+            done = _make_session(world, out, index, choice, events - total)
             total += done.count
             index += 1
             yield done
@@ -2123,13 +3001,13 @@ def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: i
         index = 0
         while total < events:
             while len(window) < jobs * 3:
-                window.append(pool.submit(_worker, out, index, codex_share, pi_share))
+                window.append(pool.submit(_worker, out, index, choice))
                 index += 1
             done = window.popleft().result()
             if total + done.count >= events:  # the last session: stop it after the turn that reaches N
                 cut = next(i for i, c in enumerate(done.cum) if total + c >= events)
                 if cut < len(done.cum) - 1:
-                    done = _make_session(world, out, done.index, codex_share, events - total, pi_share)
+                    done = _make_session(world, out, done.index, choice, events - total)
             total += done.count
             yield done
     finally:
@@ -2139,42 +3017,81 @@ def _sessions(world: _World, out: Path, events: int, codex_share: float, jobs: i
                 _remove(out, future.result().rel_path)
 
 
+def _clear(out: Path, force: bool) -> None:
+    """Refuse a non-empty log tree of any harness, or, with ``force``, delete them all (and the
+    corpus-wide side files, which would otherwise name work dirs of the earlier corpus)."""
+    for h in HARNESSES:
+        sub = out / h.folder / h.logs
+        if sub.exists() and any(sub.iterdir()):
+            if not force:
+                raise FileExistsError(f"{sub} is not empty (use force=True / --force to replace it)")
+            shutil.rmtree(sub)
+    if force:
+        for side in (_KIMI_JSON, _GEMINI_PROJECTS):
+            (out / side).unlink(missing_ok=True)
+
+
+def _write_side_files(out: Path, kimi: dict[str, str], gemini: list[str]) -> None:
+    """What two harnesses keep beside their logs, once for the corpus: Kimi's ``kimi.json``
+    (each work dir, whose md5 names its sessions folder, with its last session) and Gemini's
+    ``projects.json`` and per-project ``.project_root`` (the cwd of a slug folder)."""
+    if kimi:
+        work_dirs = [{"path": cwd, "kaos": "local", "last_session_id": sid} for cwd, sid in kimi.items()]
+        (out / _KIMI_JSON).write_text(json.dumps({"work_dirs": work_dirs}, indent=2) + "\n", encoding="utf-8")
+    if gemini:
+        slugs = {cwd: _gemini_slug(cwd) for cwd in gemini}
+        projects = out / _GEMINI_PROJECTS
+        projects.write_text(json.dumps({"projects": slugs}, indent=2) + "\n", encoding="utf-8")
+        for cwd, slug in slugs.items():
+            (projects.parent / "tmp" / slug / ".project_root").write_text(cwd, encoding="utf-8")
+
+
 def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *, force: bool = False,
-             jobs: int = 0, pi_share: float = 0.0) -> dict[str, Any]:
+             jobs: int = 0, pi_share: float = 0.0, harness_mix: Mapping[str, float] | str | None = None
+             ) -> dict[str, Any]:
     """Write the corpus under ``out`` and return its summary.
 
     Summary keys: ``out``, ``seed``, ``codex_share``, ``events_requested``; ``files``,
     ``sessions``, ``turns`` (genuine prompts), ``searchable_events`` (>= ``events``: generation
     ends with the turn that reaches it), ``records`` (JSONL lines), ``bytes``,
     ``planted_secrets`` (fake credentials in ``.env`` dumps, for redaction), ``elapsed_s``;
-    ``by_harness`` (``codex`` / ``claude``: files, sessions, turns, searchable_events);
-    ``sample_queries`` (strings of graded selectivity, all present in the corpus); and
-    ``session_turns``, a list of (native session id, turn count) in generation order.
+    ``by_harness`` (``codex`` / ``claude`` / ``pi``, and each harness of the mix by its
+    ``Harness.key``: files, sessions, turns, searchable_events); ``sample_queries`` (strings of
+    graded selectivity, all present in the corpus); ``session_turns``, a list of (native session
+    id, turn count) in generation order; with a mix, ``harness_mix`` (each source's share).
 
-    ``jobs`` worker processes generate sessions (0: one per CPU, or none below 50k events); the
-    output does not depend on it.  Refuses to write into a non-empty ``out/codex/sessions`` or ``out/claude/projects``
-    unless ``force`` (then those two trees are deleted first): stale files from an earlier run
-    would silently change the event count a benchmark relies on.
+    ``harness_mix`` (a mapping of source name to weight, or the text ``--harness-mix`` takes)
+    replaces ``codex_share`` and cannot be combined with ``pi_share``.  ``jobs`` worker processes
+    generate sessions (0: one per CPU, or none below 50k events); the output does not depend on
+    it.  Refuses to write into a non-empty log tree of any harness (``out/codex/sessions``,
+    ``out/claude/projects``, …) unless ``force`` (then they are deleted first): stale files from
+    an earlier run would silently change the event count a benchmark relies on.
     """
     if events < 1:
         raise ValueError("events must be >= 1")
     if not 0.0 <= codex_share <= 1.0 or not 0.0 <= pi_share <= 1.0:
         raise ValueError("codex_share and pi_share must be within [0, 1]")
+    if isinstance(harness_mix, str):
+        harness_mix = parse_harness_mix(harness_mix)
+    choice = _Choice(codex_share, pi_share)
+    if harness_mix is not None:
+        if pi_share:
+            raise ValueError("pi_share and harness_mix do not combine: give pi a weight in the mix")
+        choice = _Choice(mix=_mix_bounds(harness_mix))
     out = Path(out)
-    for sub in (out / "codex" / "sessions", out / "claude" / "projects", out / "pi" / "sessions"):
-        if sub.exists() and any(sub.iterdir()):
-            if not force:
-                raise FileExistsError(f"{sub} is not empty (use force=True / --force to replace it)")
-            shutil.rmtree(sub)
+    _clear(out, force)
     if not jobs:  # each worker builds the projects it meets (~2 s for all): not worth it for small corpora
         jobs = 1 if events < 50_000 else min(8, os.cpu_count() or 1)
     began = time.perf_counter()
     world = _World(seed)
-    by_harness = {h: {"files": 0, "sessions": 0, "turns": 0, "searchable_events": 0} for h in ("codex", "claude", "pi")}
+    keys = ["codex", "claude", "pi"] + [k for k, _ in choice.mix if k not in ("codex", "claude", "pi")]
+    by_harness = {h: {"files": 0, "sessions": 0, "turns": 0, "searchable_events": 0} for h in keys}
     notes: dict[str, Counter[str]] = {k: Counter() for k in _NOTE_KINDS}
     session_turns: list[tuple[str, int]] = []
+    kimi: dict[str, str] = {}
+    gemini: list[str] = []
     total = size = records = secrets = 0
-    for s in _sessions(world, out, events, codex_share, jobs, pi_share):
+    for s in _sessions(world, out, events, choice, jobs):
         h = by_harness[s.harness]
         h["files"] += 1
         h["sessions"] += 1
@@ -2187,10 +3104,15 @@ def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *,
         session_turns.append((s.sid, s.turns))
         for k, counter in s.notes.items():
             notes[k].update(counter)
-    return {
+        if s.harness == "kimi-cli":
+            kimi[s.cwd] = s.sid
+        elif s.harness == "gemini-cli" and s.cwd not in gemini:
+            gemini.append(s.cwd)
+    _write_side_files(out, kimi, gemini)
+    summary: dict[str, Any] = {
         "out": str(out),
         "seed": seed,
-        "codex_share": codex_share,
+        "codex_share": codex_share if not choice.mix else _share(choice.mix, "codex"),
         "events_requested": events,
         "files": len(session_turns),
         "sessions": len(session_turns),
@@ -2204,6 +3126,19 @@ def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *,
         "sample_queries": _sample_queries(notes, seed),
         "session_turns": session_turns,
     }
+    if choice.mix:
+        summary["harness_mix"] = {_BY_KEY[k].source: _share(choice.mix, k) for k, _ in choice.mix}
+    return summary
+
+
+def _share(bounds: tuple[tuple[str, float], ...], key: str) -> float:
+    """The share of harness ``key`` in cumulative ``bounds`` (0 when it has none)."""
+    previous = 0.0
+    for k, bound in bounds:
+        if k == key:
+            return round(bound - previous, 6)
+        previous = bound
+    return 0.0
 
 
 def _sample_queries(notes: dict[str, Counter[str]], seed: int) -> list[str]:
@@ -2226,23 +3161,34 @@ def _sample_queries(notes: dict[str, Counter[str]], seed: int) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Generate a deterministic synthetic Codex + Claude Code log corpus.")
+    parser = argparse.ArgumentParser(description="Generate a deterministic synthetic corpus of coding-agent logs "
+                                                 "(Codex + Claude Code by default; every harness Moraine reads with "
+                                                 "--harness-mix).")
     parser.add_argument("--out", type=Path, required=True,
-                        help="output directory (DIR/codex = CODEX_HOME, DIR/claude = CLAUDE_CONFIG_DIR)")
+                        help="output directory (DIR/codex = CODEX_HOME, DIR/claude = CLAUDE_CONFIG_DIR; the other "
+                             "harnesses' folders and variables are listed in this tool's docstring)")
     parser.add_argument("--events", type=int, required=True,
                         help="searchable events to generate (user_input + assistant_response + tool_response)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--codex-share", type=float, default=0.5, help="fraction of sessions that are Codex rollouts")
+    parser.add_argument("--codex-share", type=float, default=None,
+                        help="fraction of sessions that are Codex rollouts, the rest Claude Code (default 0.5)")
     parser.add_argument("--pi-share", type=float, default=0.0,
                         help="fraction of sessions written as Pi sessions (DIR/pi works as PI_CODING_AGENT_DIR)")
+    parser.add_argument("--harness-mix", metavar="MIX",
+                        help="'all' (an equal share for each of " + ", ".join(h.source for h in HARNESSES)
+                             + ") or relative weights such as codex=0.3,claude-code=0.3,pi=0.1,gemini-cli=0.3; "
+                               "replaces --codex-share and --pi-share")
     parser.add_argument("--jobs", type=int, default=0,
                         help="worker processes (default: one per CPU, max 8; in-process below 50k events)")
     parser.add_argument("--force", action="store_true", help="replace an existing corpus in DIR")
     parser.add_argument("--json", action="store_true", help="print the full summary as JSON")
     args = parser.parse_args(argv)
     try:
-        summary = generate(args.out, args.events, args.seed, args.codex_share, force=args.force, jobs=args.jobs,
-                           pi_share=args.pi_share)
+        if args.harness_mix is not None and args.codex_share is not None:
+            raise ValueError("--codex-share and --harness-mix do not combine: give codex a weight in the mix")
+        codex_share = 0.5 if args.codex_share is None else args.codex_share
+        summary = generate(args.out, args.events, args.seed, codex_share, force=args.force, jobs=args.jobs,
+                           pi_share=args.pi_share, harness_mix=args.harness_mix)
     except (ValueError, FileExistsError) as exc:
         print(f"make_corpus: {exc}", file=sys.stderr)
         return 2
