@@ -18,6 +18,7 @@ from moraine.store.engine import Store
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data_samples" / "copilot"
 SID = "c0ffee00-1234-4abc-8def-0123456789ab"
+SHUTDOWN = "5hu7d0wn-0000-4abc-8def-0123456789ab"
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +28,17 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
 
 
 def _session(store: Store) -> dict[str, Any]:
-    [session] = sessions(store).values()
-    return session
+    return sessions(store)[SID]
+
+
+def test_a_shutdown_ends_the_open_turn(store: Store) -> None:
+    """Interactive sessions write no turn end: a routine shutdown finishes the open turn at its
+    last answer, an error shutdown aborts it; a shutdown after a finished turn changes nothing."""
+    turns = open_data(store, sessions(store)[SHUTDOWN]["id"])["turns"]
+    assert [t["user_input"]["text"] for t in turns] == ["what does the osprey job do?", "run it now"]
+    assert [t["completed"] for t in turns] == [True, True]
+    assert turns[0]["final_response"]["text"] == "It rebuilds the osprey index every hour."
+    assert open_data(store, turns[1]["id"])["events"][-1]["type"] == "runtime"
 
 
 def test_session(store: Store) -> None:

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from moraine.cli import _reindex
 from moraine.config import load_config
 from moraine.ingest.pipeline import ingest_once
-from moraine.cli import _reindex
 from moraine.store.engine import Store
 
 SID = "5e55i0n0-aaaa-4bbb-8ccc-000000000001"

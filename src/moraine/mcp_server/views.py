@@ -28,7 +28,8 @@ def resume_command(session: Session) -> str | None:
     """How to go back to the session in its harness: Codex `codex resume <id>` and Copilot
     `copilot --resume <id>` anywhere; Claude Code `claude --resume <id>`, Pi `pi --session <id>`,
     Qwen Code `qwen --resume <id>`, Kimi `kimi -r <id>`, Cursor `cursor-agent --resume <id>` and
-    Gemini `gemini --resume <id>` and OpenCode `opencode --session <id>` from the session's cwd. Null where the harness has none (a subagent transcript)."""
+    Gemini `gemini --resume <id>` and OpenCode `opencode --session <id>` from the session's cwd.
+    Null where the harness has none (a subagent transcript)."""
     if session.parent_key:
         return None
     native = shlex.quote(native_id(session))

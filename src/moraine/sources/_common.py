@@ -26,7 +26,8 @@ UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-
 # Moraine's own tools: their calls and results are not searched (an agent would mostly
 # find its own earlier searches otherwise).
 MORAINE_TOOL_NAMES = frozenset({"search_sessions", "open", "list_sessions", "search", "file_attention"})
-WEB_TOOL_NAMES = frozenset({"websearch", "webfetch", "web_search", "web_fetch", "web_search_call"})
+WEB_TOOL_NAMES = frozenset({"websearch", "webfetch", "web_search", "web_fetch", "web_search_call",
+                            "google_web_search", "searchweb", "fetchurl"})  # Gemini CLI; Kimi CLI
 
 
 class LineRef(NamedTuple):  # a tuple: made once per log line, it must be cheap
@@ -234,11 +235,13 @@ def is_web_tool(name: str | None) -> bool:
     return bool(name) and name.strip().lower() in WEB_TOOL_NAMES  # type: ignore[union-attr]
 
 
-EXIT_CODE_RE = re.compile(r"^(?:Exit code|Process exited with code):?\s*(-?\d+)", re.IGNORECASE)
+EXIT_CODE_RE = re.compile(r"^(?:Exit code|Process exited with code):?\s*(-?\d+)", re.IGNORECASE | re.MULTILINE)
+HEADER_LINES = 4  # unified exec (Codex 0.87+) heads its output `Chunk ID`, `Wall time`, then the exit line
 
 
 def exit_code_from_output(output: Any) -> int | None:
-    """Codex outputs begin `Exit code: N` or carry `metadata.exit_code` in a JSON string."""
+    """Codex outputs begin `Exit code: N` (or carry it in the few header lines of unified exec:
+    `Chunk ID`, `Wall time`, `Process exited with code N`), or carry `metadata.exit_code`."""
     if isinstance(output, dict):
         meta = output.get("metadata")
         if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
@@ -248,7 +251,8 @@ def exit_code_from_output(output: Any) -> int | None:
                 return int(output[key])
         return None
     if isinstance(output, str):
-        match = EXIT_CODE_RE.match(output.lstrip())
+        head = "\n".join(output.lstrip().split("\n", HEADER_LINES)[:HEADER_LINES])
+        match = EXIT_CODE_RE.search(head)
         if match:
             return int(match.group(1))
     return None

@@ -72,8 +72,12 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     elif kind in ("abort", "session.error"):
         detail = text_or_none(data.get("message")) or text_or_none(data.get("reason")) or kind
         emit.add("runtime", detail, terminal=TERMINAL_ABORT, meta={"event": kind, **meta})
+        state["open"] = False
     elif kind == "session.task_complete":
         emit.add("runtime", as_text(data.get("summary") or ""), terminal=TERMINAL_FINISH, meta={"event": kind})
+        state["open"] = False
+    elif kind == "session.shutdown":
+        _shutdown(data, meta, emit)
     elif kind == "session.model_change":
         state["model"] = kept(text_or_none(data.get("newModel")) or "") or state.get("model")
         emit.add("system", f"model: {as_text(data.get('newModel') or '')}")
@@ -100,6 +104,16 @@ def _context(kind: str, data: dict[str, Any], emit: Emitter) -> None:
     emit.add("system", "", model=model, meta={"event": kind, **{k: v for k, v in meta.items() if v}})
 
 
+def _shutdown(data: dict[str, Any], meta: dict[str, Any], emit: Emitter) -> None:
+    """The process ended. A turn still open ends with it (interactive sessions write no other
+    end: the last answer before a shutdown is the turn's final one); an error shutdown aborts it."""
+    error = data.get("shutdownType") == "error"
+    terminal = (TERMINAL_ABORT if error else TERMINAL_FINISH) if emit.state.get("open") else 0
+    detail = text_or_none(data.get("errorReason")) or "" if error else ""
+    emit.add("runtime", detail, terminal=terminal, meta={"event": "session.shutdown", **meta})
+    emit.state["open"] = False
+
+
 def _user(data: dict[str, Any], agent: str | None, emit: Emitter) -> None:
     text = as_text(data.get("content") or "")  # as shown in the timeline, not the model's wrapped text
     if agent or data.get("isAutopilotContinuation") is True or text_or_none(data.get("source")):
@@ -108,6 +122,7 @@ def _user(data: dict[str, Any], agent: str | None, emit: Emitter) -> None:
         emit.add("user_input", text, meta={"delivery": "steering"})
     else:
         emit.add("user_input", text, starts_turn=bool(text.strip()))
+        emit.state["open"] = emit.state.get("open") or bool(text.strip())
 
 
 def _assistant(data: dict[str, Any], meta: dict[str, Any], emit: Emitter) -> None:
