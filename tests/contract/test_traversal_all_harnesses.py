@@ -1,6 +1,7 @@
 """The traversal contract over a corpus mixing every harness Moraine reads: the contract corpus
-(Codex, Claude Code) plus the samples of Pi, Qwen Code, Kimi CLI, Cursor, Copilot CLI and Gemini
-CLI, served by one `moraine mcp`. Every ID any tool returns opens, to closure, and the graph is
+(Codex, Claude Code) plus the samples of Pi, Qwen Code, Kimi CLI, Cursor, Copilot CLI, Gemini
+CLI (JSONL chats and legacy documents) and OpenCode (SQLite store and JSON tree), served by one
+`moraine mcp`. Every ID any tool returns opens, to closure, and the graph is
 consistent (the consistency checks are the contract traversal's own, run on this graph)."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"
 # sample folder → the variable naming its root (each harness's own)
 HARNESSES = {"pi": "PI_CODING_AGENT_DIR", "qwen": "QWEN_HOME", "kimi": "KIMI_SHARE_DIR", "cursor": "CURSOR_HOME",
              "copilot": "COPILOT_HOME", "gemini": "GEMINI_CLI_HOME"}
-SOURCES = {"codex", "claude-code", "pi", "qwen-code", "kimi-cli", "cursor", "copilot-cli", "gemini-cli"}
+SOURCES = {"codex", "claude-code", "pi", "qwen-code", "kimi-cli", "cursor", "copilot-cli", "gemini-cli", "opencode"}
 WIDE = {"start_datetime": "1970-01-02T00:00:00Z", "end_datetime": "2100-01-01T00:00:00Z"}  # Cursor lines: file times
 
 
@@ -34,6 +35,8 @@ def mixed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer
     for folder, variable in HARNESSES.items():
         shutil.copytree(SAMPLES / folder, corpus.root / folder)
         corpus.harness_env[variable] = str(corpus.root / folder)
+    shutil.copytree(SAMPLES / "opencode", corpus.root / "xdg" / "opencode")  # OpenCode's data folder
+    corpus.harness_env["XDG_DATA_HOME"] = str(corpus.root / "xdg")
     server = McpServer(corpus)
     try:
         yield server
@@ -44,7 +47,7 @@ def mixed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer
 @pytest.fixture(scope="module")
 def graph(mixed_server: McpServer) -> Graph:
     g = Graph(mixed_server)
-    for query in ("pelican", "heron", "kestrel", "osprey", "plover", "gull", "albatross"):
+    for query in ("pelican", "heron", "kestrel", "osprey", "plover", "gull", "albatross", "retry", "vite"):
         g.seeds |= walk_ids(mixed_server.ok("search_sessions", {"query": query, "n_hits": 50})["data"])
     cursor = None
     while True:
@@ -64,7 +67,7 @@ def test_every_harness_is_walked_to_closure(graph: Graph) -> None:
     assert len(graph.of_kind("turn:")) == sum(s["session"]["turn_count"] for s in sessions.values())
     assert len(graph.of_kind("event:")) == sum(s["session"]["event_count"] for s in sessions.values())
     children = [s for s in sessions.values() if s["session"]["parent_session_id"]]
-    assert {s["session"]["source"] for s in children} == {"kimi-cli", "cursor", "gemini-cli"}  # subagents
+    assert {s["session"]["source"] for s in children} == {"kimi-cli", "cursor", "gemini-cli", "opencode"}  # subagents
     for child in children:  # every child names a parent that lists it
         parent = graph.opened[child["session"]["parent_session_id"]]
         assert child["session"]["id"] in json.dumps(parent)

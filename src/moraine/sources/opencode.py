@@ -257,7 +257,7 @@ def _session(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> lis
         title = None
     meta: dict[str, Any] = {}
     if text_or_none(record.get("directory")):
-        meta["cwd"] = record["directory"]
+        meta["cwd"] = state["cwd"] = record["directory"]  # a message's own path.cwd is said only where it differs
     if text_or_none(record.get("parent_id")):
         meta["parent"] = f"{NAME}:{record['parent_id']}"
     if title:
