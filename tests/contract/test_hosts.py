@@ -202,7 +202,7 @@ def test_filters_equal_a_brute_force_filter(hosts: McpServer) -> None:
     hosts.err("search_sessions", {"query": "fjordword", "source": ["gemini"]}, "invalid_request")
     bad = hosts.call("list_sessions", {**WIDE, "source": ["nope"]})
     assert bad["error"]["details"]["allowed"] == ["codex", "claude-code", "pi", "qwen-code", "kimi-cli", "cursor",
-                                                  "copilot-cli", "gemini-cli"]
+                                                  "copilot-cli", "gemini-cli", "opencode"]
     hosts.err("search_sessions", {"query": "fjordword", "cwd": "relative/dir"}, "invalid_request")
     hosts.err("search_sessions", {"query": "fjordword", "since": "2026-03-12"}, "invalid_request")
     hosts.err("search_sessions", {"query": "fjordword", "since": "2026-03-13T00:00:00Z",
