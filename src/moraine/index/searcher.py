@@ -19,6 +19,7 @@ from moraine.index.segment import Segment
 from moraine.index.vocab import Vocabulary
 
 CACHE_MIN_POSTINGS = 2_000  # rare terms are cheap to score: cache only the costly ones
+SCOPED_FRACTION = 64  # a scope this much smaller than the index is searched by probing its documents
 CACHE_MAX_POSTINGS = 20_000_000
 
 
@@ -57,6 +58,8 @@ class InvertedIndex:
         self._terms: OrderedDict[str, _TermScores] = OrderedDict()
         self._cached_postings = 0
         self._masks: dict[tuple[int, bytes], np.ndarray] = {}
+        self.deletions = 0  # documents ever deleted: a segment's live document frequencies change only then
+        self._clean: tuple[tuple[int, tuple[int, ...]], list[bool]] = ((-1, ()), [])
 
     def reserve_doc(self) -> int:
         """Every event gets a doc id (so ids equal catalog rows); only some get postings."""
@@ -99,6 +102,33 @@ class InvertedIndex:
             self.n_docs -= 1
             self.total_len -= int(self.doc_len.view[doc_id])
             self.version += 1
+            self.deletions += 1
+
+    def _clean_segments(self) -> list[bool]:
+        """For each segment, whether none of its documents was deleted: then a term's live
+        document frequency there is its posting count, read without touching the postings.
+        Recomputed only after a deletion or a change of segments (merges drop deleted docs)."""
+        key = (self.deletions, tuple(id(seg) for seg in self.segments))
+        if self._clean[0] != key:
+            live = self.live.view
+            self._clean = (key, [bool(live[seg.doc_ids].all()) for seg in self.segments])
+        return self._clean[1]
+
+    def live_parts(self, term: str) -> tuple[list[tuple[np.ndarray, np.ndarray]], int]:
+        """A term's postings per segment and memtable chunk (deleted documents kept), and how
+        many live documents hold it (exact: a deleted document never counts)."""
+        live = self.live.view
+        parts, df = [], 0
+        for segment, clean in zip(self.segments, self._clean_segments(), strict=True):
+            docs, tfs = segment.postings(term)
+            if len(docs):
+                parts.append((docs, tfs))
+                df += len(docs) if clean else int(np.count_nonzero(live[docs]))
+        for docs, tfs in self.mem.postings_parts(term):
+            if len(docs):
+                parts.append((docs, tfs))
+                df += int(np.count_nonzero(live[docs]))
+        return parts, df
 
     def seal(self) -> Segment | None:
         """Freeze the memtable into an immutable segment (no-op when empty)."""
@@ -226,6 +256,11 @@ class InvertedIndex:
             return empty
         size = self.doc_len.size
         live = self.live.view
+        if scope is not None and len(scope) * SCOPED_FRACTION < size:
+            docs = np.unique(np.asarray(scope, dtype=np.int64))
+            docs = docs[allowed_types[type_codes[docs]] & live[docs]]
+            cand, raw, total, idfs = self._score_scope(terms, docs, k1, b, min_match, deadline)
+            return self._ranked(cand, raw, total, idfs, k, k1, tiebreak_ts, tiebreak_uid)
         if scope is not None:
             ok = np.zeros(size, dtype=bool)
             ok[scope] = allowed_types[type_codes[scope]] & live[scope]
@@ -243,8 +278,42 @@ class InvertedIndex:
             total = len(cand)
         else:
             cand, raw, total = _score_terms(plan, ok, k, k1, deadline, exact_total)
+        return self._ranked(cand, raw, total, idfs, k, k1, tiebreak_ts, tiebreak_uid)
+
+    def _score_scope(self, terms: list[str], docs: np.ndarray, k1: float, b: float, min_match: int,
+                     deadline: float | None) -> tuple[np.ndarray, np.ndarray, int, list[float]]:
+        """A search within a few documents (a session, a turn): each term's postings are probed
+        at those documents only (a binary search per document and posting run), never read
+        whole; the statistics (live df, N, avgdl) are the whole index's, so scores equal the
+        global path's."""
+        scores = np.zeros(len(docs), dtype=np.float64)
+        counts = np.zeros(len(docs), dtype=np.uint16)
+        n = self.n_docs
+        avgdl = max(self.total_len / n, 1e-9) if n else 1.0
+        idfs = []
+        for term in terms:
+            if deadline is not None and time.monotonic() > deadline:
+                raise DeadlineExceeded
+            parts, df = self.live_parts(term)
+            term_idf = idf(n, df)
+            idfs.append(term_idf)
+            for part_docs, part_tfs in parts:
+                where = np.searchsorted(part_docs, docs)
+                inside = where < len(part_docs)
+                hit = np.flatnonzero(inside)[part_docs[where[inside]] == docs[inside]]
+                if not len(hit):
+                    continue
+                tfs = part_tfs[where[hit]]
+                scores[hit] += term_scores(tfs, self.doc_len.view[docs[hit]], term_idf, avgdl, k1, b)
+                counts[hit] += 1
+        matched = counts >= max(1, min_match if len(terms) > 1 else 1)
+        cand = docs[matched]
+        return cand, scores[matched], len(cand), idfs
+
+    def _ranked(self, cand: np.ndarray, raw: np.ndarray, total: int, idfs: list[float], k: int, k1: float,
+                tiebreak_ts: np.ndarray, tiebreak_uid: np.ndarray) -> Hits:
         if not len(cand):
-            return empty
+            return Hits(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), 0)
         # Equal scores summed in another order differ in the last bits: rank on 12 significant
         # digits so true ties fall through to timestamp, then id, as the contract orders them.
         rank_key = np.round(raw, 12 - int(np.ceil(np.log10(max(float(raw.max()), 1e-300)))))
