@@ -189,15 +189,27 @@ class InvertedIndex:
         Contributions depend on N and avgdl, so they are cached per index version only: the
         cache is exact, and a warm daemon answers repeated common terms without rescoring.
         """
+        entry = self.cached(term, k1, b)
+        if entry is not None:
+            return entry
+        docs, tfs = self.postings(term)
+        return self._scored(term, docs, tfs, idf(self.n_docs, len(docs)), k1, b)
+
+    def cached(self, term: str, k1: float, b: float) -> _TermScores | None:
         entry = self._terms.get(term)
         if entry is not None and entry.key == (self.version, k1, b):
             self._terms.move_to_end(term)
             return entry
-        docs, tfs = self.postings(term)
-        n = self.n_docs
-        term_idf = idf(n, len(docs))
-        avgdl = max(self.total_len / n, 1e-9) if n else 1.0
-        contrib = term_scores(tfs, self.doc_len.view[docs], term_idf, avgdl, k1, b) if len(docs) else np.zeros(0)
+        return None
+
+    def avgdl(self) -> float:
+        return max(self.total_len / self.n_docs, 1e-9) if self.n_docs else 1.0
+
+    def _scored(self, term: str, docs: np.ndarray, tfs: np.ndarray, term_idf: float, k1: float, b: float
+                ) -> _TermScores:
+        """A term's live postings scored whole (and cached when costly)."""
+        contrib = term_scores(tfs, self.doc_len.view[docs], term_idf, self.avgdl(), k1, b) if len(docs) \
+            else np.zeros(0)
         entry = _TermScores((self.version, k1, b), np.asarray(docs, dtype=np.int64), contrib, term_idf)
         if len(docs) >= CACHE_MIN_POSTINGS:
             self._cache_put(term, entry)
@@ -266,15 +278,16 @@ class InvertedIndex:
             ok[scope] = allowed_types[type_codes[scope]] & live[scope]
         else:
             ok = self._allowed_live(allowed_types, type_codes)
-        plan = [self.term_scores(term, k1, b) for term in terms]
+        plan = [_QueryTerm(self, term, k1, b) for term in terms]
         idfs = [entry.idf for entry in plan]
         if deadline is not None and time.monotonic() > deadline:
             raise DeadlineExceeded
         if min_match > 1 and len(plan) > 1:  # opt-in: every posting is counted, no pruning
-            cand, raw, total = _score_counting(plan, ok, min_match, deadline)
+            cand, raw, total = _score_counting([t.scored() for t in plan], ok, min_match, deadline)
         elif len(plan) == 1:  # one term: its filtered postings are the candidates, no score array
-            keep = ok[plan[0].docs]
-            cand, raw = plan[0].docs[keep], plan[0].contrib[keep]
+            whole = plan[0].scored()
+            keep = ok[whole.docs]
+            cand, raw = whole.docs[keep], whole.contrib[keep]
             total = len(cand)
         else:
             cand, raw, total = _score_terms(plan, ok, k, k1, deadline, exact_total)
@@ -328,41 +341,97 @@ class InvertedIndex:
         return Hits(cand[order], ranked_raw, normalized, total)
 
 
-def _score_terms(plan: list[_TermScores], ok: np.ndarray, k: int, k1: float, deadline: float | None,
+class _QueryTerm:
+    """A term of a query: its idf at once (from posting counts), its postings scored whole only
+    when the query needs them all; a term the pruning reaches late is probed at the leading
+    documents instead (a binary search per leader and posting run)."""
+
+    def __init__(self, index: InvertedIndex, term: str, k1: float, b: float) -> None:
+        self.index, self.term, self.k1, self.b = index, term, k1, b
+        self.whole = index.cached(term, k1, b)
+        if self.whole is not None:
+            self.idf, self.parts = self.whole.idf, []
+        else:
+            self.parts, df = index.live_parts(term)
+            self.idf = idf(index.n_docs, df)
+
+    def postings(self) -> int:
+        return len(self.whole.docs) if self.whole is not None else sum(len(p[0]) for p in self.parts)
+
+    def scored(self) -> _TermScores:
+        if self.whole is None:
+            live = self.index.live.view
+            docs = np.concatenate([p[0] for p in self.parts]) if self.parts else np.zeros(0, np.uint32)
+            tfs = np.concatenate([p[1] for p in self.parts]) if self.parts else np.zeros(0, np.uint32)
+            keep = live[docs]
+            self.whole = self.index._scored(self.term, docs[keep], tfs[keep], self.idf, self.k1, self.b)
+        return self.whole
+
+    def probe(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where among `docs` (sorted, live) the term occurs, and its contribution there."""
+        if self.whole is not None:
+            held = self.whole.docs
+            if not len(held):
+                return np.zeros(0, np.int64), np.zeros(0)
+            where = np.minimum(np.searchsorted(held, docs), len(held) - 1)
+            hit = np.flatnonzero(held[where] == docs)
+            return hit, self.whole.contrib[where[hit]]
+        hits, contribs = [], []
+        for part_docs, part_tfs in self.parts:
+            where = np.searchsorted(part_docs, docs)
+            inside = where < len(part_docs)
+            hit = np.flatnonzero(inside)[part_docs[where[inside]] == docs[inside]]
+            if len(hit):
+                tfs = part_tfs[where[hit]]
+                hits.append(hit)
+                contribs.append(term_scores(tfs, self.index.doc_len.view[docs[hit]], self.idf, self.index.avgdl(),
+                                            self.k1, self.b))
+        if not hits:
+            return np.zeros(0, np.int64), np.zeros(0)
+        return np.concatenate(hits), np.concatenate(contribs)
+
+    def live_docs(self) -> np.ndarray:
+        return self.scored().docs if self.whole is not None or not self.parts else \
+            np.concatenate([p[0][self.index.live.view[p[0]]] for p in self.parts]).astype(np.int64)
+
+
+def _score_terms(plan: list[_QueryTerm], ok: np.ndarray, k: int, k1: float, deadline: float | None,
                  exact_total: bool) -> tuple[np.ndarray, np.ndarray, int]:
     """(candidate docs, their raw scores, match count) of a multi-term query, MaxScore-style.
 
     Terms are scored rarest first. Once k candidates lead by more than every remaining term
     could add to a new document (its upper bound idf·(k1+1)), the remaining — common — terms
-    only update the leaders, which tighten term by term. The ranking is exact.
+    are only probed at the leaders, which tighten term by term. The ranking is exact.
     """
     plan = sorted(plan, key=lambda entry: -entry.idf)
     upper = [entry.idf * (k1 + 1.0) for entry in plan]
     remaining = [*np.cumsum(upper[::-1])[::-1].tolist(), 0.0]
     scores = np.zeros(len(ok), dtype=np.float64)
     leaders: np.ndarray | None = None
+    touched: list[np.ndarray] = []  # the documents each fully scored term reached
     matched_so_far = np.zeros(0, dtype=np.int64)  # every match seen when the pruning began
-    late: list[np.ndarray] = []  # postings only probed: counted for the total, not scored in full
+    late: list[_QueryTerm] = []  # terms only probed: their matches counted for an exact total
     for step, entry in enumerate(plan):
         if deadline is not None and time.monotonic() > deadline:
             raise DeadlineExceeded
-        docs = entry.docs
         if leaders is None:
-            keep = ok[docs]
-            scores[docs[keep]] += entry.contrib[keep]
-        elif len(docs):
-            if exact_total or len(matched_so_far) <= k:
-                late.append(docs)
-            if len(leaders) * 16 >= len(docs):  # many leaders: one scatter beats a probe each
-                scores[docs] += entry.contrib  # (only leaders' scores are read from here on)
+            whole = entry.scored()
+            keep = ok[whole.docs]
+            docs = whole.docs[keep]
+            scores[docs] += whole.contrib[keep]
+            touched.append(docs)
+        else:
+            late.append(entry)
+            if len(leaders) * 16 >= entry.postings():  # many leaders: one scatter beats a probe each
+                whole = entry.scored()  # (only leaders' scores are read from here on)
+                scores[whole.docs] += whole.contrib
             else:
-                where = np.minimum(np.searchsorted(docs, leaders), len(docs) - 1)
-                hit = docs[where] == leaders
-                scores[leaders[hit]] += entry.contrib[where[hit]]
+                hit, contrib = entry.probe(leaders)
+                scores[leaders[hit]] += contrib
             leaders = _still_leading(leaders, scores, k, remaining[step + 1])
         # Worth looking for a cut-off only once what was scored can outweigh what is left.
         if leaders is None and step + 1 < len(plan) and sum(upper[: step + 1]) > remaining[step + 1]:
-            cand = np.flatnonzero(scores > 0)
+            cand = _seen(touched, scores)
             if len(cand) >= k:
                 kth = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
                 if remaining[step + 1] < kth:
@@ -371,15 +440,23 @@ def _score_terms(plan: list[_TermScores], ok: np.ndarray, k: int, k1: float, dea
                     leaders = cand[scores[cand] + remaining[step + 1] >= kth]
                     matched_so_far = cand
     if leaders is None:
-        cand = np.flatnonzero(scores > 0)
+        cand = _seen(touched, scores)
         return cand, scores[cand], len(cand)
     if not exact_total and len(matched_so_far) > k:
         return leaders, scores[leaders], len(matched_so_far)
     matched = np.zeros(len(ok), dtype=bool)
     matched[matched_so_far] = True
-    for docs in late:
-        matched[docs] = True
+    for entry in late:
+        matched[entry.live_docs()] = True
     return leaders, scores[leaders], int(np.count_nonzero(matched & ok))
+
+
+def _seen(touched: list[np.ndarray], scores: np.ndarray) -> np.ndarray:
+    """The documents scored so far (sorted): from the terms' own postings while they are few,
+    else by one pass over the score array."""
+    if sum(len(t) for t in touched) * 64 < len(scores):
+        return np.unique(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
+    return np.flatnonzero(scores > 0)
 
 
 def _score_counting(plan: list[_TermScores], ok: np.ndarray, min_match: int, deadline: float | None
