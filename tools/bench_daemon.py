@@ -3,7 +3,8 @@
     python tools/bench_daemon.py [--corpus DIR] [--appends 200] [--idle 60] [--json]
 
 Copies the corpus (default: the bundled data_samples) to a temp dir, starts `moraine daemon`
-on it, adds one Codex and one Claude session, then appends a prompt with a unique word to
+on it (pointed at every harness folder of the copy, as make_corpus.corpus_env names them), adds
+one Codex and one Claude session, then appends a prompt with a unique word to
 them (alternating, at random 50–250 ms intervals) and times append → first search_sessions
 answer that finds the word, through the SDK's ClientSession over `moraine mcp`. Twice: with
 the default read-before-answer (`daemon.catch_up_on_call`), and with only the watcher
@@ -30,6 +31,9 @@ import anyio
 import numpy as np
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_corpus import corpus_env
 
 ROOT = Path(__file__).resolve().parent.parent
 MORAINE = Path(sys.executable).parent / "moraine"
@@ -126,8 +130,10 @@ def run(corpus: Path, appends: int, idle: float, seed: int) -> dict[str, Any]:
         shutil.copytree(corpus, work / "logs")
         logs = Logs(work / "logs")
         home = work / "s"
-        base = {**os.environ, "MORAINE_HOME": str(home), "CODEX_HOME": str(work / "logs" / "codex"),
-                "CLAUDE_CONFIG_DIR": str(work / "logs" / "claude")}
+        # every harness folder the copy has (one it lacks is no source); QWEN_RUNTIME_DIR would win
+        # over the copy's QWEN_HOME
+        base = {**{k: v for k, v in os.environ.items() if k != "QWEN_RUNTIME_DIR"}, "MORAINE_HOME": str(home),
+                **corpus_env(work / "logs")}
         report: dict[str, Any] = {"corpus": str(corpus), "appends": appends}
         rng = random.Random(seed)
         for mode, extra in (("read_before_answer", {}), ("watcher_only", {"MORAINE_DAEMON_CATCH_UP_ON_CALL": "false"})):
@@ -153,7 +159,8 @@ def run(corpus: Path, appends: int, idle: float, seed: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=ROOT / "data_samples",
-                        help="a directory with codex/ and claude/ (data_samples or a make_corpus.py output)")
+                        help="a directory with codex/, claude/ and the other harnesses' folders (data_samples "
+                             "or a make_corpus.py output)")
     parser.add_argument("--appends", type=int, default=200)
     parser.add_argument("--idle", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=7)

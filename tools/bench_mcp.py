@@ -24,14 +24,17 @@ import numpy as np
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_corpus import corpus_env
+
 QUERIES = ["migration", "retry timeout", "src/db", "flaky test", "error handling", "cache", "parser",
            "websocket reconnect", "rate limit", "panic"]
 
 
 async def run(corpus: Path, calls: int) -> None:
     home = Path(tempfile.mkdtemp(prefix="moraine-bench-mcp-"))
-    env = {"MORAINE_HOME": str(home / "state"), "CODEX_HOME": str(corpus / "codex"),
-           "CLAUDE_CONFIG_DIR": str(corpus / "claude"), "PATH": os.environ.get("PATH", ""),
+    # every harness folder the corpus may have (one it lacks is no source)
+    env = {"MORAINE_HOME": str(home / "state"), **corpus_env(corpus), "PATH": os.environ.get("PATH", ""),
            "HOME": os.environ.get("HOME", str(home))}
     server = StdioServerParameters(command=str(Path(sys.executable).parent / "moraine"), args=["mcp"], env=env)
     started = time.perf_counter()

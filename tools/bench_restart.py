@@ -32,6 +32,9 @@ import numpy as np
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_corpus import corpus_env
+
 BIN = Path(sys.executable).parent
 QUERY = "migration retry timeout"
 CHILD = """
@@ -122,8 +125,10 @@ async def mcp_first_search(env: dict[str, str]) -> tuple[float, float]:
 
 
 def run(corpus: Path, state: Path, runs: int) -> dict[str, Any]:
-    env = {**os.environ, "MORAINE_HOME": str(state), "CODEX_HOME": str(corpus / "codex"),
-           "CLAUDE_CONFIG_DIR": str(corpus / "claude")}
+    # every harness folder the corpus may have (one it lacks is no source); QWEN_RUNTIME_DIR would
+    # win over the corpus's QWEN_HOME
+    env = {**{k: v for k, v in os.environ.items() if k != "QWEN_RUNTIME_DIR"}, "MORAINE_HOME": str(state),
+           **corpus_env(corpus)}
     report: dict[str, Any] = {"corpus": str(corpus), "state": str(state)}
     if not (state / "CURRENT").exists():
         report.update(index(env))

@@ -23,9 +23,15 @@ Moraine reads, each in its own folder, which its variable points Moraine at (``c
     DIR/copilot/session-state/<uuid>/events.jsonl                     COPILOT_HOME=DIR/copilot
     DIR/gemini/.gemini/tmp/<project slug>/chats/session-<time>-<id8>.jsonl (+ .project_root,
         DIR/gemini/.gemini/projects.json)                             GEMINI_CLI_HOME=DIR/gemini
+    DIR/gemini/.gemini/tmp/<slug, or the project hash>/chats/session-<time>-<id8>.json
+        (gemini-cli-json: Gemini CLI's legacy single-document chats)  GEMINI_CLI_HOME=DIR/gemini
+    DIR/opencode/opencode.db (WAL; tables session, message, part)      XDG_DATA_HOME=DIR
 
 Each harness gets the same simulated turns, written in its real record format as Moraine's
-adapter reads it (src/moraine/sources/<harness>.py; docs/harnesses/*.md).
+adapter reads it (src/moraine/sources/<harness>.py; docs/harnesses/*.md).  Two are no appended
+lines: a legacy Gemini chat is one pretty-printed JSON document (the CLI rewrote it whole), and
+OpenCode keeps every session in one SQLite database, with OpenCode's own schema
+(tools/make_opencode_samples.py's DDL), written by the main process whatever ``--jobs`` is.
 
 ``--events N`` counts *searchable events*: normalized events of the default search types
 ``user_input``, ``assistant_response`` and ``tool_response``.  Exactly:
@@ -41,7 +47,10 @@ The other harnesses count the same things in their own records: the typed prompt
 ``user`` record, Kimi ``TurnBegin``, Cursor ``<user_query>``, Copilot ``user.message``, Gemini
 ``user`` message), each assistant text (a Gemini message appended again when it changes is ONE
 event), each tool result (a Gemini ``toolCalls`` entry with its result, not its v0.44+ synthetic
-user copy; a call left ``executing`` has none).
+user copy; a call left ``executing`` has none).  OpenCode: the user message's text part, each
+assistant ``text`` part (not the summary of a ``/compact``, a compaction), each ``tool`` part
+``completed`` or ``error`` (not one left ``running``); its session row, reasoning, step-start /
+step-finish, file and compaction parts and the end of an assistant message are not counted.
 
 Everything else real logs hold is written too and not counted: ``session_meta``,
 ``turn_context``, injected ``<environment_context>`` / AGENTS.md / ``<turn_aborted>`` context,
@@ -78,6 +87,7 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import importlib.util
 import json
 import math
 import multiprocessing
@@ -85,6 +95,7 @@ import os
 import random
 import re
 import shutil
+import sqlite3
 import sys
 import time
 from bisect import bisect
@@ -103,6 +114,8 @@ COUNTED_TYPES: tuple[str, ...] = ("user_input", "assistant_response", "tool_resp
 
 _T = TypeVar("_T")
 _Json = dict[str, Any]
+# An OpenCode session's rows: (project, session, messages, parts), as the tables take them.
+_DbRows = tuple[tuple[Any, ...], tuple[Any, ...], list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 _START_MS = int(datetime(2026, 1, 5, tzinfo=UTC).timestamp() * 1000)  # a Monday
 _SPAN_DAYS = 90
@@ -1530,6 +1543,17 @@ class _Session:
     def finish(self) -> None:
         """Records a harness writes when the session's process ends (none by default)."""
 
+    def file_bytes(self) -> bytes:
+        """The session's file: its JSONL lines (a harness that writes a document overrides it)."""
+        return ("\n".join(self.lines) + "\n").encode("utf-8")
+
+    def record_count(self) -> int:
+        return len(self.lines)
+
+    def db_rows(self) -> _DbRows | None:
+        """Rows for the corpus's database instead of a file of its own (OpenCode), else None."""
+        return None
+
 
 class _Codex(_Session):
     """Renders turns as a Codex rollout: ``{timestamp, type, payload}`` records."""
@@ -2791,11 +2815,342 @@ def _gemini_slug(cwd: str) -> str:
     return _NOT_ALNUM_RUN.sub("-", cwd.rstrip("/").rsplit("/", 1)[-1].lower()).strip("-") or "project"
 
 
+class _GeminiJson(_Gemini):
+    """Renders turns as a legacy Gemini CLI chat (v0.4 to v0.38): one ``session-*.json``
+    document, the whole ``ConversationRecord`` (``sessionId``, ``projectHash``, ``startTime``,
+    ``lastUpdated``, ``messages``, ``summary`` once generated) rewritten in place, pretty-printed
+    with 2-space indents; written here as the CLI left it at the session's last update.  The
+    message records are the JSONL form's, each once in its final state (no v0.44+ synthetic
+    tool-response user copies).  Releases before v0.29 kept chats in a folder named by the
+    project hash, with no ``.project_root`` (their cwd is unknown); later ones in the slug folder.
+    ``/compress`` left no trace in the document (none is written)."""
+
+    harness = "gemini-cli-json"
+
+    def __init__(self, world: _World, rng: random.Random, proj: _Project, start_ms: int) -> None:
+        self.header: _Json = {}
+        self.messages: dict[str, tuple[_Json, Sequence[str]]] = {}  # by id: a rewrite keeps its place
+        super().__init__(world, rng, proj, start_ms)
+        self.synthetic = False  # the synthetic tool-response user messages are v0.44+
+        self.hashed = rng.random() < 0.3  # a v0.4-v0.28 chat: the project-hash folder
+
+    def rel_path(self) -> str:
+        folder = self.header["projectHash"] if self.hashed else _gemini_slug(self.p.cwd)
+        stamp = _ts(self.start)[:16].replace(":", "-")
+        return f"gemini/.gemini/tmp/{folder}/chats/session-{stamp}-{self.sid[:8]}.json"
+
+    def emit(self, obj: _Json, frags: Sequence[str] = ()) -> None:
+        """Apply a JSONL record to the document: a message replaces its copy, ``$set`` patches
+        the header."""
+        if "$set" in obj:
+            self.header.update({k: v for k, v in obj["$set"].items() if k != "messages"})
+        elif "id" in obj:
+            self.messages[obj["id"]] = (obj, tuple(frags))
+        else:
+            self.header = {k: v for k, v in obj.items() if k != "kind"}  # `kind` is later than these builds
+
+    def compact(self) -> None:
+        """Not recorded in a legacy document (see the class docstring)."""
+
+    def file_bytes(self) -> bytes:
+        """``JSON.stringify(record, null, 2)``: ``messages`` after the first four keys, a
+        ``summary`` set later after them, no final newline."""
+        head = {k: v for k, v in self.header.items() if k != "summary"}
+        items = []
+        for obj, frags in self.messages.values():
+            text = "    " + json.dumps(obj, ensure_ascii=False, indent=2).replace("\n", "\n    ")
+            items.append(_splice(text, frags) if frags else text)
+        doc = json.dumps(head, ensure_ascii=False, indent=2)[:-2]  # without the closing "\n}"
+        doc += ',\n  "messages": ' + ("[\n" + ",\n".join(items) + "\n  ]" if items else "[]")
+        if self.header.get("summary"):
+            doc += ',\n  "summary": ' + _JSON_STR(self.header["summary"])
+        return (doc + "\n}").encode("utf-8")
+
+    def record_count(self) -> int:
+        return 1 + len(self.messages)
+
+
+_OPENCODE_MODELS = (("anthropic", "claude-sonnet-4-5"), ("anthropic", "claude-sonnet-4-5"),
+                    ("anthropic", "claude-opus-4-5"), ("openai", "gpt-5.1-codex"), ("google", "gemini-2.5-pro"),
+                    ("opencode", "big-pickle"))
+_OPENCODE_VERSIONS = ("1.2.25", "1.3.0", "1.14.29", "1.18.3")
+_OPENCODE_SLUG = (_words("brave calm clever cosmic crisp curious eager gentle happy lucky misty quiet swift tidy"),
+                  _words("cabin comet falcon harbor lagoon nebula otter river canyon forest meadow orchid"))
+_OPENCODE_ABORTED = {"name": "MessageAbortedError", "data": {"message": "The operation was aborted."}}
+_OPENCODE_TODO_PRIORITY = ("high", "medium", "medium", "low")
+_OPENCODE_META_MAX = 30_000  # the bash tool's MAX_METADATA_LENGTH: metadata.output is cut there
+_OPENCODE_DB = "opencode/opencode.db"
+
+
+class _OpenCode(_Session):
+    """Renders turns as OpenCode v1.x keeps them in its SQLite store (``opencode.db``; the
+    adapter src/moraine/sources/opencode.py, docs/harnesses/opencode-storage.md): a ``session``
+    row (``directory`` = the cwd, a generated title), a ``message`` row per user prompt and per
+    LLM step (``data`` = the message minus its ids), a ``part`` row per text / reasoning / tool /
+    step-start / step-finish / file / compaction part.  Ids ``ses_`` (descending, as OpenCode's
+    session ids are), ``msg_`` and ``prt_`` (ascending) are ``<prefix>_<12 hex of ms*0x1000+n>
+    <14 base62>``.  An assistant message ends with ``finish`` ``tool-calls`` (another follows)
+    or ``stop``; an aborted one has ``error`` ``MessageAbortedError`` and its unfinished tool part
+    ``status: error`` "Tool execution aborted"; a session still running has a tool part
+    ``running`` and a message never completed.  ``/compact`` is a user message with one
+    ``compaction`` part and a ``summary`` assistant message.  The rows go to the corpus's one
+    database, written by the parent process (``_OpenCodeDb``), not to a file of the session's.
+    Not written: child sessions (the ``task`` tool), synthetic / ``@file`` parts, the legacy JSON
+    tree, ``session_message`` rows (the v2 projection, empty in the databases v1.x leaves)."""
+
+    harness = "opencode"
+    _TOOLS: ClassVar[dict[str, str]] = {"read": "read", "search": "grep", "edit": "edit", "write": "write",
+                                        "shell": "bash", "plan": "todowrite", "web": "websearch"}
+
+    def __init__(self, world: _World, rng: random.Random, proj: _Project, start_ms: int) -> None:
+        super().__init__(world, rng, proj, start_ms)
+        self.ms = self.seq = 0
+        self.sid = self.ident("ses", start_ms, descending=True)
+        self.provider, self.model = _pick(rng, _OPENCODE_MODELS)
+        self.version = _pick(rng, _OPENCODE_VERSIONS)
+        self.v18 = self.version == "1.18.3"  # the shell tool's v1.18 input / title / metadata
+        self.slug = f"{_pick(rng, _OPENCODE_SLUG[0])}-{_pick(rng, _OPENCODE_SLUG[1])}"
+        self.placeholder = rng.random() < 0.03  # title generation never ran: `New session - <time>` stays
+        self.title = ""
+        self.project = hashlib.sha1(proj.repo_url.encode("utf-8")).hexdigest()  # stands for the root commit
+        self.messages: list[tuple[Any, ...]] = []
+        self.parts: list[tuple[Any, ...]] = []
+        self.user_id = ""
+        self.cost = 0.0
+        self.usage = [0, 0, 0, 0, 0]  # input, output, reasoning, cache read, cache write
+
+    def rel_path(self) -> str:
+        return _OPENCODE_DB
+
+    def ident(self, prefix: str, ms: int, descending: bool = False) -> str:
+        """OpenCode's ``Identifier.create``; the per-millisecond counter keeps ids ascending."""
+        if ms != self.ms:
+            self.ms, self.seq = ms, 0
+        self.seq += 1
+        value = ms * 0x1000 + self.seq
+        if descending:
+            value = ~value
+        return f"{prefix}_{value & 0xFFFF_FFFF_FFFF:012x}{_token(self.rng, 14)}"
+
+    def part(self, mid: str, start: int, end: int, body: _Json, frags: Sequence[str] = ()) -> None:
+        """One part row; ``start`` never before the previous part's (ids ascend with time)."""
+        data = _splice(_ENCODE(body), frags) if frags else _ENCODE(body)
+        self.parts.append((self.ident("prt", start), mid, self.sid, start, end, data))
+
+    def user(self, created: int) -> str:
+        mid = self.user_id = self.ident("msg", created)
+        return mid
+
+    def user_row(self, mid: str, created: int) -> None:
+        data = {"role": "user", "time": {"created": created}, "agent": "build",
+                "model": {"providerID": self.provider, "modelID": self.model}}
+        self.messages.append((mid, self.sid, created, created, _ENCODE(data)))
+
+    def step_start(self, mid: str) -> None:
+        t = self.advance(300, 2500)  # the first streamed chunk
+        self.part(mid, t, t, {"type": "step-start", "snapshot": f"{self.rng.getrandbits(160):040x}"})
+
+    def say(self, mid: str, kind: str, text: str) -> None:
+        start = self.advance(1, 60)
+        end = self.advance(200, 4000)
+        self.part(mid, start, end, {"type": kind, "text": _HOLES[0], "time": {"start": start, "end": end}},
+                  [_JSON_STR(text)])
+
+    def assistant(self, created: int, mid: str, finish: str | None, *, aborted: bool = False,
+                  completed: bool = True, summary: bool = False) -> None:
+        """The message row of one LLM step, once its parts are written (its tokens, its end)."""
+        rng = self.rng
+        prompt, out, think = _int(rng, 8000, 120_000), _int(rng, 20, 1800), _int(rng, 0, 600)
+        read = prompt - _int(rng, 100, 4000)
+        cost = round((prompt - read) * 3e-6 + read * 3e-7 + (out + think) * 1.5e-5, 6)
+        tokens = {"input": prompt - read, "output": out, "reasoning": think, "cache": {"read": read, "write": 0}}
+        if finish is not None and not aborted:
+            end = self.advance(5, 200)
+            self.part(mid, end, end, {"type": "step-finish", "reason": finish,
+                                      "snapshot": f"{rng.getrandbits(160):040x}", "cost": cost, "tokens": tokens})
+        self.cost += cost
+        for k, n in enumerate((prompt - read, out, think, read, 0)):
+            self.usage[k] += n
+        times: _Json = {"created": created}
+        if completed:
+            times["completed"] = self.advance(5, 200)
+        data: _Json = {"role": "assistant", "time": times}
+        if aborted:
+            data["error"] = _OPENCODE_ABORTED
+        agent = "compaction" if summary else "build"
+        data.update({"parentID": self.user_id, "modelID": self.model, "providerID": self.provider, "mode": agent,
+                     "agent": agent, "path": {"cwd": self.p.cwd, "root": self.p.cwd}})
+        if summary:
+            data["summary"] = True
+        data.update({"cost": cost, "tokens": tokens})
+        if finish is not None and not aborted:
+            data["finish"] = finish
+        self.messages.append((mid, self.sid, created, self.t, _ENCODE(data)))
+
+    def render(self, turn: _Turn) -> None:
+        rng = self.rng
+        self.begin(turn)
+        created = self.advance(1, 20)
+        mid = self.user(created)
+        if not self.title:
+            self.title = f"New session - {_ts(self.start)}" if self.placeholder else _auto_title(turn.prompt)
+        self.part(mid, created, created, {"type": "text", "text": _HOLES[0]}, [_JSON_STR(turn.prompt)])
+        self.count += 1
+        if turn.image:  # a pasted image: a file part holding it as a data: URL
+            self.part(mid, created, created, {"type": "file", "mime": "image/png", "filename": "image.png",
+                                              "url": _HOLES[0]},
+                      ['"data:image/png;base64,' + self.b64(_int(rng, 4000, 40_000))[1:]])
+        self.user_row(mid, created)
+        for step in turn.steps:
+            self.t += step.latency_ms
+            self.step(step)
+        if turn.outcome == "aborted" and not turn.steps:  # stopped before the model answered
+            created = self.advance(20, 400)
+            amid = self.ident("msg", created)
+            self.step_start(amid)
+            self.assistant(created, amid, None, aborted=True)
+        elif turn.final is not None:
+            self.t += _int(rng, 1500, 30_000)
+            created = self.advance(20, 400)
+            amid = self.ident("msg", created)
+            self.step_start(amid)
+            if turn.final_reasoning:
+                self.say(amid, "reasoning", turn.final_reasoning)
+            self.say(amid, "text", turn.final)
+            self.count += 1
+            self.assistant(created, amid, "stop")
+
+    def step(self, step: _Step) -> None:
+        """One model round: an assistant message with its reasoning, text and tool parts."""
+        created = self.advance(20, 400)
+        mid = self.ident("msg", created)
+        self.step_start(mid)
+        if step.reasoning:
+            self.say(mid, "reasoning", step.reasoning)
+        if step.commentary:
+            self.say(mid, "text", step.commentary)
+            self.count += 1
+        for c in step.calls:
+            self.tool(mid, c)
+        last = step.calls[-1] if step.calls else None
+        aborted = last is not None and last.aborted
+        pending = last is not None and last.pending
+        self.assistant(created, mid, None if pending else "tool-calls", aborted=aborted, completed=not pending)
+
+    def tool(self, mid: str, c: _Call) -> None:
+        rng = self.rng
+        c.call_id = ("toolu_01" + _token(rng, 22)) if self.provider == "anthropic" else "call_" + _token(rng, 24)
+        start = self.advance(5, 80)
+        name = self._TOOLS[c.kind]
+        args, title = self.arguments(c)
+        body: _Json = {"type": "tool", "callID": c.call_id, "tool": name}
+        if c.pending:  # the session ends while it runs: no output
+            body["state"] = {"status": "running", "input": args, "title": title, "metadata": {},
+                             "time": {"start": start}}
+            self.part(mid, start, start, body)
+            return
+        end = self.t = start + c.duration_ms
+        self.count += 1
+        error = "Tool execution aborted" if c.aborted else (
+            "oldString not found in content" if c.kind == "edit" and c.exit_code else "")
+        if error:
+            body["state"] = {"status": "error", "input": args, "error": error, "metadata": {},
+                             "time": {"start": start, "end": end}}
+            self.part(mid, start, end, body)
+            return
+        text, metadata = self.output(c, title)
+        body["state"] = {"status": "completed", "input": args, "output": _HOLES[0], "title": title,
+                         "metadata": metadata, "time": {"start": start, "end": end}}
+        short = text if len(text) <= _OPENCODE_META_MAX else _e(json.loads(_q(text))[:_OPENCODE_META_MAX])
+        self.part(mid, start, end, body, [_q(text), _q(short)])  # bash repeats its output (cut) in the metadata
+
+    def arguments(self, c: _Call) -> tuple[_Json, str]:
+        """(input, state title) of one call."""
+        path = f"{self.p.cwd}/{c.file.path}" if c.file is not None else ""
+        rel = c.file.path if c.file is not None else ""
+        if c.kind == "read":
+            return {"filePath": path, "offset": c.first, "limit": max(1, c.last - c.first)}, rel
+        if c.kind == "search":
+            return {"pattern": c.pattern, "path": self.p.cwd}, c.pattern
+        if c.kind == "edit":
+            return {"filePath": path, "oldString": c.old, "newString": c.new}, rel
+        if c.kind == "write":
+            return {"filePath": path, "content": c.new}, rel
+        if c.kind == "plan":
+            todos = [{"content": s, "status": "pending", "priority": _OPENCODE_TODO_PRIORITY[k % 4], "id": str(k)}
+                     for k, s in enumerate(_todos(c), 1)]
+            return {"todos": todos}, f"{len(todos)} todos"
+        if c.kind == "web":
+            return {"query": c.pattern}, f"Web search: {c.pattern}"
+        if self.v18:
+            return {"command": c.cmd}, c.cmd
+        description = f"Run {c.cmd.split(' ')[0]}"
+        return {"command": c.cmd, "description": description}, description
+
+    def output(self, c: _Call, title: str) -> tuple[str, _Json]:
+        """(escaped output, state metadata) of a completed call; a hole in the metadata is the
+        output again."""
+        path = f"{self.p.cwd}/{c.file.path}" if c.file is not None else ""
+        if c.kind == "shell":
+            meta: _Json = {"output": _HOLES[1], "exit": c.exit_code}
+            meta.update({"truncated": False} if self.v18 else {"description": title})
+            return c.esc, meta
+        if c.kind == "read":
+            assert c.file is not None
+            body = _numbered(self.p, c, lambda n: f"{n:05d}| ")
+            more = (f"(File has more lines. Use 'offset' parameter to read beyond line {c.last})"
+                    if c.last < c.file.lines else f"(End of file - total {c.file.lines} lines)")
+            return _e("<file>\n") + body + _e(f"\n\n{more}\n</file>"), {"truncated": c.last < c.file.lines}
+        if c.kind == "search":
+            if not c.lines:
+                return _e("No files found"), {"matches": 0, "truncated": False}
+            return _e(f"Found {len(c.lines)} matches\n") + c.esc, {"matches": len(c.lines), "truncated": False}
+        if c.kind == "edit":
+            return _e("Edit applied successfully."), {"diagnostics": {}}
+        if c.kind == "write":
+            return _e("Wrote file successfully."), {"diagnostics": {}, "filepath": path, "exists": False}
+        if c.kind == "plan":
+            todos = self.arguments(c)[0]["todos"]
+            return _e(json.dumps(todos, indent=2, ensure_ascii=False)), {"todos": todos}
+        return c.esc, {}
+
+    def compact(self) -> None:
+        """``/compact``: a user message whose one part is a compaction, then the summary."""
+        rng = self.rng
+        created = self.advance(2000, 20_000)
+        mid = self.user(created)
+        self.part(mid, created, created, {"type": "compaction", "auto": False})
+        self.user_row(mid, created)
+        created = self.advance(20, 400)
+        amid = self.ident("msg", created)
+        self.step_start(amid)
+        summary = "## Conversation summary\n\n" + "\n".join(f"- {x}" for x in rng.choices(self.p.asent,
+                                                                                          k=_int(rng, 4, 12)))
+        self.say(amid, "text", summary)
+        self.assistant(created, amid, "stop", summary=True)
+
+    def record_count(self) -> int:
+        return 1 + len(self.messages) + len(self.parts)
+
+    def db_rows(self) -> _DbRows:
+        cwd, created, updated = self.p.cwd, self.start, self.t
+        project = (self.project, cwd, "git", created, updated, "[]")
+        add, dele = (_int(self.rng, 0, 400), _int(self.rng, 0, 120)) if self.turns else (None, None)
+        files = _int(self.rng, 1, 12) if self.turns else None
+        title = self.title or f"New session - {_ts(self.start)}"
+        agent, model = ("build", _ENCODE({"id": self.model, "providerID": self.provider})) if self.v18 else (None, None)
+        session = (self.sid, self.project, None, self.slug, cwd, None, title, self.version, add, dele, files,
+                   round(self.cost, 6), *self.usage, agent, model, created, updated)
+        return project, session, self.messages, self.parts
+
+
 @dataclass(frozen=True, slots=True)
 class Harness:
-    """A harness a corpus can hold: its key in the summary's ``by_harness``, Moraine's source
-    name (what ``--harness-mix`` takes), its folder under the corpus, the variable that points
-    Moraine at that folder, and the tree of logs inside it."""
+    """A harness a corpus can hold: its key in the summary's ``by_harness`` (what
+    ``--harness-mix`` takes, as well as the source name of the first harness of that source),
+    Moraine's source name, its folder under the corpus (``""``: the corpus itself), the variable
+    that points Moraine at that folder, and the tree of logs inside it.  Gemini CLI's two forms
+    are two harnesses of one source, in one folder."""
 
     key: str
     source: str
@@ -2814,8 +3169,11 @@ HARNESSES: tuple[Harness, ...] = (
     Harness("cursor", "cursor", "cursor", "CURSOR_HOME", "projects", _Cursor),
     Harness("copilot-cli", "copilot-cli", "copilot", "COPILOT_HOME", "session-state", _Copilot),
     Harness("gemini-cli", "gemini-cli", "gemini", "GEMINI_CLI_HOME", ".gemini/tmp", _Gemini),
+    Harness("gemini-cli-json", "gemini-cli", "gemini", "GEMINI_CLI_HOME", ".gemini/tmp", _GeminiJson),
+    Harness("opencode", "opencode", "", "XDG_DATA_HOME", "opencode", _OpenCode),
 )
 _BY_KEY = {h.key: h for h in HARNESSES}
+_GEMINI_KEYS = ("gemini-cli", "gemini-cli-json")
 _KIMI_JSON = "kimi/kimi.json"
 _GEMINI_PROJECTS = "gemini/.gemini/projects.json"
 
@@ -2828,9 +3186,10 @@ def corpus_env(corpus: Path) -> dict[str, str]:
 
 def parse_harness_mix(text: str) -> dict[str, float]:
     """``all`` (the same share for every harness) or ``name=weight,…`` with Moraine's source
-    names (``claude`` works for claude-code); weights are relative: they need not sum to 1."""
+    names or the harness keys (``claude`` works for claude-code; ``gemini-cli`` is the JSONL
+    form, ``gemini-cli-json`` the legacy documents); weights are relative: they need not sum to 1."""
     if text.strip().lower() == "all":
-        return {h.source: 1.0 for h in HARNESSES}
+        return {h.key: 1.0 for h in HARNESSES}
     mix: dict[str, float] = {}
     for item in text.split(","):
         name, sep, weight = item.partition("=")
@@ -2846,11 +3205,14 @@ def parse_harness_mix(text: str) -> dict[str, float]:
 def _mix_bounds(mix: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
     """Cumulative upper bounds of the shares, in ``HARNESSES`` order whatever the order given
     (so ``codex=0.5,claude-code=0.5`` draws exactly as the default corpus does)."""
-    known = {h.source: h.key for h in HARNESSES} | {h.key: h.key for h in HARNESSES}
+    known: dict[str, str] = {}
+    for h in HARNESSES:  # a source name is its first harness (gemini-cli: the JSONL form)
+        known.setdefault(h.source, h.key)
+    known |= {h.key: h.key for h in HARNESSES}
     weights: dict[str, float] = {}
     for name, weight in mix.items():
         if name not in known:
-            raise ValueError(f"unknown harness {name!r} (known: {', '.join(h.source for h in HARNESSES)})")
+            raise ValueError(f"unknown harness {name!r} (known: {', '.join(h.key for h in HARNESSES)})")
         if not math.isfinite(weight) or weight < 0:
             raise ValueError(f"the weight of {name} must be a finite number >= 0")
         weights[known[name]] = weights.get(known[name], 0.0) + weight
@@ -2902,6 +3264,7 @@ class _SessionOut:
     cum: list[int]  # counted events after each turn
     notes: dict[str, Counter[str]]
     cwd: str
+    rows: _DbRows | None = None  # an OpenCode session: its rows, for the parent to write
 
 
 def _session_start(rng: random.Random) -> int:
@@ -2939,14 +3302,18 @@ def _make_session(world: _World, out: Path, index: int, choice: _Choice, budget:
         if budget is not None and sess.count >= budget:
             break
     sess.finish()
-    data = ("\n".join(sess.lines) + "\n").encode("utf-8")
-    path = out / sess.rel_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data)
-    os.utime(path, ns=(sess.t * 1_000_000, sess.t * 1_000_000))  # mtime = last record, as a live log's
-    return _SessionOut(index, sess.harness, sess.sid, sess.rel_path(), len(data), sess.count, sess.turns,
-                       len(sess.lines), sim.secrets, cum, sim.notes, proj.cwd)
+    rows = sess.db_rows()
+    size = 0
+    if rows is None:  # a file of its own (an OpenCode session's rows go to the corpus's database)
+        data = sess.file_bytes()
+        size = len(data)
+        path = out / sess.rel_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+        os.utime(path, ns=(sess.t * 1_000_000, sess.t * 1_000_000))  # mtime = last record, as a live log's
+    return _SessionOut(index, sess.harness, sess.sid, sess.rel_path(), size, sess.count, sess.turns,
+                       sess.record_count(), sim.secrets, cum, sim.notes, proj.cwd, rows)
 
 
 _WORKER_WORLD: _World | None = None
@@ -3013,7 +3380,7 @@ def _sessions(world: _World, out: Path, events: int, choice: _Choice, jobs: int)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         for future in window:  # sessions past the end that a worker had already written
-            if not future.cancelled() and future.exception() is None:
+            if not future.cancelled() and future.exception() is None and future.result().rows is None:
                 _remove(out, future.result().rel_path)
 
 
@@ -3021,7 +3388,7 @@ def _clear(out: Path, force: bool) -> None:
     """Refuse a non-empty log tree of any harness, or, with ``force``, delete them all (and the
     corpus-wide side files, which would otherwise name work dirs of the earlier corpus)."""
     for h in HARNESSES:
-        sub = out / h.folder / h.logs
+        sub = out / h.folder / h.logs  # OpenCode's: the data folder, its database inside
         if sub.exists() and any(sub.iterdir()):
             if not force:
                 raise FileExistsError(f"{sub} is not empty (use force=True / --force to replace it)")
@@ -3046,21 +3413,104 @@ def _write_side_files(out: Path, kimi: dict[str, str], gemini: list[str]) -> Non
             (projects.parent / "tmp" / slug / ".project_root").write_text(cwd, encoding="utf-8")
 
 
+def _opencode_ddl() -> tuple[list[str], str, list[str]]:
+    """OpenCode's real schema: the statements a fresh v1.18.3 install runs (its drizzle DDL),
+    the ``migration`` journal table and its ids, as tools/make_opencode_samples.py pins them
+    (docs/harnesses/opencode-storage.md §2)."""
+    name = "make_opencode_samples"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return list(module.SCHEMA), str(module.MIGRATION_TABLE), list(module.MIGRATION_IDS)
+
+
+class _OpenCodeDb:
+    """The one ``opencode.db`` (WAL mode) that holds every OpenCode session of a corpus.  Only
+    the parent process writes it, in session order whatever ``--jobs`` is (workers hand their
+    rows back), ``executemany`` in one transaction per chunk of sessions: the same seed gives
+    the same rows in the same order."""
+
+    CHUNK = 256  # sessions a transaction
+
+    _PROJECT = ("INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?,?,?,?,?,?) "
+                "ON CONFLICT(id) DO UPDATE SET time_created = min(time_created, excluded.time_created), "
+                "time_updated = max(time_updated, excluded.time_updated)")
+    _SESSION = ("INSERT INTO session (id, project_id, parent_id, slug, directory, path, title, version, "
+                "summary_additions, summary_deletions, summary_files, cost, tokens_input, tokens_output, "
+                "tokens_reasoning, tokens_cache_read, tokens_cache_write, agent, model, time_created, time_updated) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+    _MESSAGE = "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?)"
+    _PART = "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?,?)"
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.con = sqlite3.connect(path, isolation_level=None)
+        self.con.execute("PRAGMA journal_mode = WAL")  # as OpenCode opens it
+        self.con.execute("PRAGMA synchronous = OFF")  # a generated file: no need to survive a crash
+        schema, journal, migrations = _opencode_ddl()
+        self.con.execute("BEGIN")
+        for statement in schema:
+            self.con.execute(statement)
+        self.con.execute(journal)
+        self.con.executemany('INSERT INTO "migration" (id, time_completed) VALUES (?, ?)',
+                             [(m, _START_MS) for m in migrations])
+        self.con.execute("COMMIT")
+        self.pending: list[_DbRows] = []
+        self.newest = _START_MS
+
+    def add(self, rows: _DbRows) -> None:
+        self.pending.append(rows)
+        self.newest = max(self.newest, rows[1][-1])
+        if len(self.pending) >= self.CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        con, pending = self.con, self.pending
+        con.execute("BEGIN")
+        con.executemany(self._PROJECT, [r[0] for r in pending])
+        con.executemany(self._SESSION, [r[1] for r in pending])
+        con.executemany(self._MESSAGE, [m for r in pending for m in r[2]])
+        con.executemany(self._PART, [p for r in pending for p in r[3]])
+        con.execute("COMMIT")
+        self.pending = []
+
+    def close(self) -> int:
+        """Write what is left, checkpoint the WAL into the file (closing removes it), give the
+        file the time of its last write; its size."""
+        self.flush()
+        self.con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.con.close()
+        os.utime(self.path, ns=(self.newest * 1_000_000, self.newest * 1_000_000))
+        return self.path.stat().st_size
+
+
 def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *, force: bool = False,
              jobs: int = 0, pi_share: float = 0.0, harness_mix: Mapping[str, float] | str | None = None
              ) -> dict[str, Any]:
     """Write the corpus under ``out`` and return its summary.
 
-    Summary keys: ``out``, ``seed``, ``codex_share``, ``events_requested``; ``files``,
-    ``sessions``, ``turns`` (genuine prompts), ``searchable_events`` (>= ``events``: generation
-    ends with the turn that reaches it), ``records`` (JSONL lines), ``bytes``,
+    Summary keys: ``out``, ``seed``, ``codex_share``, ``events_requested``; ``files`` (one
+    OpenCode database holds all its sessions), ``sessions``, ``turns`` (genuine prompts),
+    ``searchable_events`` (>= ``events``: generation ends with the turn that reaches it),
+    ``records`` (JSONL lines; a legacy Gemini document's header and messages; OpenCode's
+    session, message and part rows), ``bytes``,
     ``planted_secrets`` (fake credentials in ``.env`` dumps, for redaction), ``elapsed_s``;
     ``by_harness`` (``codex`` / ``claude`` / ``pi``, and each harness of the mix by its
-    ``Harness.key``: files, sessions, turns, searchable_events); ``sample_queries`` (strings of
-    graded selectivity, all present in the corpus); ``session_turns``, a list of (native session
-    id, turn count) in generation order; with a mix, ``harness_mix`` (each source's share).
+    ``Harness.key``: files, sessions, turns, searchable_events; Gemini CLI's legacy documents
+    apart from its JSONL chats, although Moraine lists both under its ``gemini-cli`` source);
+    ``sample_queries`` (strings of graded selectivity, all present in the corpus);
+    ``session_turns``, a list of (native session id, turn count) in generation order; with a mix,
+    ``harness_mix`` (each harness key's share).
 
-    ``harness_mix`` (a mapping of source name to weight, or the text ``--harness-mix`` takes)
+    ``harness_mix`` (a mapping of source name or harness key to weight, or the text
+    ``--harness-mix`` takes)
     replaces ``codex_share`` and cannot be combined with ``pi_share``.  ``jobs`` worker processes
     generate sessions (0: one per CPU, or none below 50k events); the output does not depend on
     it.  Refuses to write into a non-empty log tree of any harness (``out/codex/sessions``,
@@ -3090,10 +3540,17 @@ def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *,
     session_turns: list[tuple[str, int]] = []
     kimi: dict[str, str] = {}
     gemini: list[str] = []
+    db: _OpenCodeDb | None = None
     total = size = records = secrets = 0
     for s in _sessions(world, out, events, choice, jobs):
         h = by_harness[s.harness]
-        h["files"] += 1
+        if s.rows is not None:  # an OpenCode session: rows of the one database
+            if db is None:
+                db = _OpenCodeDb(out / _OPENCODE_DB)
+                h["files"] = 1
+            db.add(s.rows)
+        else:
+            h["files"] += 1
         h["sessions"] += 1
         h["turns"] += s.turns
         h["searchable_events"] += s.count
@@ -3106,15 +3563,17 @@ def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *,
             notes[k].update(counter)
         if s.harness == "kimi-cli":
             kimi[s.cwd] = s.sid
-        elif s.harness == "gemini-cli" and s.cwd not in gemini:
-            gemini.append(s.cwd)
+        elif s.harness in _GEMINI_KEYS and f"/tmp/{_gemini_slug(s.cwd)}/" in s.rel_path and s.cwd not in gemini:
+            gemini.append(s.cwd)  # (not a legacy chat in a project-hash folder: that one has no .project_root)
+    if db is not None:
+        size += db.close()
     _write_side_files(out, kimi, gemini)
     summary: dict[str, Any] = {
         "out": str(out),
         "seed": seed,
         "codex_share": codex_share if not choice.mix else _share(choice.mix, "codex"),
         "events_requested": events,
-        "files": len(session_turns),
+        "files": sum(h["files"] for h in by_harness.values()),
         "sessions": len(session_turns),
         "turns": sum(n for _, n in session_turns),
         "searchable_events": total,
@@ -3127,7 +3586,7 @@ def generate(out: Path, events: int, seed: int = 0, codex_share: float = 0.5, *,
         "session_turns": session_turns,
     }
     if choice.mix:
-        summary["harness_mix"] = {_BY_KEY[k].source: _share(choice.mix, k) for k, _ in choice.mix}
+        summary["harness_mix"] = {k: _share(choice.mix, k) for k, _ in choice.mix}
     return summary
 
 
@@ -3175,9 +3634,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pi-share", type=float, default=0.0,
                         help="fraction of sessions written as Pi sessions (DIR/pi works as PI_CODING_AGENT_DIR)")
     parser.add_argument("--harness-mix", metavar="MIX",
-                        help="'all' (an equal share for each of " + ", ".join(h.source for h in HARNESSES)
-                             + ") or relative weights such as codex=0.3,claude-code=0.3,pi=0.1,gemini-cli=0.3; "
-                               "replaces --codex-share and --pi-share")
+                        help="'all' (an equal share for each of " + ", ".join(h.key for h in HARNESSES)
+                             + ") or relative weights such as codex=0.3,claude-code=0.3,pi=0.1,gemini-cli=0.3 "
+                               "(gemini-cli: JSONL chats; gemini-cli-json: legacy documents); replaces "
+                               "--codex-share and --pi-share")
     parser.add_argument("--jobs", type=int, default=0,
                         help="worker processes (default: one per CPU, max 8; in-process below 50k events)")
     parser.add_argument("--force", action="store_true", help="replace an existing corpus in DIR")
