@@ -5,7 +5,7 @@ two), tool responses recorded as a user message (not a prompt), a cancelled requ
 `/compress` checkpoint (`$set.messages`), an API error, a `$set` summary as title, an unknown
 type, a torn line, and a subagent chat (docs/harnesses/gemini-qwen-copilot.md §1). And two
 legacy single-document chats (`session-*.json`, v0.4-v0.38): one in a project folder with its
-`.project_root`, one in an older hash folder (no cwd) holding CJK text and an entry that is not
+`.project_root`, one in an older hash folder (its cwd from `projects.json`) holding CJK text and an entry that is not
 a message (quarantined with its place in the document); `logs.json` beside it is no chat.
 """
 
@@ -70,7 +70,8 @@ def test_legacy_documents(store: Store) -> None:
     legacy, old = by_id[LEGACY], by_id[OLD]
     assert legacy["title"] == "Rename the wind module" and legacy["cwd"] == "/work/gull-repo"
     assert legacy["resume_command"] == f"cd /work/gull-repo && gemini --resume {LEGACY}"
-    assert old["cwd"] is None and old["title"] == "what does 東京都 mean in the fixture names?"
+    # a pre-v0.29 hash folder: its cwd is the registry's path whose sha256 names the folder
+    assert old["cwd"] == "/work/old-shore" and old["title"] == "what does 東京都 mean in the fixture names?"
     turns = open_data(store, legacy["id"])["turns"]
     assert [t["user_input"]["text"] for t in turns] == ["rename wind.py to breeze.py and fix the imports",
                                                        "yes, run them"]

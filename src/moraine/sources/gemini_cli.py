@@ -24,6 +24,9 @@ read from the project folder's `.project_root` (v0.29+).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -78,17 +81,50 @@ def initial_state(path: str) -> dict[str, Any]:
         project, parent, stem = match.groups()
         state["parent"] = parent
         state["sid"] = stem if parent else None  # a main chat names its session in its header
-        state["cwd"] = _project_root(str(Path(path[: match.start()]) / "tmp" / project / ".project_root"))
+        gemini = Path(path[: match.start()])
+        state["cwd"] = _project_root(str(gemini / "tmp" / project / ".project_root"))
+        if state["cwd"] is None and HASH_RE.match(project):
+            state["cwd"] = _hashed_projects(str(gemini / "projects.json")).get(project)
     return state
 
 
-@lru_cache(maxsize=256)
+HASH_RE = re.compile(r"^[0-9a-f]{64}$")  # before v0.29 a project folder was the sha256 of its path
+_ROOTS: dict[str, str] = {}
+
+
 def _project_root(marker: str) -> str | None:
+    """The cwd a project folder's `.project_root` names (remembered once found: a marker that
+    is missing now may be written later, so absence is not remembered)."""
+    if marker in _ROOTS:
+        return _ROOTS[marker]
     try:
         text = Path(marker).read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
+    if text and len(_ROOTS) < 4096:
+        _ROOTS[marker] = text
     return text or None
+
+
+@lru_cache(maxsize=16)
+def _registry(path: str, mtime_ns: int) -> dict[str, str]:
+    """sha256 of each project path `projects.json` names → the path."""
+    try:
+        projects = json.loads(Path(path).read_text(encoding="utf-8")).get("projects", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(projects, dict):
+        return {}
+    return {hashlib.sha256(p.encode("utf-8")).hexdigest(): p for p in projects if isinstance(p, str)}
+
+
+def _hashed_projects(path: str) -> dict[str, str]:
+    """A project-hash folder's cwd, from the paths the project registry (v0.29+) lists."""
+    try:
+        mtime = os.stat(path).st_mtime_ns
+    except OSError:
+        return {}
+    return _registry(path, mtime)
 
 
 def _emitter(ref: LineRef, state: dict[str, Any], message_id: str | None) -> Emitter:
