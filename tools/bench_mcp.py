@@ -1,11 +1,14 @@
 """End-to-end MCP round trip: the SDK's ClientSession over stdio against `moraine mcp`.
 
-    python tools/bench_mcp.py --corpus /tmp/corpus100k [--calls 100]
+    python tools/bench_mcp.py --corpus /tmp/corpus100k [--calls 100] [--state DIR] [--touch N]
 
 Starts `moraine mcp` (the bridge, which starts a daemon) on a fresh state over a corpus made
 by make_corpus.py, reports when the handshake answered, how long the first call waited for
 the state to open and index, then P50/P95 of search_sessions round trips (catch-up + search +
-envelope + JSON-RPC + socket + stdio). The daemon is stopped at the end.
+envelope + JSON-RPC + socket + stdio); with --touch N, again right after N logs were touched
+(their mtime set to now, as a sync does); then the same searches as in-process tool calls on
+the same state, for the difference the daemon, socket and catch-up add. With --state, the
+daemon serves a copy of an already indexed state instead of indexing the corpus.
 """
 
 from __future__ import annotations
@@ -31,8 +34,53 @@ QUERIES = ["migration", "retry timeout", "src/db", "flaky test", "error handling
            "websocket reconnect", "rate limit", "panic"]
 
 
-async def run(corpus: Path, calls: int) -> None:
+def _touch(corpus: Path, count: int) -> int:
+    """Set the mtime of `count` logs of the corpus to now (as a sync or a restore of logs does):
+    every one of them counts as live for a catch-up that stats recent logs."""
+    now = time.time()
+    logs = [p for p in sorted(corpus.rglob("*")) if p.suffix in (".jsonl", ".json", ".db") and p.is_file()]
+    for path in logs[:count]:
+        os.utime(path, (now, now))
+    return min(count, len(logs))
+
+
+def _in_process(state: Path, env: dict[str, str], calls: int) -> np.ndarray:
+    """The same searches as tool function calls in this process, on the same state."""
+    from moraine.config import load_config
+    from moraine.mcp_server.tools import search_sessions
+    from moraine.store.engine import Store
+
+    store = Store(load_config({"home": str(state)}, env=env), create=False)
+    for query in QUERIES:
+        search_sessions.run(store, {"query": query})
+    samples = []
+    for i in range(calls):
+        t = time.perf_counter()
+        search_sessions.run(store, {"query": QUERIES[i % len(QUERIES)]})
+        samples.append(time.perf_counter() - t)
+    return np.array(samples) * 1000
+
+
+async def _round_trips(session: ClientSession, calls: int) -> np.ndarray:
+    samples = []
+    for i in range(calls):
+        t = time.perf_counter()
+        result = await session.call_tool("search_sessions", {"query": QUERIES[i % len(QUERIES)]})
+        samples.append(time.perf_counter() - t)
+        assert result.structured_content["schema_version"] == "moraine.mcp.search_sessions.v1"
+    return np.array(samples) * 1000
+
+
+def _line(label: str, ms: np.ndarray) -> str:
+    return f"{label}: P50 {np.percentile(ms, 50):.1f} ms, P95 {np.percentile(ms, 95):.1f} ms"
+
+
+async def run(corpus: Path, calls: int, state: Path | None = None, touch: int = 0) -> None:
     home = Path(tempfile.mkdtemp(prefix="moraine-bench-mcp-"))
+    if state is not None:  # an indexed state of this corpus, copied: the daemon serves it as it is
+        started = time.perf_counter()
+        shutil.copytree(state, home / "state", symlinks=True)
+        print(f"state copied in {time.perf_counter() - started:.1f} s")
     # every harness folder the corpus may have (one it lacks is no source)
     env = {"MORAINE_HOME": str(home / "state"), **corpus_env(corpus), "PATH": os.environ.get("PATH", ""),
            "HOME": os.environ.get("HOME", str(home))}
@@ -45,14 +93,14 @@ async def run(corpus: Path, calls: int) -> None:
             t = time.perf_counter()
             await session.call_tool("search_sessions", {"query": "migration"}, read_timeout_seconds=3600)
             print(f"first call (state opened and indexed meanwhile) {time.perf_counter() - t:.1f} s")
-            samples = []
-            for i in range(calls):
-                t = time.perf_counter()
-                result = await session.call_tool("search_sessions", {"query": QUERIES[i % len(QUERIES)]})
-                samples.append(time.perf_counter() - t)
-                assert result.structured_content["schema_version"] == "moraine.mcp.search_sessions.v1"
-            ms = np.array(samples) * 1000
-            print(f"search_sessions round trip: P50 {np.percentile(ms, 50):.1f} ms, P95 {np.percentile(ms, 95):.1f} ms")
+            print(_line("search_sessions round trip", await _round_trips(session, calls)))
+            if touch:
+                touched = _touch(corpus, touch)
+                await anyio.sleep(1.0)  # the watcher's events arrive and the ingest loop settles
+                print(_line(f"round trip after {touched} logs were touched", await _round_trips(session, calls)))
+        subprocess.run([str(Path(sys.executable).parent / "moraine"), "--home", str(home / "state"), "stop"],
+                       capture_output=True, check=False)
+        print(_line("in-process tool call (same state, same queries)", _in_process(home / "state", env, calls)))
     finally:  # `moraine mcp` started a daemon for this state: stop it before removing the state
         subprocess.run([str(Path(sys.executable).parent / "moraine"), "--home", str(home / "state"), "stop"],
                        capture_output=True, check=False)
@@ -63,8 +111,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, required=True, help="a directory made by make_corpus.py")
     parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--state", type=Path, help="an indexed state of the corpus to serve (copied), not a fresh one")
+    parser.add_argument("--touch", type=int, default=0, help="then touch this many logs and measure again")
     args = parser.parse_args()
-    anyio.run(run, args.corpus, args.calls)
+    anyio.run(run, args.corpus, args.calls, args.state, args.touch)
 
 
 if __name__ == "__main__":

@@ -85,6 +85,8 @@ class Daemon:
         self.reading: set[str] = set()
         self.dirty_lock = threading.Lock()
         self.call_catch_up = threading.Lock()
+        self.observer: Any = None  # the watcher, once running
+        self.watched: set[Path] = set()
         self.last_call_catch_up = float("-inf")
         self.wake = threading.Event()
         self.stopping = threading.Event()
@@ -113,7 +115,8 @@ class Daemon:
             self.runner = ToolRunner(lambda: Store(self.config), before_call=self._before_call, serial=False,
                                      allow_write=self.config.mcp.allow_write_tools)
             self._write_status()
-            observer = self._watch(roots)
+            observer = self.observer = self._watch(roots)
+            self.watched = set(roots)
             ingest = threading.Thread(target=self._ingest_loop, name="moraine-ingest", daemon=True)
             ingest.start()
             try:
@@ -315,7 +318,30 @@ class Daemon:
             if self.last_call_catch_up >= arrived:
                 return
             self.last_call_catch_up = time.monotonic()
-            ingest_once(store, live_only=True)
+            changed = self._changed_for_call()
+            if changed is None:  # the watcher cannot say: look at every live log
+                ingest_once(store, live_only=True)
+            elif changed:
+                ingest_once(store, only=changed)
+                with self.dirty_lock:
+                    self.dirty -= changed
+
+    def _changed_for_call(self) -> set[str] | None:
+        """The logs the watcher saw change since the last pass: all a call needs to read, so a
+        call costs what changed, not a stat of every recently modified log. None when the
+        watcher cannot tell (not running, a folder changed, a source root appeared that it
+        does not watch yet)."""
+        if self.observer is None:
+            return None
+        with self.dirty_lock:
+            if "*" in self.dirty:
+                return None
+            changed = set(self.dirty)
+        for source in self.config.sources:
+            root = Path(source.root).expanduser()
+            if source.enabled and root not in self.watched and root.is_dir():
+                return None
+        return changed
 
     def _before_call(self, store: Store) -> None:
         """Read-your-writes for agents: new lines of live logs are read before answering (the

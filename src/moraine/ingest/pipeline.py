@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import errno
+import fnmatch
 import gc
 import multiprocessing
 import os
@@ -72,6 +73,29 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
                                       adapter.under)
         found.extend((path, adapter) for path in paths if adapter.accepts(path))
     return found, missing
+
+
+def named(store: Store, paths: Iterable[str]) -> list[tuple[str, Adapter]]:
+    """The logs among `paths` (files a watcher saw change), each with its harness, as a walk
+    of the roots would find them; a symlink is left to the walk, which judges where it points."""
+    ingest = store.config.ingest
+    found: list[tuple[str, Adapter]] = []
+    paths = sorted(set(paths))
+    for source in store.config.sources:
+        if not source.enabled:
+            continue
+        root = str(Path(source.root).expanduser()).rstrip("/") + "/"
+        adapter = ADAPTERS[source.harness]
+        for path in paths:
+            if not path.startswith(root) or not path.endswith(adapter.suffixes) or not adapter.accepts(path):
+                continue
+            rel = path[len(root):]
+            if adapter.under is not None and "/" in rel and not rel.startswith(tuple(u + "/" for u in adapter.under)):
+                continue
+            if any(fnmatch.fnmatch(path, pattern) for pattern in ingest.exclude) or os.path.islink(path):
+                continue
+            found.append((path, adapter))
+    return found
 
 
 def on_disk(store: Store, keys: Iterable[str]) -> dict[str, bool]:
@@ -224,11 +248,10 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     started = time.monotonic()
     summary = IngestSummary()
     with store.writer():
-        found, summary.roots_missing = discover(store)
+        # The daemon's watcher names the files that changed: only those are looked at (no walk).
+        found, summary.roots_missing = discover(store) if only is None else (named(store, only), [])
         summary.files_seen = len(found)
         files, problems = _file_problems(store, found)
-        if only is not None:  # the daemon's watcher names the files that changed
-            files = [f for f in files if f[0] in only]
         if live_only:
             horizon = time.time() - RECENT_S
             files = [f for f in files if f[1] not in store.checkpoints or store.mtimes.get(f[1], 0.0) >= horizon]
