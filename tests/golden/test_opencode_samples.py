@@ -103,3 +103,25 @@ def test_database_wins_over_the_json_tree(store: Store) -> None:
     assert 1 in [open_data(store, e["id"])["content"]["exit_code"] for e in failed]
     files = {Path(p).name for p in store.checkpoints}
     assert files == {"opencode.db", f"{IMPORTED}.json", f"{LEGACY}.json"}
+
+
+def test_default_root_and_a_source_at_another_root(tmp_path: Path) -> None:
+    """On by default where ~/.local/share/opencode (or $XDG_DATA_HOME/opencode) exists, quietly
+    absent otherwise; `[[sources]]` reads an OpenCode data folder anywhere."""
+    base = {"CODEX_HOME": str(tmp_path / "none"), "CLAUDE_CONFIG_DIR": str(tmp_path / "none")}
+    absent = load_config({"home": str(tmp_path / "s")}, env={**base, "HOME": str(tmp_path)})
+    assert [s.harness for s in absent.sources] == ["codex", "claude-code"]
+    (tmp_path / ".local" / "share" / "opencode").mkdir(parents=True)
+    present = load_config({"home": str(tmp_path / "s")}, env={**base, "HOME": str(tmp_path)})
+    assert [(s.harness, str(s.root)) for s in present.sources][-1] == \
+        ("opencode", str(tmp_path / ".local/share/opencode"))
+    elsewhere = tmp_path / "backup" / "opencode-data"
+    shutil.copytree(SAMPLES / "opencode", elsewhere)
+    (tmp_path / "s").mkdir(mode=0o700)
+    (tmp_path / "s" / "config.toml").write_text(
+        f'[[sources]]\nname = "old-laptop"\nharness = "opencode"\nroot = "{elsewhere}"\n')
+    config = load_config({"home": str(tmp_path / "s")}, env=base)
+    assert [(s.name, s.harness) for s in config.sources] == [("old-laptop", "opencode")]
+    store = Store(config)
+    ingest_once(store)
+    assert len(sessions(store)) == 10

@@ -113,3 +113,12 @@ def test_reading_never_locks_the_writer_out_and_upserts(tmp_path: Path) -> None:
                                                                                       "assistant_response")]
     assert texts == [t for p, t in writer.texts.items() if p != last]
     store._check()
+
+    # parts whose message row is gone are quarantined with the database's name, not dropped silently
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("DELETE FROM message WHERE id = 'msg_000001'")
+    db.execute("UPDATE session SET time_updated = ? WHERE id = 'ses_live'", (_now() + 20_000,))
+    db.close()
+    ingest_once(store)
+    [issue] = [i for i in store.stats.issues if "message row is missing" in i.reason]
+    assert issue.file == str(path) and "msg_000001" in issue.reason

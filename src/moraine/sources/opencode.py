@@ -1,11 +1,13 @@
 """OpenCode (`$XDG_DATA_HOME|~/.local/share` `/opencode`) → normalized events.
 
-Reads OpenCode v1.x's SQLite store `opencode.db` (also `opencode-<channel>.db`): the `session`,
-`message` and `part` tables of its drizzle schema (`packages/opencode/src/session/session.sql.ts`;
-`data` holds a message or part minus its ids; `time_created` / `time_updated` in epoch ms), and
-the older JSON tree `storage/{session/<project>,message/<session>,part/<message>}/<id>.json`
-that pre-SQLite releases rewrote in place (docs/harnesses/cursor-opencode-kimi-pi.md §2,
-docs/harnesses/opencode-storage.md). Both are read whole, never by lines (`_document`).
+Reads OpenCode's SQLite store `opencode.db` (also `opencode-<channel>.db`) of v1.2 to v1.18 (schema
+checked at tag v1.18.3, `packages/core/src/database/schema.gen.ts`; columns are read by name, since
+an upgraded database orders them differently): the `session`, `message` and `part` tables (`data`
+holds a message or part minus its ids; `time_created` / `time_updated` in epoch ms); and the JSON
+tree `storage/{session/<project>,message/<session>,part/<message>}/<id>.json` that releases up to
+v1.1 rewrote in place (docs/harnesses/opencode-storage.md, docs/harnesses/cursor-opencode-kimi-pi.md
+§2). Both are read whole, never by lines (`_document`). The v2 `session_message` table is not read
+(empty in the releases checked).
 
 The database is opened read-only (`mode=ro`, a short read transaction: in WAL mode the writer
 is never blocked) and polled by a cursor: the highest `time_updated` seen. Parts are updated in
@@ -135,6 +137,9 @@ def _assemble(session: dict[str, Any], messages: list[tuple[str, int | None, Any
             records.append({"$kind": "part", "id": part_id, "message_id": message_id, "time_created": part_created,
                             "data": part})
         records.append({"$kind": "message_end", **base, "data": data})
+    known = {message_id for message_id, _, _ in messages}
+    for message_id in sorted(set(parts) - known):  # parts whose message row is gone: said, not dropped
+        records.append({"$kind": "orphan", "id": message_id, "parts": len(parts[message_id])})
     return records
 
 
@@ -237,6 +242,8 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     kind = record.get("$kind")
     if kind == "session":
         return _session(record, ref, state)
+    if kind == "orphan":
+        return _orphan(record)
     data = record.get("data")
     if not isinstance(data, dict):
         raise ValueError(f"{kind} {as_text(record.get('id'))[:40]} has no readable data")
@@ -247,6 +254,12 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     if kind == "message_end":
         return _message_end(record, data, ref, state)
     raise ValueError(f"unknown record kind {as_text(kind)[:40]}")
+
+
+def _orphan(record: dict[str, Any]) -> list[Event]:
+    """Parts whose message row is missing cannot be placed in a turn: quarantined, not dropped."""
+    raise ValueError(f"{record.get('parts')} parts of message {as_text(record.get('id'))[:60]} whose message row "
+                     "is missing")
 
 
 def _session(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
