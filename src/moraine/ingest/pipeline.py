@@ -10,12 +10,14 @@ import copy
 import errno
 import fnmatch
 import gc
+import itertools
 import multiprocessing
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -299,15 +301,34 @@ def _file_issue_changes(store: Store, problems: dict[str, str], listed: set[str]
     return changes
 
 
+AHEAD = 4  # task groups in flight per worker: enough to keep them busy, never the whole corpus
+GROUP = 4  # files per task group (one round trip to a worker each)
+
+
 def _normalized(tasks: list[Task], use_pool: bool, workers: int) -> Iterator[list[Part]]:
-    """Normalized parts in task order; with a pool, the worker runs ahead of the indexer."""
+    """Normalized parts in task order; with a pool, the workers run ahead of the indexer by a
+    bounded number of files (back-pressure: `Executor.map` would submit every file at once and
+    hold every finished result until the indexer reached it, the corpus in memory)."""
     if not use_pool:
         yield from map(normalize_file, tasks)
         return
     context = multiprocessing.get_context("spawn")
+    groups = (tasks[i : i + GROUP] for i in range(0, len(tasks), GROUP))
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=configure_redaction,
                              initargs=(current(),)) as pool:  # the same rules as this process
-        yield from pool.map(normalize_file, tasks, chunksize=4)
+        in_flight: deque[Future[list[list[Part]]]] = deque()
+        for group in itertools.islice(groups, workers * AHEAD):
+            in_flight.append(pool.submit(_normalize_group, group))
+        while in_flight:
+            done = in_flight.popleft().result()
+            following = next(groups, None)
+            if following is not None:
+                in_flight.append(pool.submit(_normalize_group, following))
+            yield from done
+
+
+def _normalize_group(tasks: list[Task]) -> list[list[Part]]:
+    return [normalize_file(task) for task in tasks]
 
 
 def _changed(store: Store, files: Iterable[tuple[str, str, Adapter]], problems: dict[str, str]
