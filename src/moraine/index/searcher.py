@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -139,14 +141,19 @@ class InvertedIndex:
         self.mem = MemTable(self.vocab)
         return segment
 
-    def merge_segments(self) -> int:
-        """Tiered merge policy: while the newest segment is at least half the size of the one
-        before it, merge the two (dropping retired documents' postings). Segments then grow
-        geometrically: O(log n) of them, and each posting is rewritten O(log n) times."""
+    def merge_segments(self, directory_for: Callable[[], Path] | None = None) -> int:
+        """Tiered merge policy: a run of adjacent segments each at least half the size of the
+        one before it is merged into one (dropping retired documents' postings), anywhere in
+        the list (a small newest segment does not hold back the equal ones before it). Sizes
+        then fall by more than half from the oldest to the newest: O(log n) segments, each
+        posting rewritten O(log n) times. With `directory_for`, each merge streams into a new
+        directory (see `Segment.merge`) instead of memory."""
         merges = 0
-        while len(self.segments) > 1 and self.segments[-1].n_postings * 2 >= self.segments[-2].n_postings:
-            newer, older = self.segments.pop(), self.segments.pop()
-            self.segments.append(Segment.merge([older, newer], self.live.view))
+        while (run := _merge_run([seg.n_postings for seg in self.segments])) is not None:
+            lo, hi = run
+            directory = directory_for() if directory_for is not None else None
+            merged = Segment.merge(self.segments[lo:hi], self.live.view, directory)
+            self.segments[lo:hi] = [merged]
             merges += 1
         if merges:
             self.version += 1
@@ -484,3 +491,15 @@ def _still_leading(leaders: np.ndarray, scores: np.ndarray, k: int, remaining: f
     current = scores[leaders]
     kth = np.partition(current, len(leaders) - k)[len(leaders) - k]
     return leaders[current + remaining >= kth * (1.0 - 1e-12)]
+
+
+def _merge_run(sizes: list[int]) -> tuple[int, int] | None:
+    """The newest run [lo, hi) of two or more adjacent segments where each is at least half
+    the size of the one before it, or None."""
+    for j in range(len(sizes) - 2, -1, -1):
+        if sizes[j + 1] * 2 >= sizes[j]:
+            lo = j
+            while lo > 0 and sizes[lo] * 2 >= sizes[lo - 1]:
+                lo -= 1
+            return lo, j + 2
+    return None

@@ -317,23 +317,29 @@ class Store:
         with self.lock:
             return self._publish()
 
+    def _new_segment_dir(self) -> Path:
+        name = f"seg-{self.next_segment:08d}-{secrets.token_hex(4)}"  # unique across states (restore)
+        self.next_segment += 1
+        return self.home / "segments" / name
+
     def _publish(self) -> Manifest:
         self.index.seal()
-        self.index.merge_segments()
+        self.index.merge_segments(self._new_segment_dir)  # merges stream to disk: no merged copy in memory
         wal_seq = self.wal_set.rotate()
         self.position = (wal_seq, len(HEADER))
         names = []
         for i, segment in enumerate(self.index.segments):
             if not segment.name:
-                name = f"seg-{self.next_segment:08d}-{secrets.token_hex(4)}"  # unique across states (restore)
-                self.next_segment += 1
-                directory = self.home / "segments" / name
+                directory = self._new_segment_dir()
                 segment.save(directory)
                 self.index.segments[i] = Segment.load(directory)
-                for path in directory.iterdir():
-                    self.shared_sums[f"segments/{name}/{path.name}"] = {"size": path.stat().st_size,
-                                                                        "crc32": file_crc(path)}
-            names.append(self.index.segments[i].name)
+            name = self.index.segments[i].name
+            directory = self.home / "segments" / name
+            for path in directory.iterdir():
+                rel = f"segments/{name}/{path.name}"
+                if rel not in self.shared_sums:
+                    self.shared_sums[rel] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+            names.append(name)
         stem = self.catalog.content.write_chunk(self.home / "content")
         if stem is not None:
             for suffix in SUFFIXES:
@@ -356,6 +362,7 @@ class Store:
         generation = (self.manifest.generation + 1) if self.manifest else 1
         self.manifest = write_generation(self.home, generation, wal_seq, arrays, meta, self.counts(), names,
                                          content, sums)
+        self.catalog.compact(arrays["cat.uid_sorted"], arrays["cat.uid_docs"])
         self.shared_sums = sums
         self.events_since_snapshot = self.frames_since_snapshot = 0
         self._collect_garbage()
