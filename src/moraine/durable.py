@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
+
+import numpy as np
 
 
 def fsync_path(path: Path) -> None:
@@ -25,6 +28,33 @@ def write_file(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_parts(path: Path, parts: Iterable[bytes], batch: int = 4096) -> np.ndarray:
+    """Write `parts` back to back (durably), a batch at a time: a chunk of a million rows is
+    never joined into one copy in memory. Returns each part's length."""
+    lengths: list[int] = []
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        pending: list[bytes] = []
+        for part in parts:
+            pending.append(part)
+            lengths.append(len(part))
+            if len(pending) >= batch:
+                _write_all(fd, b"".join(pending))
+                pending = []
+        if pending:
+            _write_all(fd, b"".join(pending))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return np.array(lengths, dtype=np.int64)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def replace_atomically(path: Path, data: bytes) -> None:

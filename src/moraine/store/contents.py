@@ -31,7 +31,7 @@ from typing import Any
 import msgpack
 import numpy as np
 
-from moraine.durable import fsync_path, write_file
+from moraine.durable import fsync_path, write_parts
 from moraine.index.grep import newline_positions
 
 TEXT = 5  # the text's place in a wire row (`Event.to_wire`)
@@ -160,15 +160,13 @@ class Contents:
             return None
         directory.mkdir(mode=0o700, exist_ok=True)
         stem = f"{self.base:012d}-{secrets.token_hex(4)}"  # first doc, and unique across states (restore)
-        texts = [encode_text(t) + b"\n" for t in self.fresh_text]
-        joined_texts = b"".join(texts)
+        texts = (encode_text(t) + b"\n" for t in self.fresh_text)  # streamed: never all encoded at once
         for suffix, parts in ((".bin", self.fresh), (".txt", texts)):
-            lengths = np.fromiter((len(p) for p in parts), dtype=np.int64, count=len(parts))
-            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+            lengths = write_parts(directory / f"{stem}{suffix}", parts)
+            offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
             np.cumsum(lengths, out=offsets[1:])
-            write_file(directory / f"{stem}{suffix}", joined_texts if suffix == ".txt" else b"".join(parts))
             _save(directory / (f"{stem}.off.npy" if suffix == ".bin" else f"{stem}.toff.npy"), offsets)
-        _save(directory / f"{stem}.nl.npy", newline_index(joined_texts))
+        _save(directory / f"{stem}.nl.npy", newline_index(_map(directory / f"{stem}.txt")))
         fsync_path(directory)
         self.attach(directory, stem)
         return stem
