@@ -350,6 +350,15 @@ class Catalog:
                                   if self.sessions else np.zeros(0, np.int64))
         return arrays
 
+    def compact(self, sorted_uids: np.ndarray, sorted_docs: np.ndarray) -> None:
+        """After a snapshot: the uid map becomes the sorted arrays just written (not a dict of
+        every uid added since the start), and the sessions' sort keys are dropped (rebuilt from
+        the columns when a session grows again), so a bulk index does not hold either for
+        every event it ever read."""
+        self.by_uid.restore(sorted_uids, sorted_docs)
+        for session in self.sessions:
+            session.order = None
+
     def snapshot_meta(self) -> dict[str, Any]:
         return {"tool_names": self.tool_names, "model_names": self.model_names, "file_names": self.file_names,
                 "sessions": [[getattr(s, f) for f in self._SESSION_FIELDS] for s in self.sessions]}
