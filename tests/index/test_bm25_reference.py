@@ -443,3 +443,36 @@ def test_scoped_probing_equals_the_masked_path(corpus: Corpus, monkeypatch: pyte
         assert np.allclose(probed.raw, masked.raw, rtol=1e-12) and np.allclose(probed.scores, masked.scores)
         compared += bool(masked.total)
     assert compared > 60
+
+
+@pytest.mark.parametrize("chunk", [7, 1000, 4_000_000])
+def test_streaming_merge_equals_a_plain_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """Segments with deletions (whole terms among them) merged a run of postings at a time,
+    from mapped parts into a directory, equal the postings gathered term by term."""
+    from moraine.index import segment as segment_module
+
+    monkeypatch.setattr(segment_module, "CHUNK_POSTINGS", chunk)
+    c = Corpus(seed=5)
+    c.add_docs(900, seals=4, deletes=120)
+    c.index.seal()
+    parts = []
+    for i, seg in enumerate(c.index.segments):
+        seg.save(tmp_path / f"p{i}")
+        parts.append(Segment.load(tmp_path / f"p{i}"))
+    live = c.index.live.view
+    merged = Segment.merge(parts, live, tmp_path / "merged")
+    in_memory = Segment.merge(c.index.segments, live)
+    _assert_same_segment(merged, in_memory)
+    expected: dict[bytes, tuple[list[int], list[int]]] = {}
+    for seg in parts:
+        for t, raw in enumerate(seg.terms.tolist()):
+            lo, hi = int(seg.offsets[t]), int(seg.offsets[t + 1])
+            for doc, tf in zip(seg.docs[lo:hi].tolist(), seg.tfs[lo:hi].tolist(), strict=True):
+                if live[doc]:
+                    expected.setdefault(raw, ([], []))[0].append(doc)
+                    expected[raw][1].append(tf)
+    assert merged.terms.tolist() == sorted(expected)
+    for t, raw in enumerate(merged.terms.tolist()):
+        lo, hi = int(merged.offsets[t]), int(merged.offsets[t + 1])
+        assert (merged.docs[lo:hi].tolist(), merged.tfs[lo:hi].tolist()) == expected[raw]
+    assert merged.doc_ids.tolist() == [d for p in parts for d in p.doc_ids.tolist() if live[d]]
