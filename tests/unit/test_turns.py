@@ -7,7 +7,7 @@ import random
 import numpy as np
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, TYPE_CODE
-from moraine.store.catalog import Turn, build_turns
+from moraine.store.turns import Turn, build_turns
 
 USER, ASSISTANT = TYPE_CODE["user_input"], TYPE_CODE["assistant_response"]
 OTHER = [TYPE_CODE[t] for t in ("tool_call", "tool_response", "reasoning", "system", "runtime")]

@@ -149,19 +149,11 @@ class Segment:
 
     def save(self, directory: Path) -> None:
         """Write the arrays durably into a temp directory, then rename it into place."""
-        temp = directory.with_name(directory.name + ".tmp")
-        temp.mkdir(parents=True, exist_ok=True)
+        out = _Output(directory)
         for name in ARRAYS:
-            path = temp / f"{name}.npy"
-            with open(path, "wb") as fh:
-                np.save(fh, np.asarray(getattr(self, name)), allow_pickle=False)
-                fh.flush()
-                os.fsync(fh.fileno())
-        fsync_path(temp)
-        if directory.exists():  # left by a crash before its generation was published
-            shutil.rmtree(directory)
-        os.replace(temp, directory)
-        fsync_path(directory.parent)
+            array = np.asarray(getattr(self, name))
+            out.stream(name, array.dtype, len(array)).write(array)
+        out.close()
 
     @classmethod
     def load(cls, directory: Path) -> Segment:
@@ -254,7 +246,7 @@ class _Stream:
 
 
 class _Output:
-    """Where a merge writes: arrays in memory, or `.npy` files appended in a temp directory
+    """Where a segment is written: arrays in memory, or `.npy` files appended in a temp directory
     that becomes `directory` when finished (fsynced, then renamed)."""
 
     def __init__(self, directory: Path | None) -> None:
@@ -272,12 +264,31 @@ class _Output:
         return self.streams[name]
 
     def finish(self, cls: type[Segment]) -> Segment:
+        arrays = self.close()
+        if self.directory is None:
+            return cls(*(arrays[name] for name in ARRAYS))
+        return cls.load(self.directory)
+
+    def close(self) -> dict[str, np.ndarray | None]:
+        """Finish every array; a directory is made durable and renamed into place."""
         arrays = {name: self.streams[name].close() for name in ARRAYS}
         if self.temp is None or self.directory is None:
-            return cls(*(arrays[name] for name in ARRAYS))
+            return arrays
         fsync_path(self.temp)
         if self.directory.exists():  # left by a crash before its generation was published
             shutil.rmtree(self.directory)
         os.replace(self.temp, self.directory)
         fsync_path(self.directory.parent)
-        return cls.load(self.directory)
+        return arrays
+
+
+def merge_run(sizes: list[int]) -> tuple[int, int] | None:
+    """The newest run [lo, hi) of two or more adjacent segments where each is at least half
+    the size of the one before it, or None."""
+    for j in range(len(sizes) - 2, -1, -1):
+        if sizes[j + 1] * 2 >= sizes[j]:
+            lo = j
+            while lo > 0 and sizes[lo] * 2 >= sizes[lo - 1]:
+                lo -= 1
+            return lo, j + 2
+    return None

@@ -37,6 +37,7 @@ from moraine.sources import ADAPTERS, configure_redaction
 from moraine.sources.redact import Settings, rules_fingerprint
 from moraine.store.catalog import Catalog, Session
 from moraine.store.contents import SUFFIXES, pack_rows
+from moraine.store.invariants import check_invariants
 from moraine.store.redactions import Redactions
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
 from moraine.store.validate import packable, screen_frame
@@ -455,65 +456,32 @@ class Store:
         """Forget a session for good: its events leave the index, and later lines are dropped."""
         self.tombstones.add(key)
         ix = self.catalog.by_key.get(key)
-        if ix is None:
-            return
-        session = self.catalog.sessions[ix]
-        touched.setdefault(ix, (session.started_ms, session.updated_ms, session.cwd))
-        for doc in list(session.docs):
-            self.catalog.replaced(self.catalog.uid.view[doc].decode("ascii"))
-            self.index.delete(doc)
+        if ix is not None:
+            self._retire(list(self.catalog.sessions[ix].docs), touched)
 
     def _retire_uid(self, uid: str, touched: dict[int, tuple[int, int, str | None]]) -> None:
         doc = self.catalog.by_uid.get(uid)
-        if doc is None:
-            return
-        ix = int(self.catalog.session_ix.view[doc])
-        if ix not in touched:
-            session = self.catalog.sessions[ix]
-            touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
-        self.catalog.replaced(uid)
-        self.index.delete(doc)
+        if doc is not None:
+            self._retire([doc], touched)
 
     def _retire_file(self, path: str, touched: dict[int, tuple[int, int, str | None]]) -> None:
-        for doc in self.catalog.retire_file(path):
-            self.index.delete(doc)
-            ix = int(self.catalog.session_ix.view[doc])
+        self._retire(self.catalog.file_docs(path).tolist(), touched)
+
+    def _retire(self, docs: list[int], touched: dict[int, tuple[int, int, str | None]]) -> None:
+        """Take live docs out of the catalog and the index, noting each session's times before
+        (its place among the sessions is updated once the frame is applied)."""
+        catalog = self.catalog
+        for doc in docs:
+            ix = int(catalog.session_ix.view[doc])
             if ix not in touched:
-                session = self.catalog.sessions[ix]
+                session = catalog.sessions[ix]
                 touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
+            catalog.replaced(catalog.uid.view[doc].decode("ascii"))
+            self.index.delete(doc)
 
     def _check(self) -> None:
-        """Assert the invariants tying catalog, index, sessions and checkpoints together
-        (used by the stress tests after every operation; O(n), not for production paths)."""
-        c, ix = self.catalog, self.index
-        n = len(c.content)
-        assert all(getattr(c, name).size == n for name in c.COLUMNS), "catalog columns out of step"
-        assert ix.doc_len.size == ix.live.size == n, "index columns out of step with the catalog"
-        alive, live, lens = c.alive.view, ix.live.view, ix.doc_len.view
-        assert not np.any(live & ~alive), "a retired event is still searchable"
-        assert np.array_equal(live, alive & (lens > 0)), "live postings disagree with alive, indexed docs"
-        assert ix.n_docs == int(np.count_nonzero(live))
-        assert ix.total_len == int(lens[live].sum(dtype=np.int64))
-        uids = c.uid.view[alive]
-        assert len(np.unique(uids)) == len(uids), "two live events share a uid"
-        for doc in np.flatnonzero(alive)[:: max(1, n // 2000)].tolist():
-            assert c.by_uid.get(c.uid.view[doc].decode("ascii")) == doc, "uid index disagrees"
-        in_sessions = sorted(d for s in c.sessions for d in s.docs)
-        assert in_sessions == np.flatnonzero(alive).tolist(), "sessions do not hold exactly the live events"
-        for sx, session in enumerate(c.sessions):
-            assert all(int(c.session_ix.view[d]) == sx for d in session.docs)
-            keys = c.ordered(session)
-            assert len(keys) == len(session.docs) and keys == sorted(keys), f"session {sx} out of order"
-            assert (session in c.by_updated) == bool(session.docs)
-        previous = -1
-        for segment in ix.segments:
-            assert np.all(np.diff(segment.offsets) >= 0) and int(segment.offsets[-1]) == len(segment.docs)
-            assert np.all(segment.terms[1:] > segment.terms[:-1]), "segment terms not sorted"
-            if len(segment.doc_ids):
-                assert int(segment.doc_ids[0]) > previous, "segments overlap"
-                previous = int(segment.doc_ids[-1])
-        for path, cp in self.checkpoints.items():
-            assert 0 <= cp.offset <= max(cp.size, cp.offset) and cp.generation >= 1, path
+        """Assert the state's invariants (the stress tests call it after every operation)."""
+        check_invariants(self)
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -1,0 +1,43 @@
+"""The invariants tying catalog, index, sessions and checkpoints together: asserted by the
+stress and crash tests after every operation (O(n); never on a production path)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from moraine.store.engine import Store
+
+
+def check_invariants(store: Store) -> None:
+    c, ix = store.catalog, store.index
+    n = len(c.content)
+    assert all(getattr(c, name).size == n for name in c.COLUMNS), "catalog columns out of step"
+    assert ix.doc_len.size == ix.live.size == n, "index columns out of step with the catalog"
+    alive, live, lens = c.alive.view, ix.live.view, ix.doc_len.view
+    assert not np.any(live & ~alive), "a retired event is still searchable"
+    assert np.array_equal(live, alive & (lens > 0)), "live postings disagree with alive, indexed docs"
+    assert ix.n_docs == int(np.count_nonzero(live))
+    assert ix.total_len == int(lens[live].sum(dtype=np.int64))
+    uids = c.uid.view[alive]
+    assert len(np.unique(uids)) == len(uids), "two live events share a uid"
+    for doc in np.flatnonzero(alive)[:: max(1, n // 2000)].tolist():
+        assert c.by_uid.get(c.uid.view[doc].decode("ascii")) == doc, "uid index disagrees"
+    in_sessions = sorted(d for s in c.sessions for d in s.docs)
+    assert in_sessions == np.flatnonzero(alive).tolist(), "sessions do not hold exactly the live events"
+    for sx, session in enumerate(c.sessions):
+        assert all(int(c.session_ix.view[d]) == sx for d in session.docs)
+        keys = c.ordered(session)
+        assert len(keys) == len(session.docs) and keys == sorted(keys), f"session {sx} out of order"
+        assert (session in c.by_updated) == bool(session.docs)
+    previous = -1
+    for segment in ix.segments:
+        assert np.all(np.diff(segment.offsets) >= 0) and int(segment.offsets[-1]) == len(segment.docs)
+        assert np.all(segment.terms[1:] > segment.terms[:-1]), "segment terms not sorted"
+        if len(segment.doc_ids):
+            assert int(segment.doc_ids[0]) > previous, "segments overlap"
+            previous = int(segment.doc_ids[-1])
+    for path, cp in store.checkpoints.items():
+        assert 0 <= cp.offset <= max(cp.size, cp.offset) and cp.generation >= 1, path

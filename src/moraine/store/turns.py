@@ -1,0 +1,81 @@
+"""Turns, derived from a session's ordered event columns (never stored: recomputed, vectorized,
+whenever the session changed, so late or re-read events never leave stale boundaries)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from moraine.model import TERMINAL_FINISH, TYPE_CODE
+
+USER = TYPE_CODE["user_input"]
+ASSISTANT = TYPE_CODE["assistant_response"]
+
+
+@dataclass(slots=True)
+class Turn:
+    ordinal: int
+    start: int  # position in the session's ordered docs
+    end: int  # exclusive
+    completed: bool
+    terminal_doc: int | None
+    user_doc: int | None
+    final_doc: int | None
+    started_ms: int
+    updated_ms: int
+
+
+
+def build_turns(docs: np.ndarray, bounds: np.ndarray, types: np.ndarray, marks: np.ndarray,
+                comment: np.ndarray, times: np.ndarray) -> list[Turn]:
+    """Every turn of a session from its ordered columns, in a fixed number of array passes
+    (a search hit's first sight of a session builds them all; per-turn array calls made
+    that cost grow with the turn count).
+
+    Per turn: the first user prompt; the final answer (the last non-commentary assistant
+    response, else the last response); the last terminal marker. A turn is completed when
+    it has a marker (its terminal is the final answer when the marker says finished, else
+    the marker) or, short of one, when a later turn began after a final answer.
+    """
+    n, count = len(docs), len(bounds)
+    ends = np.append(bounds[1:], n)
+    turn_of = np.repeat(np.arange(count), ends - bounds)
+
+    def last(positions: np.ndarray) -> np.ndarray:
+        out = np.full(count, -1, dtype=np.int64)
+        np.maximum.at(out, turn_of[positions], positions)
+        return out
+
+    def first(positions: np.ndarray) -> np.ndarray:
+        out = np.full(count, n, dtype=np.int64)
+        np.minimum.at(out, turn_of[positions], positions)
+        out[out == n] = -1
+        return out
+
+    answers = types == ASSISTANT
+    last_final = last(np.flatnonzero(answers & ~comment))
+    last_answer = last(np.flatnonzero(answers))
+    final = np.where(last_final >= 0, last_final, last_answer)
+    user = first(np.flatnonzero(types == USER))
+    marker = last(np.flatnonzero(marks))
+    started = np.minimum.reduceat(times, bounds).tolist()
+    updated = np.maximum.reduceat(times, bounds).tolist()
+    turns: list[Turn] = []
+    doc_list = docs.tolist()
+    for i, (lo, hi, u, f, mk) in enumerate(zip(bounds.tolist(), ends.tolist(), user.tolist(), final.tolist(),
+                                               marker.tolist(), strict=True)):
+        final_pos = terminal = None
+        if mk >= 0:
+            final_pos = f if f >= 0 else None
+            terminal = final_pos if marks[mk] == TERMINAL_FINISH and final_pos is not None else mk
+        elif hi != n and f >= 0:
+            terminal = final_pos = f
+        turns.append(Turn(
+            ordinal=i + 1, start=lo, end=hi, completed=terminal is not None,
+            terminal_doc=doc_list[terminal] if terminal is not None else None,
+            user_doc=doc_list[u] if u >= 0 else None,
+            final_doc=doc_list[final_pos] if final_pos is not None else None,
+            started_ms=started[i], updated_ms=updated[i],
+        ))
+    return turns
