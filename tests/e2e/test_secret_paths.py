@@ -50,3 +50,29 @@ def test_a_secret_in_a_path_name_id_or_key_is_never_stored(tmp_path: Path) -> No
     assert ws.run("forget", "--missing", "--json").json()["forgotten"] == []  # still on disk: kept
     log.unlink()
     assert ws.run("forget", "--missing", "--json").json()["forgotten"] == keys
+
+
+def test_a_secret_path_keeps_its_redacted_key_on_later_passes(tmp_path: Path) -> None:
+    """Later passes take a known clean path as its own key without redacting it again; a path
+    with a credential is never such a key, so it is redacted on every pass and its new lines
+    land under the same redacted key."""
+    ws = make_workspace(tmp_path / "ws")
+    log = _log(ws)
+    clean = ws.claude / "projects" / "-home-dev-plain" / "c0ffee00-0000-41db-821f-000000000001.jsonl"
+    clean.parent.mkdir(parents=True)
+    clean.write_text(json.dumps({"type": "user", "sessionId": "c0ffee00-0000-41db-821f-000000000001",
+                                 "timestamp": "2026-03-14T10:00:00.000Z",
+                                 "message": {"role": "user", "content": "plainfirstprompt"}}) + "\n")
+    assert ws.run("index").returncode == 0
+    with log.open("a") as fh:
+        fh.write(json.dumps({"type": "user", "sessionId": SID, "timestamp": "2026-03-14T10:05:00.000Z",
+                             "message": {"role": "user", "content": "pathsecretlater"}}) + "\n")
+    assert ws.run("index").returncode == 0
+    files = ws.run("status", "--json").json()["files"]["claude-code"]
+    paths = {f["path"] for f in files}
+    assert str(clean) in paths and not any(KEY in p for p in paths)
+    assert len([p for p in paths if p.startswith("redacted-path:")]) == 1, paths
+    found = ws.run("search", "pathsecretlater", "--json", "--type", "user_input").json()["data"]["results"]
+    assert len(found) == 1 and KEY not in json.dumps(found)
+    for path, data in ws.state_bytes().items():
+        assert KEY.encode() not in data, path

@@ -122,8 +122,11 @@ def _file_problems(store: Store, files: list[tuple[str, Adapter]]) -> tuple[list
     (by its display name) with the reason; a name that is not valid UTF-8 is one of those."""
     keyed: list[tuple[str, str, Adapter]] = []
     problems = {display_path(path): reason for path, reason in store.discovery.problems.items()}
+    known = store.checkpoints
     for path, adapter in files:
-        key = path_key(path)
+        # a path the state already holds as a key was clean when first read (a redacted key is
+        # never the raw path): no redaction pass over 30k paths after a restart
+        key = path if path in known else path_key(path)
         if key is None:
             problems[display_path(path)] = "file name is not valid UTF-8: not read (rename the file to index it)"
         else:
