@@ -467,12 +467,12 @@ def test_streaming_merge_equals_a_plain_merge(tmp_path: Path, monkeypatch: pytes
     for seg in parts:
         for t, raw in enumerate(seg.terms.tolist()):
             lo, hi = int(seg.offsets[t]), int(seg.offsets[t + 1])
-            for doc, tf in zip(seg.docs[lo:hi].tolist(), seg.tfs[lo:hi].tolist(), strict=True):
+            for doc, tf in zip(seg.docs[lo:hi].tolist(), seg.tf_slice(lo, hi).tolist(), strict=True):
                 if live[doc]:
                     expected.setdefault(raw, ([], []))[0].append(doc)
                     expected[raw][1].append(tf)
     assert merged.terms.tolist() == sorted(expected)
     for t, raw in enumerate(merged.terms.tolist()):
         lo, hi = int(merged.offsets[t]), int(merged.offsets[t + 1])
-        assert (merged.docs[lo:hi].tolist(), merged.tfs[lo:hi].tolist()) == expected[raw]
+        assert (merged.docs[lo:hi].tolist(), merged.tf_slice(lo, hi).tolist()) == expected[raw]
     assert merged.doc_ids.tolist() == [d for p in parts for d in p.doc_ids.tolist() if live[d]]

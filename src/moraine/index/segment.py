@@ -4,9 +4,14 @@ Arrays (one `.npy` each when persisted, opened with `mmap_mode="r"`):
   terms    sorted UTF-8 terms, fixed-width bytes (`np.searchsorted` finds a term)
   offsets  int64, len(terms)+1: postings of term i are [offsets[i], offsets[i+1])
   docs     uint32 global doc ids, increasing within a term
-  tfs      uint32 term frequencies
+  tfs      uint8 term frequencies, 255 where the frequency is higher (uint32 in segments written
+           before 2026-11-24, with no overflow arrays)
+  tf_over_at  int64 the positions (into docs/tfs) whose frequency is above 255, increasing
+  tf_over     uint32 their frequencies
   doc_ids  uint32 the documents this segment covers; doc_lens uint32 their lengths
-Scores are never stored: corpus statistics change as events arrive.
+Scores are never stored: corpus statistics change as events arrive. Frequencies are a byte
+because 99.98% of them are under 256 (a quarter of the postings' bytes; the exact value of
+the rest is patched into a term's slice when it is read, so scores stay exact).
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ import numpy as np
 from moraine.durable import fsync_path
 from moraine.index.memtable import MemTable
 
-ARRAYS = ("terms", "offsets", "docs", "tfs", "doc_ids", "doc_lens")
+ARRAYS = ("terms", "offsets", "docs", "tfs", "doc_ids", "doc_lens", "tf_over_at", "tf_over")
+OPTIONAL = {"tf_over_at": np.int64, "tf_over": np.uint32}  # absent from older segments: empty
+TF_CAP = 255
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,8 @@ class Segment:
     tfs: np.ndarray
     doc_ids: np.ndarray
     doc_lens: np.ndarray
+    tf_over_at: np.ndarray
+    tf_over: np.ndarray
     name: str = ""  # its directory once persisted (immutable from then on)
 
     @classmethod
@@ -67,8 +76,9 @@ class Segment:
         counts = np.bincount(key, minlength=len(terms)) if len(key) else np.zeros(len(terms), np.int64)
         offsets = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return cls(terms, offsets, docs[order].astype(np.uint32), tfs[order].astype(np.uint32),
-                   np.asarray(doc_ids, dtype=np.uint32), np.asarray(doc_lens, dtype=np.uint32))
+        small, over_at, over = narrow_tfs(tfs[order], 0)
+        return cls(terms, offsets, docs[order].astype(np.uint32), small,
+                   np.asarray(doc_ids, dtype=np.uint32), np.asarray(doc_lens, dtype=np.uint32), over_at, over)
 
     @classmethod
     def merge(cls, parts: list[Segment], live: np.ndarray | None = None, directory: Path | None = None
@@ -105,7 +115,9 @@ class Segment:
             if parts else np.zeros(0, np.uint32)
         out = _Output(directory)
         docs = out.stream("docs", np.uint32, int(offsets[-1]))
-        tfs = out.stream("tfs", np.uint32, int(offsets[-1]))
+        tfs = out.stream("tfs", np.uint8, int(offsets[-1]))
+        over_at: list[np.ndarray] = []
+        over: list[np.ndarray] = []
         bounds = np.append(used, len(unique))  # merged term k covers unique terms [used[k], used[k+1])
         for lo, hi in _term_runs(offsets):
             size = int(offsets[hi] - offsets[lo])
@@ -127,9 +139,14 @@ class Segment:
                 run_docs[dest], run_tfs[dest] = part_docs, part_tfs
                 np.add.at(fill, slot, run_kept)  # slots repeat where a term no part kept shares one
             docs.write(run_docs)
-            tfs.write(run_tfs)
+            small, run_over_at, run_over = narrow_tfs(run_tfs, int(offsets[lo]))
+            tfs.write(small)
+            over_at.append(run_over_at)
+            over.append(run_over)
         for name, array in (("terms", terms), ("offsets", offsets), ("doc_ids", doc_ids.astype(np.uint32)),
-                            ("doc_lens", doc_lens.astype(np.uint32))):
+                            ("doc_lens", doc_lens.astype(np.uint32)),
+                            ("tf_over_at", np.concatenate([np.zeros(0, np.int64), *over_at])),
+                            ("tf_over", np.concatenate([np.zeros(0, np.uint32), *over]))):
             out.stream(name, array.dtype, len(array)).write(array)
         return out.finish(cls)
 
@@ -141,7 +158,21 @@ class Segment:
         if i >= len(self.terms) or self.terms[i] != key:
             return self.docs[:0], self.tfs[:0]
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
-        return self.docs[lo:hi], self.tfs[lo:hi]
+        return self.docs[lo:hi], self.tf_slice(lo, hi)
+
+    def tf_slice(self, lo: int, hi: int, tfs: np.ndarray | None = None) -> np.ndarray:
+        """The exact frequencies of postings [lo, hi): the byte array's slice (or `tfs`, that slice
+        read already), with the frequencies above 255 put back."""
+        tfs = self.tfs[lo:hi] if tfs is None else tfs
+        at = self.tf_over_at
+        if not len(at):
+            return tfs
+        a, b = at.searchsorted(lo), at.searchsorted(hi)
+        if a == b:
+            return tfs
+        exact = tfs.astype(np.uint32)
+        exact[at[a:b] - lo] = self.tf_over[a:b]
+        return exact
 
     @property
     def n_postings(self) -> int:
@@ -159,9 +190,23 @@ class Segment:
     def load(cls, directory: Path) -> Segment:
         # Plain ndarray views of the maps (they keep the maps alive): a `memmap` slice costs
         # ten times a plain one, and a query slices each term's postings in every segment.
-        arrays = (np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False).view(np.ndarray)
-                  for name in ARRAYS)
+        arrays = (_load(directory, name) for name in ARRAYS)
         return cls(*arrays, name=directory.name)
+
+
+def _load(directory: Path, name: str) -> np.ndarray:
+    path = directory / f"{name}.npy"
+    if name in OPTIONAL and not path.exists():
+        return np.zeros(0, OPTIONAL[name])
+    return np.load(path, mmap_mode="r", allow_pickle=False).view(np.ndarray)
+
+
+def narrow_tfs(tfs: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Frequencies as bytes (capped at 255), with the positions (from `base`) and values of
+    those above."""
+    big = np.flatnonzero(tfs > TF_CAP)
+    return (np.minimum(tfs, TF_CAP).astype(np.uint8), (big + base).astype(np.int64),
+            np.asarray(tfs[big], dtype=np.uint32))
 
 
 CHUNK_POSTINGS = 4_000_000  # postings produced per step of a merge
@@ -193,7 +238,7 @@ class _Reader:
 
     def postings(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         start, end = int(self.part.offsets[lo]), int(self.part.offsets[hi])
-        return _read(self.part.docs, start, end), _read(self.part.tfs, start, end)
+        return _read(self.part.docs, start, end), self.part.tf_slice(start, end, _read(self.part.tfs, start, end))
 
     def kept_counts(self, live: np.ndarray | None) -> np.ndarray:
         """Each term's postings that survive the merge (read a run at a time)."""

@@ -36,7 +36,7 @@ from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
 from moraine.sources import ADAPTERS, configure_redaction
 from moraine.sources.redact import Settings, rules_fingerprint
 from moraine.store.catalog import Catalog, Session
-from moraine.store.contents import SUFFIXES, pack_rows
+from moraine.store.contents import pack_rows
 from moraine.store.invariants import check_invariants
 from moraine.store.redactions import Redactions
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
@@ -343,9 +343,8 @@ class Store:
             names.append(name)
         stem = self.catalog.content.write_chunk(self.home / "content")
         if stem is not None:
-            for suffix in SUFFIXES:
-                path = self.home / "content" / f"{stem}{suffix}"
-                self.shared_sums[f"content/{stem}{suffix}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+            for path in sorted((self.home / "content").glob(f"{stem}.*")):
+                self.shared_sums[f"content/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
         arrays = {f"cat.{k}": v for k, v in self.catalog.snapshot_arrays().items()}
         arrays.update({f"idx.{k}": v for k, v in self.index.snapshot_arrays().items()})
         st = self.stats
