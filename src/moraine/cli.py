@@ -340,7 +340,8 @@ def _daemon(config: Config, foreground: bool, for_host: bool = False) -> int:
         from moraine.daemon.service import Daemon
 
         return Daemon(config, for_host=for_host).run()
-    from moraine.daemon.bridge import DaemonUnavailable, connect
+    from moraine.daemon.bridge import connect
+    from moraine.errors import DaemonUnavailable
 
     if daemon_holding(config.home):
         raise DaemonRunningError(f"a Moraine daemon already serves {config.home}")

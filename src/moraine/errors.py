@@ -2,7 +2,8 @@
 
 Bad input is data, not an exception, inside the pipeline (see `model.IngestIssue`); the
 exceptions here cross module boundaries and are mapped to contract codes in exactly one
-place (`mcp_server.contract.error_envelope`) and to exit codes in one place (`cli`).
+place (`mcp_server.contract.error_envelope`: `ContractError` carries its code, `DeadlineExceeded`
+is `deadline_exceeded`, anything else `internal_error`) and to exit codes in one place (`cli`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,24 @@ class NoLogsError(MoraineError):
     """None of the configured source roots holds any log."""
 
     exit_code = 5
+
+
+class DeadlineExceeded(MoraineError):
+    """A tool ran past its response deadline (a query's scoring, a long listing); the contract
+    answers `deadline_exceeded` with the budget that ran out."""
+
+    def __init__(self, deadline_ms: int | None = None) -> None:
+        super().__init__("the response deadline passed")
+        self.deadline_ms = deadline_ms
+
+
+class DaemonUnavailable(MoraineError):
+    """The daemon could not be started or reached; `exit_code` is the daemon's own when it
+    refused to start (4 state, 5 no logs, …)."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class UntrustedSocketError(MoraineError):

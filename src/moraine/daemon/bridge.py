@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from moraine.config import Config
-from moraine.errors import UntrustedSocketError
+from moraine.errors import DaemonUnavailable, UntrustedSocketError
 from moraine.wire import (
     INTERNAL_ERROR,
     MAX_LINE,
@@ -39,15 +39,6 @@ from moraine.wire import (
 
 _RESPONSE_ID = re.compile(rb'^\{"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*")')
 REPLAY_ID = "moraine-bridge-replayed-initialize"
-
-
-class DaemonUnavailable(Exception):
-    """The daemon could not be started or reached; `exit_code` is the daemon's own when it
-    refused to start (4 state, 5 no logs, …)."""
-
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from moraine.errors import DeadlineExceeded
 from moraine.index.bm25 import idf, term_scores
 
 if TYPE_CHECKING:
@@ -25,11 +26,6 @@ class TermScores:
     docs: np.ndarray  # live doc ids, increasing
     contrib: np.ndarray  # BM25 contribution of the term to each doc
     idf: float
-
-
-class DeadlineExceeded(Exception):
-    """The query ran past its deadline; the caller answers `deadline_exceeded`."""
-
 
 
 class QueryTerm:

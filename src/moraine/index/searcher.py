@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
+from moraine.errors import DeadlineExceeded
 from moraine.index.bm25 import idf, max_attainable, term_scores
 from moraine.index.growable import Column
 from moraine.index.memtable import MemTable
-from moraine.index.scoring import DeadlineExceeded, QueryTerm, TermScores, score_counting, score_terms
+from moraine.index.scoring import QueryTerm, TermScores, score_counting, score_terms
 from moraine.index.segment import Segment, merge_run
 from moraine.index.vocab import Vocabulary
 

@@ -77,7 +77,7 @@ class Segment:
         offsets = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         small, over_at, over = narrow_tfs(tfs[order], 0)
-        return cls(terms, offsets, docs[order].astype(np.uint32), small,
+        return cls(terms, offsets, docs[order].astype(np.uint32, copy=False), small,
                    np.asarray(doc_ids, dtype=np.uint32), np.asarray(doc_lens, dtype=np.uint32), over_at, over)
 
     @classmethod
@@ -205,8 +205,9 @@ def narrow_tfs(tfs: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray, np.n
     """Frequencies as bytes (capped at 255), with the positions (from `base`) and values of
     those above."""
     big = np.flatnonzero(tfs > TF_CAP)
-    return (np.minimum(tfs, TF_CAP).astype(np.uint8), (big + base).astype(np.int64),
-            np.asarray(tfs[big], dtype=np.uint32))
+    small = tfs.astype(np.uint8)  # wraps above 255 (set right below): no uint32-wide temporary
+    small[big] = TF_CAP
+    return small, (big + base).astype(np.int64), np.asarray(tfs[big], dtype=np.uint32)
 
 
 CHUNK_POSTINGS = 4_000_000  # postings produced per step of a merge

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from moraine.errors import ContractError
+from moraine.errors import ContractError, DeadlineExceeded
 from moraine.wire import loads_bounded
 
 ERROR_CODES = ("invalid_request", "invalid_id", "not_found", "unsupported_event_type",
@@ -51,11 +51,13 @@ class Timer:
 
     def __init__(self) -> None:
         self.start = time.perf_counter()
+        self.budget_ms: int | None = None  # the last deadline handed out, for `deadline_exceeded`
 
     def elapsed_ms(self) -> int:
         return round((time.perf_counter() - self.start) * 1000)
 
     def deadline(self, seconds: float) -> float:
+        self.budget_ms = int(seconds * 1000)
         return time.monotonic() + seconds
 
 
@@ -90,6 +92,10 @@ def error_envelope(tool: str, request: Any, error: Exception, timer: Timer, sla_
     """The one place an exception becomes a contract error object."""
     if isinstance(error, ContractError):
         code, message, details = error.code, error.message, error.details
+    elif isinstance(error, DeadlineExceeded):
+        budget = error.deadline_ms if error.deadline_ms is not None else timer.budget_ms
+        code, message, details = "deadline_exceeded", f"{tool} exceeded its response deadline", \
+            {"deadline_ms": budget}
     else:
         code, message, details = "internal_error", f"{type(error).__name__}: {error}"[:300], {}
     return {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from moraine.errors import ContractError
+from moraine.errors import ContractError, DeadlineExceeded
 from moraine.mcp_server.contract import (
     Timer,
     ToolResult,
@@ -111,8 +111,7 @@ def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, dea
     found: list[Session] = []
     for i, session in enumerate(keys):
         if i % 512 == 0 and time.monotonic() > deadline:
-            raise ContractError("deadline_exceeded", "list_sessions exceeded its response deadline",
-                                {"deadline_ms": int(budget_s * 1000)})
+            raise DeadlineExceeded(int(budget_s * 1000))
         if session.started_ms >= end_ms or (request["mode"] and session.mode != request["mode"]):
             continue
         if scope.sessions_filtered and not scope.session_ok(session):

@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 
 from moraine.errors import ContractError
-from moraine.index.searcher import DeadlineExceeded
 from moraine.index.snippet import snippet
 from moraine.index.tokenize import query_terms
 from moraine.mcp_server.contract import (
@@ -182,10 +181,6 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
         data = {"result_count": len(results), "limit": n_hits, "truncated": truncated, "results": results}
         envelope = success_envelope(NAME, request, data, warnings, timer, sla)
         return ToolResult(envelope, render(envelope))
-    except DeadlineExceeded:
-        error = ContractError("deadline_exceeded", "search_sessions exceeded its 5 s response deadline",
-                              {"deadline_ms": int(DEADLINE_S * 1000)})
-        envelope = error_envelope(NAME, args, error, timer, sla)
     except Exception as exc:  # every failure is an in-band error envelope
         envelope = error_envelope(NAME, args, exc, timer, sla)
     return ToolResult(envelope, render_error(envelope))
