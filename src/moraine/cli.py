@@ -24,6 +24,7 @@ import msgpack
 from moraine import __version__, cli_query
 from moraine.config import Config, load_config
 from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
+from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.mcp_server.tools import index_status
 from moraine.sources import path_key
@@ -129,7 +130,7 @@ def _status(config: Config, as_json: bool) -> int:
         "generation": store.manifest.generation if store.manifest else None,
         "snapshot_ms": store.manifest.created_ms if store.manifest else None,
         "last_ingest_ms": store.stats.last_ingest_ms, "torn_bytes_cut": store.stats.torn_bytes,
-        "pending_bytes": store.pending_bytes(), "sources": {k: len(v) for k, v in files.items()},
+        "pending_bytes": pending_bytes(store.checkpoints), "sources": {k: len(v) for k, v in files.items()},
         "daemon": index_status.daemon_report(config.home),
         "files": files, "quarantined": issues, "unreadable_files": dict(sorted(store.file_issues.items())),
         "index": index_status.report(store),  # the figures of the index_status tool, from the same function

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from moraine.config import load_config
+from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.pipeline import ingest_once
 from moraine.store.engine import Store
 
@@ -50,6 +51,6 @@ def test_lone_surrogate_does_not_stop_ingest(tmp_path: Path, harness: str) -> No
     ingest_once(store)
     hits = store.search("walrus", 10, ["user_input", "assistant_response"], None, None)
     assert hits.total == 1
-    assert store.pending_bytes() == 0
+    assert pending_bytes(store.checkpoints) == 0
     # and the state directory still opens
     assert Store(config).stats.events == store.stats.events

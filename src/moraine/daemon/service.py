@@ -375,26 +375,9 @@ class Daemon:
     # -- watching and ingest ---------------------------------------------------------------
 
     def _watch(self, roots: list[Path]) -> Any:
-        from watchdog.events import FileSystemEvent, FileSystemEventHandler
-        from watchdog.observers import Observer
+        from moraine.ingest.watcher import watch
 
-        from moraine.ingest.watcher import log_of
-
-        daemon = self
-
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event: FileSystemEvent) -> None:
-                if event.event_type in ("opened", "closed_no_write"):
-                    return
-                paths = [os.fsdecode(event.src_path), os.fsdecode(getattr(event, "dest_path", "") or "")]
-                daemon.mark_dirty([log for log in map(log_of, paths) if log], structural=event.is_directory)
-
-        observer = Observer()
-        for root in roots:
-            observer.schedule(Handler(), str(root), recursive=True)
-        observer.daemon = True
-        observer.start()
-        return observer
+        return watch(roots, self.mark_dirty)
 
     def mark_dirty(self, paths: list[str], structural: bool = False) -> None:
         with self.dirty_lock:

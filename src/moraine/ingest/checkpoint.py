@@ -3,6 +3,7 @@ events it covers, so after a crash the log and the checkpoints can never disagre
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,3 +48,16 @@ class Checkpoint:
     def _tail(self) -> list[int]:
         """Fields added later travel only when set, so a line log's checkpoint keeps its old form."""
         return [self.version] if self.version else []
+
+
+def pending_bytes(checkpoints: dict[str, Checkpoint]) -> int:
+    """Bytes the logs hold beyond their checkpoints (a log that shrank: all of it): what is known
+    but not yet indexed, for status and freshness warnings."""
+    behind = 0
+    for path, cp in checkpoints.items():
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            continue
+        behind += max(0, size - cp.offset) if size >= cp.offset else size
+    return behind

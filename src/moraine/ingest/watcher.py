@@ -1,5 +1,8 @@
 """Names the log files to look at; never reads them.
 
+`watch` turns watchdog's file events into "these logs changed" (a directory event: "look at
+everything"), which the daemon keeps as its dirty set: what a call's catch-up reads.
+
 `Discovery` is the reconcile scan: it walks the source roots but re-lists only directories
 whose mtime changed since the last walk (adding a file changes its directory's mtime,
 appending to one does not), so a catch-up before every MCP answer costs a few stats per
@@ -12,7 +15,10 @@ import errno
 import fnmatch
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 LOG_SUFFIXES = (".jsonl", ".json", ".db")  # every kind of file some harness logs to
 
@@ -25,6 +31,28 @@ def log_of(path: str) -> str | None:
     if path.endswith(".db-wal"):
         return path[: -len("-wal")]
     return None
+
+
+def watch(roots: list[Path], mark_dirty: Callable[[list[str], bool], None]) -> Any:
+    """A started watchdog observer of `roots` (recursive) that reports each changed log, and
+    whether a directory changed, to `mark_dirty(paths, structural)`. Opening or closing a file
+    unwritten is no change."""
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    class Handler(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            if event.event_type in ("opened", "closed_no_write"):
+                return
+            paths = [os.fsdecode(event.src_path), os.fsdecode(getattr(event, "dest_path", "") or "")]
+            mark_dirty([log for log in map(log_of, paths) if log], event.is_directory)
+
+    observer = Observer()
+    for root in roots:
+        observer.schedule(Handler(), str(root), recursive=True)
+    observer.daemon = True
+    observer.start()
+    return observer
 
 
 def _walked(root: str, directory: str, under: tuple[str, ...] | None) -> bool:

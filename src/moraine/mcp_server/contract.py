@@ -14,10 +14,14 @@ import re
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from moraine.errors import ContractError, DeadlineExceeded
 from moraine.wire import loads_bounded
+
+if TYPE_CHECKING:
+    from moraine.store.engine import Store
 
 ERROR_CODES = ("invalid_request", "invalid_id", "not_found", "unsupported_event_type",
                "deadline_exceeded", "internal_error")
@@ -179,3 +183,22 @@ def decode_cursor(cursor: str) -> dict[str, Any]:
 
 def signature(*parts: Any) -> str:
     return hashlib.blake2b(json.dumps(parts).encode(), digest_size=8).hexdigest()
+
+
+def freshness_warnings(store: Store) -> list[str]:
+    """Say when lines are known in the logs but not yet indexed, so an empty result is
+    not mistaken for proof of absence. Uses the lag measured by the last ingest pass
+    (stat-ing every log per query would cost more than the query)."""
+    roots = [Path(s.root).expanduser() for s in store.config.sources if s.enabled]
+    if not any(root.is_dir() for root in roots):
+        return ["no agent log roots exist yet, so nothing is indexed; watching: " + ", ".join(map(str, roots))
+                + " (set CODEX_HOME / CLAUDE_CONFIG_DIR or [[sources]] in config.toml)"]
+    if store.catch_up_error:
+        return [f"new log lines could not be read before this answer ({store.catch_up_error}); "
+                "results may be incomplete"]
+    if store.backfilling:
+        return ["the index is still being built from the logs (first backfill); results may be incomplete"]
+    behind = store.lag_bytes
+    if behind <= 0:
+        return []
+    return [f"index is behind the logs by {behind} bytes not yet ingested; results may be incomplete"]

@@ -7,7 +7,6 @@ since it last looked, so all of them see one history and no event is applied twi
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import gc
 import os
@@ -21,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import numpy as np
 
 from moraine.config import Config
@@ -40,23 +38,10 @@ from moraine.store.contents import pack_rows
 from moraine.store.invariants import check_invariants
 from moraine.store.redactions import Redactions
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
-from moraine.store.validate import packable, screen_frame
+from moraine.store.validate import packable_frame, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
 
 UNINDEXED = frozenset({"unknown"})
-
-
-def _packable(payload: dict[str, Any]) -> dict[str, Any]:
-    """The frame without what msgpack refuses: rows (each quarantined by `validate.packable`)
-    and checkpoints (their files are read again next pass; ids dedupe)."""
-    events, rejected = packable(payload.get("events", []))
-    checkpoints = {}
-    for path, row in payload.get("checkpoints", {}).items():
-        with contextlib.suppress(OverflowError, ValueError, TypeError):
-            msgpack.packb(row, use_bin_type=True)
-            checkpoints[path] = row
-    return {**payload, "events": events, "issues": [*payload.get("issues", []), *rejected],
-            "checkpoints": checkpoints}
 
 
 class _Reload(Exception):
@@ -264,7 +249,7 @@ class Store:
         try:
             end = self.wal_set.open(seq).append(payload)
         except (OverflowError, ValueError, TypeError):  # unpackable: nothing was written
-            payload, packed = _packable(payload), None
+            payload, packed = packable_frame(payload), None
             end = self.wal_set.open(seq).append(payload)
         with self.lock:
             try:
@@ -507,32 +492,3 @@ class Store:
 
     def redaction_counts(self) -> dict[str, int]:
         return self.redactions.counts(self.catalog.alive.view, self.stats.issues, self.checkpoints)
-
-    def pending_bytes(self) -> int:
-        """Bytes known in the logs but not yet indexed (for freshness warnings)."""
-        behind = 0
-        for path, cp in self.checkpoints.items():
-            try:
-                size = os.stat(path).st_size
-            except OSError:
-                continue
-            behind += max(0, size - cp.offset) if size >= cp.offset else size
-        return behind
-
-    def freshness_warnings(self) -> list[str]:
-        """Say when lines are known in the logs but not yet indexed, so an empty result is
-        not mistaken for proof of absence. Uses the lag measured by the last ingest pass
-        (stat-ing every log per query would cost more than the query)."""
-        roots = [Path(s.root).expanduser() for s in self.config.sources if s.enabled]
-        if not any(root.is_dir() for root in roots):
-            return ["no agent log roots exist yet, so nothing is indexed; watching: " + ", ".join(map(str, roots))
-                    + " (set CODEX_HOME / CLAUDE_CONFIG_DIR or [[sources]] in config.toml)"]
-        if self.catch_up_error:
-            return [f"new log lines could not be read before this answer ({self.catch_up_error}); "
-                    "results may be incomplete"]
-        if self.backfilling:
-            return ["the index is still being built from the logs (first backfill); results may be incomplete"]
-        behind = self.lag_bytes
-        if behind <= 0:
-            return []
-        return [f"index is behind the logs by {behind} bytes not yet ingested; results may be incomplete"]

@@ -8,6 +8,7 @@ of the frame applies. The check is types and ranges only, no I/O, O(rows).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import msgpack
@@ -159,3 +160,16 @@ def storable(events: list[Event], issues: list[list[Any]], ref: LineRef) -> list
         else:
             issues.append([ref.file, ref.generation, ref.line, ref.offset, f"rejected_event: {problem}", ""])
     return kept
+
+
+def packable_frame(payload: dict[str, Any]) -> dict[str, Any]:
+    """The frame without what msgpack refuses: rows (each quarantined by `validate.packable`)
+    and checkpoints (their files are read again next pass; ids dedupe)."""
+    events, rejected = packable(payload.get("events", []))
+    checkpoints = {}
+    for path, row in payload.get("checkpoints", {}).items():
+        with contextlib.suppress(OverflowError, ValueError, TypeError):
+            msgpack.packb(row, use_bin_type=True)
+            checkpoints[path] = row
+    return {**payload, "events": events, "issues": [*payload.get("issues", []), *rejected],
+            "checkpoints": checkpoints}

@@ -10,10 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from moraine.ingest.checkpoint import pending_bytes
 from moraine.mcp_server.contract import (
     Timer,
     ToolResult,
     error_envelope,
+    freshness_warnings,
     render_error,
     require_object,
     success_envelope,
@@ -76,7 +78,7 @@ def report(store: Store) -> dict[str, Any]:
         "events": int(np.count_nonzero(store.catalog.alive.view)),
         "searchable_documents": store.index.n_docs,
         "sources": source_report(store),
-        "pending_bytes": store.pending_bytes(),
+        "pending_bytes": pending_bytes(store.checkpoints),
         "quarantined_lines": len(store.stats.issues),
         "unreadable_files": len(store.file_issues),
         "snapshot": {"generation": manifest.generation if manifest else None,
@@ -100,7 +102,7 @@ def redaction_report(store: Store) -> dict[str, Any]:
 
 
 def warnings(store: Store, data: dict[str, Any]) -> list[str]:
-    out = list(store.freshness_warnings())
+    out = list(freshness_warnings(store))
     missing = [s["root"] for s in data["sources"] if not s["root_exists"]]
     if missing:
         out.append("log roots not found (nothing to index there): " + ", ".join(missing))

@@ -12,6 +12,7 @@ from moraine.mcp_server.contract import (
     decode_cursor,
     encode_cursor,
     error_envelope,
+    freshness_warnings,
     parse_datetime,
     render_error,
     require_object,
@@ -143,7 +144,7 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
                   "open": {"session_id": s.id}} for i, s in enumerate(sessions, start=1)]
         data = {"result_count": len(items), "limit": request["limit"], "truncated": more,
                 "sessions": items, "next_cursor": next_cursor}
-        envelope = success_envelope(NAME, request, data, store.freshness_warnings(), timer, sla)
+        envelope = success_envelope(NAME, request, data, freshness_warnings(store), timer, sla)
         return ToolResult(envelope, render(envelope))
     except Exception as exc:
         envelope = error_envelope(NAME, args, exc, timer, sla)

@@ -21,7 +21,7 @@ import numpy as np
 from moraine.errors import ContractError
 from moraine.index import grep_pool
 from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
-from moraine.mcp_server.contract import ToolResult, parse_datetime, parse_id, seed_error
+from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_error
 from moraine.sources._common import format_ts
 from moraine.store.catalog import Session, transcript_lines
 from moraine.store.contents import TextStretch, encode_text
@@ -306,7 +306,7 @@ def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
     try:
         request = _canonical(args)
         data = search(store, request, started + DEADLINE_S)
-        data["warnings"] = store.freshness_warnings()
+        data["warnings"] = freshness_warnings(store)
         return ToolResult(data, render(data))
     except HistoryError as exc:
         return seed_error(NAME, exc.code, exc.message)

@@ -13,6 +13,7 @@ from moraine.mcp_server.contract import (
     Timer,
     ToolResult,
     error_envelope,
+    freshness_warnings,
     parse_id,
     render_error,
     require_object,
@@ -191,7 +192,7 @@ def _warnings(store: Store, query: str, terms: list[str]) -> list[str]:
     limit = store.config.bm25.max_query_terms
     if len(terms) >= limit and len(query_terms(query, limit + 1)) > limit:
         warnings.append(f"query has more than {limit} distinct terms; only the first {limit} were used")
-    warnings.extend(store.freshness_warnings())
+    warnings.extend(freshness_warnings(store))
     return warnings
 
 
