@@ -337,7 +337,7 @@ def test_restore_refuses_a_damaged_snapshot_or_a_running_daemon(snap: Snap, tmp_
     ws = snap.ws
     cases = {
         "content": _damaged_copy(snap.out, tmp_path / "content",
-                                 lambda r: r.startswith("content/") and r.endswith(".bin"), flip_byte),
+                                 lambda r: r.startswith("content/") and r.endswith(".zst"), flip_byte),
         "segment": _damaged_copy(snap.out, tmp_path / "segment",
                                  lambda r: r.startswith("segments/") and r.endswith(".npy"),
                                  lambda p: flip_byte(p, p.stat().st_size - 1)),
@@ -600,7 +600,7 @@ def test_a_tampered_published_file_is_refused_and_doctor_rebuilds(fresh: Workspa
     is rebuilt from the logs, with the same IDs."""
     assert fresh.run("index").returncode == 0
     before = fresh.run("search", "migration", "--json").json()["data"]["results"]
-    files = [p for p in (fresh.state / kind).rglob("*") if p.is_file() and (kind == "segments" or p.suffix == ".bin")]
+    files = [p for p in (fresh.state / kind).rglob("*") if p.is_file() and (kind == "segments" or p.suffix == ".zst")]
     victim = max(files, key=lambda p: p.stat().st_size)  # a content chunk's rows, or a segment's postings
     data = bytearray(victim.read_bytes())
     data[len(data) // 2] ^= 0xFF

@@ -100,3 +100,17 @@ def test_rows_are_compressed_in_frames_and_read_back_in_any_order(tmp_path: Path
             assert c.row(doc) == every[doc], doc
     _check(reopened, every)
     assert 0 < reopened.size_of(0) < len(pack_rows(rows[:1])[0]) + len(b"text 0\n")
+
+
+def test_the_newline_index_of_a_file_read_in_blocks(tmp_path: Path) -> None:
+    """Read a block at a time (block edges on and beside newlines), the index equals one pass."""
+    from moraine.store.contents import _file_newlines, newline_index
+
+    data = b"".join(b"x" * (i % 7) + b"\n" for i in range(5_000)) + b"tail"
+    path = tmp_path / "t.txt"
+    path.write_bytes(data)
+    for block in (1, 3, 7, 8, 4096, 1 << 20):
+        got = _file_newlines(path, block)
+        assert got.dtype == np.uint32 and np.array_equal(got, newline_index(data)), block
+    (tmp_path / "e.txt").write_bytes(b"")
+    assert len(_file_newlines(tmp_path / "e.txt")) == 0

@@ -215,7 +215,7 @@ class Contents:
                                                                    _frames(self.fresh, dictionary))))
         texts = (encode_text(t) + b"\n" for t in self.fresh_text)  # streamed: never all encoded at once
         _save(directory / f"{stem}.toff.npy", _offsets(write_parts(directory / f"{stem}.txt", texts)))
-        _save(directory / f"{stem}.nl.npy", newline_index(_map(directory / f"{stem}.txt")))
+        _save(directory / f"{stem}.nl.npy", _file_newlines(directory / f"{stem}.txt"))
         fsync_path(directory)
         self.attach(directory, stem)
         return stem
@@ -256,6 +256,20 @@ def newline_index(data: Any) -> np.ndarray:
     """Where a buffer's newlines are (uint32 while it is under 4 GiB: 4 bytes a line)."""
     found = newline_positions(data) if len(data) else np.zeros(0, np.int64)
     return found.astype(np.uint32 if len(data) < 2**32 else np.int64)
+
+
+def _file_newlines(path: Path, block: int = 8 << 20) -> np.ndarray:
+    """`newline_index` of a file, read a block at a time with file reads: neither the file's
+    pages (a map read through) nor a byte-per-byte mask of it are held at once (they were
+    the peak of a bulk index: ~200 MB for a 90 MB chunk)."""
+    wide = path.stat().st_size >= 2**32
+    found: list[np.ndarray] = []
+    base = 0
+    with open(path, "rb") as fh:
+        while data := fh.read(block):
+            found.append((newline_positions(data) + base).astype(np.int64 if wide else np.uint32))
+            base += len(data)
+    return np.concatenate(found) if found else np.zeros(0, np.uint32)
 
 
 def _offsets(lengths: np.ndarray) -> np.ndarray:
