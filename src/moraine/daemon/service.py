@@ -20,7 +20,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -31,25 +30,12 @@ from moraine import __version__
 from moraine.config import Config
 from moraine.daemon.bridge import check_private_dir, make_private_dirs, peer_credentials
 from moraine.errors import DaemonRunningError, StateError, UntrustedSocketError
+from moraine.ingest.checkpoint import pending_bytes
 from moraine.store.admin import DAEMON_LOCK
 from moraine.store.engine import Store
 
 STATUS_FILE = Path("run") / "daemon.json"
 BACKFILL_WAIT_S = 3.0  # a call during the first backfill waits this long before answering with a warning
-
-
-def _in_background(work: Callable[[], Store]) -> Future[Store]:
-    """Run `work` on a thread of its own now; its result (or exception) lands in the future."""
-    future: Future[Store] = Future()
-
-    def run() -> None:
-        try:
-            future.set_result(work())
-        except BaseException as exc:  # handed to whoever waits on it
-            future.set_exception(exc)
-
-    threading.Thread(target=run, name="moraine-open-state", daemon=True).start()
-    return future
 
 
 def log(message: str) -> None:
@@ -122,15 +108,13 @@ class Daemon:
             roots = self._roots()
             self._clear_stale_socket()
             log(f"starting (pid {os.getpid()}, state {self.home}, socket {self.socket_path})")
-            # The state opens (snapshot + WAL) in the background, started before the MCP server
-            # is even imported (the two overlap: a restarted daemon answers its first call
-            # sooner); the socket answers the handshake at once, and a state that cannot open
-            # makes every call an in-band error naming the fix, instead of a daemon that dies
-            # at each start.
-            opening = _in_background(lambda: Store(self.config))
-            from moraine.mcp_server.app import ToolRunner
+            # The state opens (snapshot + WAL) in the background, before the MCP SDK is imported
+            # (the two overlap: a restarted daemon answers its first call sooner); the socket
+            # answers the handshake at once, and a state that cannot open makes every call an
+            # in-band error naming the fix, instead of a daemon that dies at each start.
+            from moraine.mcp_server.runner import ToolRunner
 
-            self.runner = ToolRunner(opening.result, before_call=self._before_call, serial=False,
+            self.runner = ToolRunner(lambda: Store(self.config), before_call=self._before_call, serial=False,
                                      allow_write=self.config.mcp.allow_write_tools)
             self._write_status()
             observer = self.observer = self._watch(roots)
@@ -316,16 +300,7 @@ class Daemon:
             return 0
         with self.dirty_lock:
             paths = self.dirty | self.reading
-        behind = 0
-        for path in paths:
-            checkpoint = store.checkpoints.get(path)
-            try:
-                size = os.stat(path).st_size
-            except OSError:
-                continue
-            offset = checkpoint.offset if checkpoint is not None else 0
-            behind += size - offset if size >= offset else size
-        return behind
+        return pending_bytes(store.checkpoints, paths)
 
     def _catch_up_for_call(self, store: Store, arrived: float) -> None:
         """Concurrent calls share catch-up passes: a pass that began after this call arrived

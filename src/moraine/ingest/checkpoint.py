@@ -4,6 +4,7 @@ events it covers, so after a crash the log and the checkpoints can never disagre
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,14 +51,17 @@ class Checkpoint:
         return [self.version] if self.version else []
 
 
-def pending_bytes(checkpoints: dict[str, Checkpoint]) -> int:
-    """Bytes the logs hold beyond their checkpoints (a log that shrank: all of it): what is known
-    but not yet indexed, for status and freshness warnings."""
+def pending_bytes(checkpoints: dict[str, Checkpoint], paths: Iterable[str] | None = None) -> int:
+    """Bytes the logs (every checkpointed one, or `paths`) hold beyond their checkpoints: what
+    is known but not yet indexed. A log that shrank counts whole (it is read again); a log
+    without a checkpoint counts whole too."""
     behind = 0
-    for path, cp in checkpoints.items():
+    for path in checkpoints if paths is None else paths:
+        checkpoint = checkpoints.get(path)
+        offset = checkpoint.offset if checkpoint is not None else 0
         try:
             size = os.stat(path).st_size
         except OSError:
             continue
-        behind += max(0, size - cp.offset) if size >= cp.offset else size
+        behind += size - offset if size >= offset else size
     return behind

@@ -6,33 +6,16 @@ catch-up ingest that precedes each answer must not interleave with a query.
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 
-from moraine import __version__, querylog
-from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
+from moraine import __version__
+from moraine.mcp_server.runner import TOOLS, ToolRunner
 from moraine.mcp_server.schemas import output_schema
-from moraine.mcp_server.tools import (
-    cleanup_old_sessions,
-    get_learned_patterns,
-    index_status,
-    list_sessions,
-    search_session_history,
-    search_sessions,
-    track_input_event,
-)
-from moraine.mcp_server.tools import open as open_tool
-from moraine.store.engine import Store
 
-TOOLS = {module.NAME: module for module in (search_sessions, open_tool, list_sessions, index_status,
-                                            search_session_history, get_learned_patterns, track_input_event,
-                                            cleanup_old_sessions)}
 INSTRUCTIONS = (
     "Moraine searches your past AI coding-agent sessions. Start with search_sessions (content) or "
     "list_sessions (time window), then open the returned event, turn or session IDs to walk the history."
@@ -55,69 +38,6 @@ def tool_definitions(allow_write: bool = False) -> list[types.Tool]:
         )
         for module in TOOLS.values() if allow_write or not getattr(module, "WRITES", False)
     ]
-
-
-class ToolRunner:
-    """Runs tools against one Store, catching up on new log lines first.
-
-    The Store is opened (WAL replay, first catch-up) on a background thread, so the MCP
-    handshake answers at once and a host never times out on a large state; tool calls
-    wait for it.
-    """
-
-    def __init__(self, open_store: Callable[[], Store], catch_up: Callable[[Store], object] | None = None,
-                 before_call: Callable[[Store], object] | None = None, *, serial: bool = True,
-                 allow_write: bool = False) -> None:
-        self.allow_write = allow_write
-        self.catch_up = catch_up
-        self.before_call = before_call  # the daemon: refresh the freshness figure
-        self.lock: threading.Lock | contextlib.nullcontext[None] = threading.Lock() if serial else \
-            contextlib.nullcontext()
-        self._store: Store | None = None
-        self._failure: BaseException | None = None
-        self._ready = threading.Event()
-        threading.Thread(target=self._open, args=(open_store,), name="moraine-open", daemon=True).start()
-
-    def _open(self, open_store: Callable[[], Store]) -> None:
-        try:
-            store = open_store()
-            if self.catch_up is not None:
-                self.catch_up(store)
-            self._store = store
-        except BaseException as exc:  # reported to every call rather than lost with the thread
-            self._failure = exc
-        finally:
-            self._ready.set()
-
-    @property
-    def store(self) -> Store:
-        self._ready.wait()
-        if self._store is None:
-            raise self._failure or RuntimeError("the Moraine state could not be opened")
-        return self._store
-
-    def call(self, name: str, arguments: dict[str, Any] | None) -> ToolResult:
-        timer = Timer()
-        args = arguments if arguments is not None else {}
-        try:
-            store = self.store
-        except Exception as exc:
-            envelope = error_envelope(name, args, exc, timer, 0)
-            return ToolResult(envelope, render_error(envelope))
-        with self.lock:
-            try:  # reading new lines first is a courtesy: if it fails, answer from the index and say so
-                if self.catch_up is not None:
-                    self.catch_up(store)
-                if self.before_call is not None:
-                    self.before_call(store)
-                store.catch_up_error = None
-            except Exception as exc:
-                store.catch_up_error = f"{type(exc).__name__}: {exc}"
-            with store.lock:
-                result = TOOLS[name].run(store, args, timer)
-        if store.config.telemetry.query_log:
-            querylog.record(store.home, name, result.structured)
-        return result
 
 
 def build_server(runner: ToolRunner) -> Server[Any]:
