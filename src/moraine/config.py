@@ -31,61 +31,64 @@ class SourceConfig(_Strict):
 
 
 class Bm25Config(_Strict):
-    k1: float = Field(1.2, gt=0, le=10)
-    b: float = Field(0.75, ge=0, le=1)
-    max_query_terms: int = Field(32, ge=1, le=256)
+    k1: float = Field(default=1.2, gt=0, le=10)
+    b: float = Field(default=0.75, ge=0, le=1)
+    max_query_terms: int = Field(default=32, ge=1, le=256)
 
 
 class IngestConfig(_Strict):
     exclude: list[str] = Field(default_factory=list, description="glob patterns of log paths to skip")
-    debounce_ms: int = Field(100, ge=0, le=60_000)
-    reconcile_interval_s: float = Field(30.0, ge=1, le=86_400)
-    batch_events: int = Field(5000, ge=1, le=1_000_000)
+    debounce_ms: int = Field(default=100, ge=0, le=60_000)
+    reconcile_interval_s: float = Field(default=30.0, ge=1, le=86_400)
+    batch_events: int = Field(default=5000, ge=1, le=1_000_000)
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1, le=64,
                          description="processes that parse and redact logs during a bulk pass")
-    follow_symlinks: bool = Field(False, description="follow symlinks whose target is outside the source root")
+    follow_symlinks: bool = Field(default=False, description="follow symlinks whose target is outside the source root")
 
 
 class StoreConfig(_Strict):
     fsync: Literal["always", "batch", "never"] = Field(
-        "batch", description="WAL durability: fsync every frame, once per ingest pass, or leave it to the OS")
-    seal_events: int = Field(50_000, ge=100, le=10_000_000)
-    snapshot_events: int = Field(200_000, ge=1, le=100_000_000,
+        default="batch", description="WAL durability: fsync every frame, once per ingest pass, or leave it to the OS")
+    seal_events: int = Field(default=50_000, ge=100, le=10_000_000)
+    snapshot_events: int = Field(default=200_000, ge=1, le=100_000_000,
                                  description="events in the WAL after which a snapshot is published")
 
 
 class DaemonConfig(_Strict):
-    socket: Path | None = Field(None, description="the MCP socket (default $MORAINE_HOME/run/mcp.sock)")
-    snapshot_interval_s: float = Field(300.0, ge=1, le=86_400,
+    socket: Path | None = Field(default=None, description="the MCP socket (default $MORAINE_HOME/run/mcp.sock)")
+    snapshot_interval_s: float = Field(default=300.0, ge=1, le=86_400,
                                        description="publish a snapshot this often when anything changed")
-    start_timeout_s: float = Field(120.0, ge=1, le=3600, description="how long `moraine mcp` waits for a daemon")
-    idle_exit_s: float = Field(1800.0, ge=0, description="a daemon started by `moraine mcp` exits after this long "
-                               "without connections (0: never); one started by `moraine daemon` only when set")
-    catch_up_on_call: bool = Field(True, description="read live logs' new lines before answering each call")
+    start_timeout_s: float = Field(default=120.0, ge=1, le=3600,
+                                   description="how long `moraine mcp` waits for a daemon")
+    idle_exit_s: float = Field(default=1800.0, ge=0,
+                               description="a daemon started by `moraine mcp` exits after this long without "
+                               "connections (0: never); one started by `moraine daemon` only when set")
+    catch_up_on_call: bool = Field(default=True, description="read live logs' new lines before answering each call")
 
 
 class McpConfig(_Strict):
-    max_reply_chars: int = Field(100_000, ge=10_000, le=10_000_000,
+    max_reply_chars: int = Field(default=100_000, ge=10_000, le=10_000_000,
                                  description="bound on one tool reply: its text block plus the compact JSON of "
                                  "structuredContent (agent hosts cap tool results, Claude Code at ~25k tokens)")
-    allow_write_tools: bool = Field(False, description="list track_input_event and cleanup_old_sessions over MCP")
+    allow_write_tools: bool = Field(default=False,
+                                    description="list track_input_event and cleanup_old_sessions over MCP")
 
 
 class RetentionConfig(_Strict):
-    delete_logs: bool = Field(False, description="cleanup also deletes the forgotten sessions' log files")
+    delete_logs: bool = Field(default=False, description="cleanup also deletes the forgotten sessions' log files")
 
 
 class SearchConfig(_Strict):
-    min_should_match: int = Field(1, ge=1, le=256, description="default: query terms a hit must contain")
-    min_score: float = Field(0.0, ge=0, le=1, description="default: hits scoring below this are left out")
+    min_should_match: int = Field(default=1, ge=1, le=256, description="default: query terms a hit must contain")
+    min_score: float = Field(default=0.0, ge=0, le=1, description="default: hits scoring below this are left out")
     history_workers: int = Field(default_factory=lambda: min(os.cpu_count() or 1, 4), ge=1, le=64,
                                  description="processes a search_session_history scan is split over (1: none)")
-    history_parallel_bytes: int = Field(32 << 20, ge=0, description="text to scan above which the worker "
+    history_parallel_bytes: int = Field(default=32 << 20, ge=0, description="text to scan above which the worker "
                                         "processes share it (below, starting them would cost more)")
 
 
 class TelemetryConfig(_Strict):
-    query_log: bool = Field(False, description="keep a local log of queries, results and opens (never sent "
+    query_log: bool = Field(default=False, description="keep a local log of queries, results and opens (never sent "
                             "anywhere) for `moraine queries`")
 
 
@@ -99,7 +102,7 @@ class RedactionConfig(_Strict):
     happens by one typo, and everything that reports on the state says it is off."""
 
     enabled: bool = True
-    store_secrets_in_plain_text: bool = Field(False, description="must be true too for enabled = false")
+    store_secrets_in_plain_text: bool = Field(default=False, description="must be true too for enabled = false")
     extra_patterns: list[RedactionPattern] = Field(default_factory=list)
     allow: list[str] = Field(default_factory=list, description="RE2 patterns: a credential that fully "
                              "matches one is kept (e.g. a well-known test key)")
