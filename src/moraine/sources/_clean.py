@@ -75,6 +75,17 @@ def text_or_none(value: Any) -> str | None:
     return text
 
 
+def json_object(value: object) -> dict[str, Any]:
+    """For adapters: a field meant to hold an object. Anything else reads as an empty one, so a
+    harness that writes a string or a list there gives missing keys, not an exception."""
+    return value if isinstance(value, dict) else {}
+
+
+def json_list(value: object) -> list[Any]:
+    """For adapters: a field meant to hold an array; anything else reads as an empty one."""
+    return value if isinstance(value, list) else []
+
+
 def json_safe(node: Any, depth: int = 0) -> tuple[Any, bool]:
     """`node` with every value msgpack can store exactly; the flag says whether it changed."""
     if node is None or isinstance(node, bool | str | float):

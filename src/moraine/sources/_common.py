@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from moraine.model import Event
-from moraine.sources._clean import has_long_digit_run, text_or_none
+from moraine.sources._clean import COERCED, as_text, has_long_digit_run, text_or_none
 from moraine.sources.redact import redact_cached
 
 UID_RE = re.compile(r"^[a-z2-7]{26}$")  # what make_uid produces
@@ -99,6 +99,16 @@ def parse_ts_ms(value: Any) -> int | None:
                 minute = _MINUTES[value[:16]] = full // 1000
             return int(((minute + int(seconds)) * 1000 + int(millis)) / 1000 * 1000)
     return _parse_ts_ms(value)
+
+
+def advance_ts(state: dict[str, Any], value: object) -> None:
+    """A record's time becomes the session's current time. A value that is not a time keeps the
+    previous one (events stay in order) and is noted, so the line is reported, not trusted."""
+    ts = parse_ts_ms(value)
+    if ts is not None:
+        state["ts"] = ts
+    elif value is not None:
+        COERCED.append(f"timestamp {as_text(value)[:40]} is not a time in 1970-9999: previous kept")
 
 
 TS_MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z: the contract's format has four year digits
@@ -232,7 +242,7 @@ def is_moraine_tool(name: str | None) -> bool:
 
 
 def is_web_tool(name: str | None) -> bool:
-    return bool(name) and name.strip().lower() in WEB_TOOL_NAMES  # type: ignore[union-attr]
+    return name is not None and name.strip().lower() in WEB_TOOL_NAMES
 
 
 EXIT_CODE_RE = re.compile(r"^(?:Exit code|Process exited with code):?\s*(-?\d+)", re.IGNORECASE | re.MULTILINE)

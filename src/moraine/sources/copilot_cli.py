@@ -18,11 +18,12 @@ abort, `session.task_complete` as a finish. A tool call named in an assistant me
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
-from moraine.sources._clean import COERCED, as_text, text_or_none
-from moraine.sources._common import LineRef, kept, make_uid, maybe_json, parse_ts_ms
+from moraine.sources._clean import as_text, json_object, text_or_none
+from moraine.sources._common import LineRef, advance_ts, kept, make_uid, maybe_json
 from moraine.sources._emit import Emitter
 
 NAME = "copilot-cli"
@@ -43,68 +44,89 @@ def _emitter(ref: LineRef, state: dict[str, Any]) -> Emitter:
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
     """One session event → zero or more events."""
-    ts = parse_ts_ms(record.get("timestamp"))
-    if ts is not None:
-        state["ts"] = ts
-    elif record.get("timestamp") is not None:
-        COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
+    advance_ts(state, record.get("timestamp"))
     kind = text_or_none(record.get("type")) or ""
-    data = record.get("data") if isinstance(record.get("data"), dict) else {}
-    if kind == "session.start" and text_or_none(data.get("sessionId")):
-        state["sid"] = kept(text_or_none(data["sessionId"]))  # type: ignore[arg-type]
+    data = json_object(record.get("data"))
+    if kind == "session.start":
+        session_id = text_or_none(data.get("sessionId"))
+        if session_id:
+            state["sid"] = kept(session_id)
     emit = _emitter(ref, state)
     agent = text_or_none(record.get("agentId"))
     meta = {"agent_id": agent} if agent else {}
-    if kind in CONTEXT_EVENTS:
-        _context(kind, data, emit)
-    elif kind == "user.message":
-        _user(data, agent, emit)
-    elif kind == "assistant.message":
-        _assistant(data, meta, emit)
-    elif kind == "assistant.reasoning":
-        emit.add("reasoning", as_text(data.get("content") or ""), model=state.get("model"), meta=meta)
-    elif kind in ("tool.execution_start", "tool.user_requested"):
-        _tool_start(data, meta, emit, user=kind == "tool.user_requested")
-    elif kind == "tool.execution_complete":
-        _tool_complete(data, meta, emit)
-    elif kind == "session.compaction_complete":
-        emit.add("compaction", as_text(data.get("summaryContent") or ""), meta=meta)
-    elif kind in ("abort", "session.error"):
-        detail = text_or_none(data.get("message")) or text_or_none(data.get("reason")) or kind
-        emit.add("runtime", detail, terminal=TERMINAL_ABORT, meta={"event": kind, **meta})
-        state["open"] = False
-    elif kind == "session.task_complete":
-        emit.add("runtime", as_text(data.get("summary") or ""), terminal=TERMINAL_FINISH, meta={"event": kind})
-        state["open"] = False
-    elif kind == "session.shutdown":
-        _shutdown(data, meta, emit)
-    elif kind == "session.model_change":
-        state["model"] = kept(text_or_none(data.get("newModel")) or "") or state.get("model")
-        emit.add("system", f"model: {as_text(data.get('newModel') or '')}")
-    elif kind in SILENT:
+    if kind in SILENT:
         return []
-    elif kind in ("system.message", "system.notification", "skill.invoked", "session.info", "session.warning"):
-        emit.add("system", as_text(data.get("content") or data.get("message") or ""), meta={"event": kind, **meta})
-    elif kind.startswith(("assistant.turn_", "session.")):
-        emit.add("runtime", "", meta={"event": kind, **meta})  # a model call's bounds, a process's end, …
-    elif kind.startswith(("hook.", "permission.", "subagent.", "external_tool.")):
-        emit.add("system", "", meta={"event": kind, **meta})
-    else:
-        emit.add("unknown", "", meta={"record_type": kind})
+    _handler(kind)(kind, data, meta, emit)
     return emit.events
 
 
-def _context(kind: str, data: dict[str, Any], emit: Emitter) -> None:
-    context = data.get("context") if isinstance(data.get("context"), dict) else {}
+# A handler gets the event's type, its `data`, the metadata naming a sub-agent, and the emitter.
+Handler = Callable[[str, dict[str, Any], dict[str, str], Emitter], None]
+
+
+def _handler(kind: str) -> Handler:
+    """Known types by name; families of types that carry nothing to search by their prefix."""
+    handler = _HANDLERS.get(kind)
+    if handler is not None:
+        return handler
+    if kind.startswith(("assistant.turn_", "session.")):
+        return _runtime_marker  # a model call's bounds, a process's end, …
+    if kind.startswith(("hook.", "permission.", "subagent.", "external_tool.")):
+        return _system_marker
+    return _unknown
+
+
+def _reasoning(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    emit.add("reasoning", as_text(data.get("content") or ""), model=emit.state.get("model"), meta=meta)
+
+
+def _compaction(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    emit.add("compaction", as_text(data.get("summaryContent") or ""), meta=meta)
+
+
+def _abort(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    detail = text_or_none(data.get("message")) or text_or_none(data.get("reason")) or kind
+    emit.add("runtime", detail, terminal=TERMINAL_ABORT, meta={"event": kind, **meta})
+    emit.state["open"] = False
+
+
+def _task_complete(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    emit.add("runtime", as_text(data.get("summary") or ""), terminal=TERMINAL_FINISH, meta={"event": kind})
+    emit.state["open"] = False
+
+
+def _model_change(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    emit.state["model"] = kept(text_or_none(data.get("newModel")) or "") or emit.state.get("model")
+    emit.add("system", f"model: {as_text(data.get('newModel') or '')}")
+
+
+def _message(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    emit.add("system", as_text(data.get("content") or data.get("message") or ""), meta={"event": kind, **meta})
+
+
+def _runtime_marker(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    emit.add("runtime", "", meta={"event": kind, **meta})
+
+
+def _system_marker(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    emit.add("system", "", meta={"event": kind, **meta})
+
+
+def _unknown(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    emit.add("unknown", "", meta={"record_type": kind})
+
+
+def _context(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    context = json_object(data.get("context"))
     model = text_or_none(data.get("selectedModel"))
     if model:
         emit.state["model"] = kept(model)
-    meta = {"cwd": text_or_none(context.get("cwd")), "git_branch": text_or_none(context.get("branch")),
-            "repository": text_or_none(context.get("repository"))}
-    emit.add("system", "", model=model, meta={"event": kind, **{k: v for k, v in meta.items() if v}})
+    where = {"cwd": text_or_none(context.get("cwd")), "git_branch": text_or_none(context.get("branch")),
+             "repository": text_or_none(context.get("repository"))}
+    emit.add("system", "", model=model, meta={"event": kind, **{k: v for k, v in where.items() if v}})
 
 
-def _shutdown(data: dict[str, Any], meta: dict[str, Any], emit: Emitter) -> None:
+def _shutdown(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
     """The process ended. A turn still open ends with it (interactive sessions write no other
     end: the last answer before a shutdown is the turn's final one); an error shutdown aborts it."""
     error = data.get("shutdownType") == "error"
@@ -114,7 +136,8 @@ def _shutdown(data: dict[str, Any], meta: dict[str, Any], emit: Emitter) -> None
     emit.state["open"] = False
 
 
-def _user(data: dict[str, Any], agent: str | None, emit: Emitter) -> None:
+def _user(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
+    agent = meta.get("agent_id")
     text = as_text(data.get("content") or "")  # as shown in the timeline, not the model's wrapped text
     if agent or data.get("isAutopilotContinuation") is True or text_or_none(data.get("source")):
         emit.add("system", text, meta={"event": "user.message", "source": text_or_none(data.get("source")) or agent})
@@ -125,7 +148,7 @@ def _user(data: dict[str, Any], agent: str | None, emit: Emitter) -> None:
         emit.state["open"] = emit.state.get("open") or bool(text.strip())
 
 
-def _assistant(data: dict[str, Any], meta: dict[str, Any], emit: Emitter) -> None:
+def _assistant(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
     model = text_or_none(data.get("model")) or emit.state.get("model")
     if text_or_none(data.get("reasoningText")):
         emit.add("reasoning", as_text(data["reasoningText"]), model=model, meta=meta)
@@ -138,20 +161,20 @@ def _assistant(data: dict[str, Any], meta: dict[str, Any], emit: Emitter) -> Non
                            maybe_json(request.get("arguments")), model, meta)
 
 
-def _tool_start(data: dict[str, Any], meta: dict[str, Any], emit: Emitter, user: bool) -> None:
+def _tool_start(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
     call_id = text_or_none(data.get("toolCallId"))
     if call_id and kept(call_id) in emit.state["calls"]:
         return  # already shown from the assistant message's toolRequests
-    extra = {**meta, "typed_by_user": True} if user else meta
+    extra: dict[str, Any] = {**meta, "typed_by_user": True} if kind == "tool.user_requested" else meta
     emit.tool_call(text_or_none(data.get("toolName")), call_id, maybe_json(data.get("arguments")),
                    emit.state.get("model"), extra)
 
 
-def _tool_complete(data: dict[str, Any], meta: dict[str, Any], emit: Emitter) -> None:
+def _tool_complete(kind: str, data: dict[str, Any], meta: dict[str, str], emit: Emitter) -> None:
     call_id = text_or_none(data.get("toolCallId"))
     name = emit.tool_name(call_id) if call_id else None
-    result = data.get("result") if isinstance(data.get("result"), dict) else {}
-    error = data.get("error") if isinstance(data.get("error"), dict) else {}
+    result = json_object(data.get("result"))
+    error = json_object(data.get("error"))
     text = as_text(result.get("detailedContent") or result.get("content") or error.get("message") or "")
     exit_code = None
     for item in result.get("contents") or []:
@@ -161,3 +184,22 @@ def _tool_complete(data: dict[str, Any], meta: dict[str, Any], emit: Emitter) ->
         elif isinstance(item, dict) and item.get("type") == "terminal" and type(item.get("exitCode")) is int:
             exit_code = item["exitCode"]
     emit.tool_response(text, name, call_id, exit_code, data.get("success") is False, meta)
+
+
+_HANDLERS: dict[str, Handler] = {
+    **dict.fromkeys(CONTEXT_EVENTS, _context),
+    "user.message": _user,
+    "assistant.message": _assistant,
+    "assistant.reasoning": _reasoning,
+    "tool.execution_start": _tool_start,
+    "tool.user_requested": _tool_start,
+    "tool.execution_complete": _tool_complete,
+    "session.compaction_complete": _compaction,
+    "abort": _abort,
+    "session.error": _abort,
+    "session.task_complete": _task_complete,
+    "session.shutdown": _shutdown,
+    "session.model_change": _model_change,
+    **dict.fromkeys(("system.message", "system.notification", "skill.invoked", "session.info", "session.warning"),
+                    _message),
+}
