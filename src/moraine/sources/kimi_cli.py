@@ -18,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
-from moraine.sources._clean import as_text, text_or_none
+from moraine.sources._clean import as_text, json_object, text_or_none
 from moraine.sources._common import LineRef, content_text, make_uid, maybe_json, parse_ts_ms
 from moraine.sources._emit import Emitter, announced
 
@@ -33,6 +34,8 @@ EXIT_RE = re.compile(r"exit code:?\s*(-?\d+)", re.IGNORECASE)
 RUNTIME = frozenset({"StepBegin", "StepRetry", "StatusUpdate", "MCPLoadingBegin", "MCPLoadingEnd", "HookTriggered",
                      "HookResolved", "Notification", "PlanDisplay", "ApprovalRequest", "ApprovalResponse",
                      "ApprovalRequestResolved", "QuestionRequest", "HookRequest", "ToolCallRequest"})
+# The end of a compaction already shown; a streaming fragment; a mirror of the child's wire.
+UNSHOWN = frozenset({"CompactionEnd", "ToolCallPart", "SubagentEvent"})
 
 
 def initial_state(path: str) -> dict[str, Any]:
@@ -71,41 +74,59 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     if record.get("type") == "metadata":
         return []  # the protocol version only, and no time to give an event
     emit = _emitter(ref, state)
-    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    message = json_object(record.get("message"))
     kind = text_or_none(message.get("type"))
-    payload = message.get("payload") if isinstance(message.get("payload"), dict) else {}
-    if kind == "TurnBegin":
-        text = content_text(payload.get("user_input"))
-        synthetic = text.lstrip().startswith("<system-reminder>")
-        emit.add("system" if synthetic else "user_input", text, starts_turn=not synthetic and bool(text.strip()))
-    elif kind == "SteerInput":
-        emit.add("user_input", content_text(payload.get("user_input")), meta={"steer": True})
-    elif kind == "ContentPart":
-        _part(payload, emit)
-    elif kind == "ToolCall":
-        _tool_call(payload, emit)
-    elif kind == "ToolResult":
-        _tool_result(payload, emit)
-    elif kind == "TurnEnd":
-        emit.add("runtime", "", terminal=TERMINAL_FINISH, meta={"wire": kind})
-    elif kind == "StepInterrupted":
-        emit.add("runtime", "interrupted", terminal=TERMINAL_ABORT, meta={"wire": kind})
-    elif kind == "CompactionBegin":
-        emit.add("compaction", "", meta={"wire": kind})
-    elif kind in ("CompactionEnd", "ToolCallPart", "SubagentEvent"):
-        return []  # the end of a compaction already shown; a streaming fragment; a mirror of the child's wire
-    elif kind == "BtwBegin":
-        emit.add("user_input", as_text(payload.get("question") or ""), meta={"btw": True})
-    elif kind == "BtwEnd":
-        emit.add("assistant_response", as_text(payload.get("response") or payload.get("error") or ""))
-    elif kind in RUNTIME:
-        emit.add("runtime", "", meta={"wire": kind})
-    else:
-        emit.add("unknown", "", meta={"record_type": as_text(kind)})
+    payload = json_object(message.get("payload"))
+    if kind in UNSHOWN:
+        return []
+    handler = _HANDLERS.get(kind, _unknown) if kind is not None else _unknown
+    handler(kind, payload, emit)
     return emit.events
 
 
-def _part(payload: dict[str, Any], emit: Emitter) -> None:
+# A handler gets the wire message's type, its payload and the emitter.
+Handler = Callable[[str | None, dict[str, Any], Emitter], None]
+
+
+def _turn_begin(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
+    text = content_text(payload.get("user_input"))
+    synthetic = text.lstrip().startswith("<system-reminder>")
+    emit.add("system" if synthetic else "user_input", text, starts_turn=not synthetic and bool(text.strip()))
+
+
+def _steer(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
+    emit.add("user_input", content_text(payload.get("user_input")), meta={"steer": True})
+
+
+def _turn_end(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
+    emit.add("runtime", "", terminal=TERMINAL_FINISH, meta={"wire": kind})
+
+
+def _interrupted(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
+    emit.add("runtime", "interrupted", terminal=TERMINAL_ABORT, meta={"wire": kind})
+
+
+def _compaction(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
+    emit.add("compaction", "", meta={"wire": kind})
+
+
+def _btw_question(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
+    emit.add("user_input", as_text(payload.get("question") or ""), meta={"btw": True})
+
+
+def _btw_answer(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
+    emit.add("assistant_response", as_text(payload.get("response") or payload.get("error") or ""))
+
+
+def _runtime(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
+    emit.add("runtime", "", meta={"wire": kind})
+
+
+def _unknown(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
+    emit.add("unknown", "", meta={"record_type": as_text(kind)})
+
+
+def _part(wire: str | None, payload: dict[str, Any], emit: Emitter) -> None:
     kind = payload.get("type")
     if kind == "text":
         emit.add("assistant_response", as_text(payload.get("text") or ""))
@@ -115,19 +136,34 @@ def _part(payload: dict[str, Any], emit: Emitter) -> None:
         emit.add("unknown", "", meta={"part": as_text(kind)})  # image, audio, video: no bytes indexed
 
 
-def _tool_call(payload: dict[str, Any], emit: Emitter) -> None:
-    function = payload.get("function") if isinstance(payload.get("function"), dict) else {}
+def _tool_call(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
+    function = json_object(payload.get("function"))
     emit.tool_call(text_or_none(function.get("name")), text_or_none(payload.get("id")),
                    maybe_json(function.get("arguments")))
 
 
-def _tool_result(payload: dict[str, Any], emit: Emitter) -> None:
+def _tool_result(kind: str | None, payload: dict[str, Any], emit: Emitter) -> None:
     call_id = text_or_none(payload.get("tool_call_id"))
     name = emit.tool_name(call_id) if call_id else None
-    value = payload.get("return_value") if isinstance(payload.get("return_value"), dict) else {}
+    value = json_object(payload.get("return_value"))
     message = text_or_none(value.get("message")) or ""
     text = "\n".join(t for t in (content_text(value.get("output")), message) if t)
     match = EXIT_RE.search(message)
     error = value.get("is_error") is True
     exit_code = int(match.group(1)) if match else (0 if name == "Shell" and not error else None)
     emit.tool_response(text, name, call_id, exit_code, error)
+
+
+_HANDLERS: dict[str, Handler] = {
+    "TurnBegin": _turn_begin,
+    "SteerInput": _steer,
+    "ContentPart": _part,
+    "ToolCall": _tool_call,
+    "ToolResult": _tool_result,
+    "TurnEnd": _turn_end,
+    "StepInterrupted": _interrupted,
+    "CompactionBegin": _compaction,
+    "BtwBegin": _btw_question,
+    "BtwEnd": _btw_answer,
+    **dict.fromkeys(RUNTIME, _runtime),
+}
