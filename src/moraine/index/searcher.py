@@ -19,12 +19,14 @@ from moraine.index.bm25 import idf, max_attainable, term_scores
 from moraine.index.growable import Column
 from moraine.index.memtable import MemTable
 from moraine.index.scoring import QueryTerm, TermScores, score_counting, score_terms
-from moraine.index.segment import Segment, merge_run
+from moraine.index.segment import DEFAULT_PARAMS, Segment, merge_run
 from moraine.index.vocab import Vocabulary
+from moraine.index.windows import Piece, score_windows
 
 CACHE_MIN_POSTINGS = 2_000  # rare terms are cheap to score: cache only the costly ones
 SCOPED_FRACTION = 64  # a scope this much smaller than the index is searched by probing its documents
 CACHE_MAX_POSTINGS = 20_000_000
+UNBOUNDED_POSTINGS = 1 << 18  # postings without window bounds a query scores whole before MaxScore serves better
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,8 @@ class Hits:
 class InvertedIndex:
     """Doc ids are global and increasing; a document is indexed once, tombstoned at most once."""
 
-    def __init__(self) -> None:
+    def __init__(self, params: tuple[float, float] = DEFAULT_PARAMS) -> None:
+        self.params = params  # the (k1, b) sealed and merged segments keep window bounds for
         self.segments: list[Segment] = []
         self.vocab = Vocabulary()
         self.mem = MemTable(self.vocab)
@@ -122,11 +125,36 @@ class InvertedIndex:
                 df += int(np.count_nonzero(live[docs]))
         return parts, df
 
+    def pieces(self, term: str, k1: float, b: float) -> tuple[list[Piece], int]:
+        """A term's postings per segment and memtable chunk, each with its window bounds (as
+        multiples of the term's weight, at today's avgdl) where its segment keeps them for
+        (k1, b); and its live document frequency, as `live_parts` counts it."""
+        live = self.live.view
+        avgdl = self.avgdl()
+        pieces, df = [], 0
+        for segment, clean in zip(self.segments, self._clean_segments(), strict=True):
+            i = segment.find(term)
+            if i < 0:
+                continue
+            docs, tfs = segment.postings_at(i)
+            df += len(docs) if clean else int(np.count_nonzero(live[docs]))
+            held = segment.window_bounds(i, (k1, b))
+            if held is None:
+                pieces.append(Piece(docs, tfs))
+            else:
+                row, first, a_ref = held
+                pieces.append(Piece(docs, tfs, row * (max(1.0, avgdl / a_ref) / 255.0), first))
+        for docs, tfs in self.mem.postings_parts(term):
+            if len(docs):
+                pieces.append(Piece(docs, tfs))
+                df += int(np.count_nonzero(live[docs]))
+        return pieces, df
+
     def seal(self) -> Segment | None:
         """Freeze the memtable into an immutable segment (no-op when empty)."""
         if not len(self.mem):
             return None
-        segment = Segment.from_memtable(self.mem)
+        segment = Segment.from_memtable(self.mem, self.params)
         self.segments.append(segment)
         self.mem = MemTable(self.vocab)
         return segment
@@ -142,7 +170,7 @@ class InvertedIndex:
         while (run := merge_run([seg.n_postings for seg in self.segments])) is not None:
             lo, hi = run
             directory = directory_for() if directory_for is not None else None
-            merged = Segment.merge(self.segments[lo:hi], self.live.view, directory)
+            merged = Segment.merge(self.segments[lo:hi], self.live.view, directory, self.params)
             self.segments[lo:hi] = [merged]
             merges += 1
         if merges:
@@ -254,6 +282,10 @@ class InvertedIndex:
             ok[scope] = allowed_types[type_codes[scope]] & live[scope]
         else:
             ok = self._allowed_live(allowed_types, type_codes)
+        if not exact_total and min_match <= 1:
+            found = self._search_windows(terms, k, k1, b, ok, deadline)
+            if found is not None:
+                return self._ranked(*found, k, k1, tiebreak_ts, tiebreak_uid)
         plan = [QueryTerm(self, term, k1, b) for term in terms]
         idfs = [entry.idf for entry in plan]
         if deadline is not None and time.monotonic() > deadline:
@@ -268,6 +300,26 @@ class InvertedIndex:
         else:
             cand, raw, total = score_terms(plan, ok, k, k1, deadline, exact_total)
         return self._ranked(cand, raw, total, idfs, k, k1, tiebreak_ts, tiebreak_uid)
+
+    def _search_windows(self, terms: list[str], k: int, k1: float, b: float, ok: np.ndarray, deadline: float | None
+                        ) -> tuple[np.ndarray, np.ndarray, int, list[float]] | None:
+        """Top k by window bounds (see index/windows.py), or None where they do not serve: too
+        many postings without bounds (segments written before them, another k1 or b), or a
+        count that cannot say whether more than k documents match."""
+        n = self.n_docs
+        per_term, idfs, unbounded = [], [], 0
+        for term in terms:
+            pieces, df = self.pieces(term, k1, b)
+            term_idf = idf(n, df)
+            idfs.append(term_idf)
+            per_term.append((term_idf, pieces))
+            unbounded += sum(len(p.docs) for p in pieces if p.bound is None)
+        if unbounded > UNBOUNDED_POSTINGS:
+            return None
+        cand, raw, seen, exact = score_windows(per_term, ok, self.doc_len.view, k, k1, b, self.avgdl(), deadline)
+        if not exact and seen <= k:
+            return None
+        return cand, raw, seen, idfs
 
     def _score_scope(self, terms: list[str], docs: np.ndarray, k1: float, b: float, min_match: int,
                      deadline: float | None) -> tuple[np.ndarray, np.ndarray, int, list[float]]:

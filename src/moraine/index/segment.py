@@ -9,6 +9,10 @@ Arrays (one `.npy` each when persisted, opened with `mmap_mode="r"`):
   tf_over_at  int64 the positions (into docs/tfs) whose frequency is above 255, increasing
   tf_over     uint32 their frequencies
   doc_ids  uint32 the documents this segment covers; doc_lens uint32 their lengths
+  win_terms   int64 the terms (indices into terms) with window bounds, increasing
+  win_g       uint8 their bounds, one row of win_meta[2] windows per term, flattened
+  win_meta    float64 [WINDOW, first window, windows, k1, b, A_ref] (see index/windows.py)
+  (the three win_ arrays are absent from segments written before 2026-11-25: no bounds)
 Scores are never stored: corpus statistics change as events arrive. Frequencies are a byte
 because 99.98% of them are under 256 (a quarter of the postings' bytes; the exact value of
 the rest is patched into a term's slice when it is read, so scores stay exact).
@@ -24,10 +28,15 @@ from pathlib import Path
 import numpy as np
 
 from moraine.durable import fsync_path
+from moraine.index import windows as win
 from moraine.index.memtable import MemTable
 
-ARRAYS = ("terms", "offsets", "docs", "tfs", "doc_ids", "doc_lens", "tf_over_at", "tf_over")
-OPTIONAL = {"tf_over_at": np.int64, "tf_over": np.uint32}  # absent from older segments: empty
+ARRAYS = ("terms", "offsets", "docs", "tfs", "doc_ids", "doc_lens", "tf_over_at", "tf_over",
+          "win_terms", "win_g", "win_meta")
+# absent from older segments: empty
+OPTIONAL = {"tf_over_at": np.int64, "tf_over": np.uint32, "win_terms": np.int64, "win_g": np.uint8,
+            "win_meta": np.float64}
+DEFAULT_PARAMS = (1.2, 0.75)  # BM25 k1, b the window bounds are computed for
 TF_CAP = 255
 
 
@@ -41,10 +50,13 @@ class Segment:
     doc_lens: np.ndarray
     tf_over_at: np.ndarray
     tf_over: np.ndarray
+    win_terms: np.ndarray
+    win_g: np.ndarray
+    win_meta: np.ndarray
     name: str = ""  # its directory once persisted (immutable from then on)
 
     @classmethod
-    def from_memtable(cls, mem: MemTable) -> Segment:
+    def from_memtable(cls, mem: MemTable, params: tuple[float, float] = DEFAULT_PARAMS) -> Segment:
         vocab_terms, term_ids, docs, tfs, doc_ids, doc_lens = mem.arrays()
         # Postings come sorted by term id: number the distinct ids in one pass.
         first = np.ones(len(term_ids), dtype=bool)
@@ -53,11 +65,12 @@ class Segment:
         index = np.cumsum(first) - 1
         encoded = [vocab_terms[int(t)].encode("utf-8") for t in present]
         strings = np.array(encoded) if encoded else np.zeros(0, "S1")  # fixed width: the longest term
-        return cls._build(strings, index, docs, tfs, doc_ids, doc_lens)
+        return cls._build(strings, index, docs, tfs, doc_ids, doc_lens, params)
 
     @classmethod
     def _build(cls, terms: np.ndarray, index: np.ndarray, docs: np.ndarray, tfs: np.ndarray,
-               doc_ids: np.ndarray, doc_lens: np.ndarray, *, terms_sorted: bool = False) -> Segment:
+               doc_ids: np.ndarray, doc_lens: np.ndarray, params: tuple[float, float] = DEFAULT_PARAMS, *,
+               terms_sorted: bool = False) -> Segment:
         """Postings given as (index into `terms`, UTF-8 as fixed-width bytes; doc; tf) → CSR
         sorted by term.
 
@@ -76,13 +89,16 @@ class Segment:
         counts = np.bincount(key, minlength=len(terms)) if len(key) else np.zeros(len(terms), np.int64)
         offsets = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        small, over_at, over = narrow_tfs(tfs[order], 0)
-        return cls(terms, offsets, docs[order].astype(np.uint32, copy=False), small,
-                   np.asarray(doc_ids, dtype=np.uint32), np.asarray(doc_lens, dtype=np.uint32), over_at, over)
+        exact, docs = tfs[order], docs[order].astype(np.uint32, copy=False)
+        doc_ids, doc_lens = np.asarray(doc_ids, dtype=np.uint32), np.asarray(doc_lens, dtype=np.uint32)
+        bounds = _Bounds(doc_ids, doc_lens, params)
+        bounds.add(offsets, 0, len(terms), docs, exact)
+        small, over_at, over = narrow_tfs(exact, 0)
+        return cls(terms, offsets, docs, small, doc_ids, doc_lens, over_at, over, *bounds.arrays())
 
     @classmethod
-    def merge(cls, parts: list[Segment], live: np.ndarray | None = None, directory: Path | None = None
-              ) -> Segment:
+    def merge(cls, parts: list[Segment], live: np.ndarray | None = None, directory: Path | None = None,
+              params: tuple[float, float] = DEFAULT_PARAMS) -> Segment:
         """Compact several segments into one (doc ranges are disjoint and increasing); with
         `live`, postings of retired documents are dropped on the way. With `directory`, the
         result is written there (durably, as `save` does) and returned mapped.
@@ -113,6 +129,7 @@ class Segment:
         doc_ids = np.concatenate([_live_part(p.doc_ids, live) for p in parts]) if parts else np.zeros(0, np.uint32)
         doc_lens = np.concatenate([p.doc_lens[live[p.doc_ids]] if live is not None else p.doc_lens for p in parts]) \
             if parts else np.zeros(0, np.uint32)
+        windows = _Bounds(doc_ids, doc_lens, params)
         out = _Output(directory)
         docs = out.stream("docs", np.uint32, int(offsets[-1]))
         tfs = out.stream("tfs", np.uint8, int(offsets[-1]))
@@ -139,6 +156,7 @@ class Segment:
                 run_docs[dest], run_tfs[dest] = part_docs, part_tfs
                 np.add.at(fill, slot, run_kept)  # slots repeat where a term no part kept shares one
             docs.write(run_docs)
+            windows.add(offsets, lo, hi, run_docs, run_tfs)
             small, run_over_at, run_over = narrow_tfs(run_tfs, int(offsets[lo]))
             tfs.write(small)
             over_at.append(run_over_at)
@@ -146,19 +164,38 @@ class Segment:
         for name, array in (("terms", terms), ("offsets", offsets), ("doc_ids", doc_ids.astype(np.uint32)),
                             ("doc_lens", doc_lens.astype(np.uint32)),
                             ("tf_over_at", np.concatenate([np.zeros(0, np.int64), *over_at])),
-                            ("tf_over", np.concatenate([np.zeros(0, np.uint32), *over]))):
+                            ("tf_over", np.concatenate([np.zeros(0, np.uint32), *over])),
+                            *zip(("win_terms", "win_g", "win_meta"), windows.arrays(), strict=True)):
             out.stream(name, array.dtype, len(array)).write(array)
         return out.finish(cls)
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+    def find(self, term: str) -> int:
+        """The term's index in the dictionary, or -1."""
         key = term.encode("utf-8")
         if len(key) > self.terms.dtype.itemsize:
-            return self.docs[:0], self.tfs[:0]
+            return -1
         i = int(self.terms.searchsorted(np.array(key, dtype=self.terms.dtype)))
-        if i >= len(self.terms) or self.terms[i] != key:
-            return self.docs[:0], self.tfs[:0]
+        return i if i < len(self.terms) and self.terms[i] == key else -1
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        i = self.find(term)
+        return self.postings_at(i) if i >= 0 else (self.docs[:0], self.tfs[:0])
+
+    def postings_at(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
         return self.docs[lo:hi], self.tf_slice(lo, hi)
+
+    def window_bounds(self, i: int, params: tuple[float, float]) -> tuple[np.ndarray, int, float] | None:
+        """Term i's window bounds (bytes), its first window and A_ref, when this segment keeps
+        them for the query's (k1, b)."""
+        meta = self.win_meta
+        if not len(meta) or meta[0] != win.WINDOW or (float(meta[3]), float(meta[4])) != params:
+            return None
+        j = int(self.win_terms.searchsorted(i))
+        if j >= len(self.win_terms) or self.win_terms[j] != i:
+            return None
+        n = int(meta[2])
+        return self.win_g[j * n : (j + 1) * n], int(meta[1]), float(meta[5])
 
     def tf_slice(self, lo: int, hi: int, tfs: np.ndarray | None = None) -> np.ndarray:
         """The exact frequencies of postings [lo, hi): the byte array's slice (or `tfs`, that slice
@@ -211,6 +248,34 @@ def narrow_tfs(tfs: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 CHUNK_POSTINGS = 4_000_000  # postings produced per step of a merge
+
+
+class _Bounds:
+    """Window bounds of a segment being written, a run of terms at a time (see index/windows.py)."""
+
+    def __init__(self, doc_ids: np.ndarray, doc_lens: np.ndarray, params: tuple[float, float]) -> None:
+        self.first, self.n = win.window_span(doc_ids)
+        self.base = int(doc_ids.min()) if len(doc_ids) else 0
+        self.lens = np.zeros(int(doc_ids.max()) - self.base + 1 if len(doc_ids) else 0, dtype=np.float64)
+        self.lens[np.asarray(doc_ids, dtype=np.int64) - self.base] = doc_lens
+        self.params = (float(params[0]), float(params[1]), float(doc_lens.mean()) if len(doc_lens) else 1.0)
+        self.terms: list[np.ndarray] = []
+        self.rows: list[np.ndarray] = []
+
+    def add(self, offsets: np.ndarray, lo: int, hi: int, docs: np.ndarray, tfs: np.ndarray) -> None:
+        """Bounds of the frequent terms among [lo, hi), whose postings docs/tfs (exact) hold."""
+        held = lo + win.tabled_terms(offsets[lo : hi + 1])
+        if not len(held):
+            return
+        base = int(offsets[lo])
+        self.terms.append(held.astype(np.int64))
+        self.rows.append(win.table_rows(docs, tfs, offsets[held] - base, offsets[held + 1] - base, self.lens,
+                                    self.base, self.first, self.n, self.params).ravel())
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        meta = np.array([win.WINDOW, self.first, self.n, *self.params], dtype=np.float64)
+        return (np.concatenate([np.zeros(0, np.int64), *self.terms]),
+                np.concatenate([np.zeros(0, np.uint8), *self.rows]), meta)
 
 
 def _live_part(doc_ids: np.ndarray, live: np.ndarray | None) -> np.ndarray:

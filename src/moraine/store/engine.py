@@ -116,7 +116,7 @@ class Store:
 
     def _reset(self) -> None:
         self.catalog = Catalog()
-        self.index = InvertedIndex()
+        self.index = InvertedIndex((self.config.bm25.k1, self.config.bm25.b))
         self.checkpoints: dict[str, Checkpoint] = {}
         self.stats = StoreStats()
         self.manifest: Manifest | None = None

@@ -1,0 +1,215 @@
+"""Window bounds: how much a frequent term can add to any document of a stretch of doc ids,
+kept when a segment is written, and the global top-k search that skips stretches by them.
+
+Doc ids are cut into windows of WINDOW consecutive ids. For every term with at least
+MIN_TABLED postings in a segment, the segment keeps one byte per window it covers:
+
+    q = floor(255 · max over the window's postings of tf / (tf + k1·(1 − b) + k1·b·dl / A_ref)) + 1
+
+(0 where the term is absent), with k1, b and A_ref (the segment's mean document length) in
+`win_meta`. A term's BM25 contribution is idf·(k1 + 1)·tf / (tf + k1·(1 − b + b·dl / A)): at
+the index's current avgdl A it is at most idf·(k1 + 1)·q/255·max(1, A / A_ref), because
+shrinking dl/A by a factor r < 1 grows the fraction by at most 1/r. So the bound holds however
+the corpus grows or shrinks after the segment was written, and scores stay exact: nothing here
+is a stored score. A query whose k1 or b differ from the segment's ignores its table.
+
+The search (`score_windows`) sums the terms' bounds per window and visits windows best bound
+first, a batch at a time; once k documents are ranked, a window whose bound is below the k-th
+score is never read. Inside a window, the terms whose bounds together stay below the k-th score
+are only probed at the documents the other terms bring (MaxScore, per window): common terms of
+a long query are read where they can still matter, and a rare term's documents decide early.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from moraine.errors import DeadlineExceeded
+from moraine.index.bm25 import term_scores
+
+WINDOW = 512  # doc ids per window
+MIN_TABLED = 4096  # postings of a term in a segment before it keeps window bounds
+SLACK = 1.0 - 1e-12  # ties with the k-th score (up to summation order) are kept for the tie-break
+FIRST_BATCH = 8  # windows scored before the first cut-off exists; each batch doubles
+MAX_BATCH = 512
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One segment's (or memtable chunk's) postings of a query term, with its window bounds
+    as multiples of the term's saturation weight when the segment keeps them."""
+
+    docs: np.ndarray
+    tfs: np.ndarray
+    bound: np.ndarray | None = None  # float per window from `first_window`: ≥ tf-part of any posting
+    first_window: int = 0
+
+
+def table_rows(docs: np.ndarray, tfs: np.ndarray, starts: np.ndarray, ends: np.ndarray, lens: np.ndarray,
+               lens_base: int, first_window: int, n_windows: int, params: tuple[float, float, float]
+               ) -> np.ndarray:
+    """Window bounds (uint8, one row of `n_windows` per term) of the terms whose postings are
+    docs/tfs[starts[i]:ends[i]] (exact frequencies); `lens[doc - lens_base]` is a doc's length."""
+    k1, b, a_ref = params
+    rows = np.zeros((len(starts), n_windows), dtype=np.uint8)
+    for i, (lo, hi) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        d = np.asarray(docs[lo:hi], dtype=np.int64)
+        tf = np.asarray(tfs[lo:hi], dtype=np.float64)
+        frac = tf / (tf + k1 * (1.0 - b) + (k1 * b / a_ref) * lens[d - lens_base])
+        w = d // WINDOW - first_window
+        first = np.flatnonzero(np.concatenate(([True], w[1:] != w[:-1])))
+        top = np.maximum.reduceat(frac, first)
+        rows[i, w[first]] = np.minimum(np.floor(top * 255.0) + 1.0, 255.0).astype(np.uint8)
+    return rows
+
+
+def tabled_terms(offsets: np.ndarray) -> np.ndarray:
+    """Indices of the terms frequent enough to keep window bounds."""
+    return np.flatnonzero(np.diff(offsets) >= MIN_TABLED)
+
+
+def window_span(doc_ids: np.ndarray) -> tuple[int, int]:
+    """(first window, number of windows) a segment's documents cover."""
+    if not len(doc_ids):
+        return 0, 0
+    first = int(doc_ids.min()) // WINDOW
+    return first, int(doc_ids.max()) // WINDOW - first + 1
+
+
+@dataclass
+class _Term:
+    weight: float  # idf·(k1 + 1)
+    idf: float
+    exact: list[tuple[np.ndarray, np.ndarray]]  # (docs int64, contributions) of pieces without bounds
+    tabled: list[Piece]
+
+
+def score_windows(terms: list[tuple[float, list[Piece]]], ok: np.ndarray, doc_len: np.ndarray, k: int,
+                  k1: float, b: float, avgdl: float, deadline: float | None
+                  ) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """(candidate docs, raw scores, matches seen, exact) of a top-k query over (idf, pieces)
+    per term. The candidates hold the exact top k (ties with the k-th included). The count
+    is exact when `exact` (no document was skipped: no cut-off ever held); otherwise every
+    document counted matches, so a count above k proves more than k matches."""
+    n_windows = (len(ok) + WINDOW - 1) // WINDOW
+    bounds = np.zeros((len(terms), n_windows))
+    prepared = []
+    for t, (term_idf, pieces) in enumerate(terms):
+        term = _Term(term_idf * (k1 + 1.0), term_idf, [], [])
+        for piece in pieces:
+            if piece.bound is None:
+                d = np.asarray(piece.docs, dtype=np.int64)
+                c = term_scores(piece.tfs, doc_len[d], term_idf, avgdl, k1, b)
+                term.exact.append((d, c))
+                _raise_to(bounds[t], d // WINDOW, c)
+            else:
+                span = slice(piece.first_window, piece.first_window + len(piece.bound))
+                np.maximum(bounds[t, span], piece.bound * term.weight, out=bounds[t, span])
+                term.tabled.append(piece)
+        prepared.append(term)
+    total_bound = bounds.sum(axis=0)
+    order = np.argsort(-total_bound, kind="stable")
+    order = order[total_bound[order] > 0]
+    best_docs, best_scores = np.zeros(0, np.int64), np.zeros(0)
+    theta, seen, pos, batch = 0.0, 0, 0, FIRST_BATCH
+    while pos < len(order) and total_bound[order[pos]] >= theta * SLACK:
+        if deadline is not None and time.monotonic() > deadline:
+            raise DeadlineExceeded
+        wins = order[pos : pos + batch]
+        wins = np.sort(wins[total_bound[wins] >= theta * SLACK])
+        pos, batch = pos + batch, min(batch * 2, MAX_BATCH)
+        docs, scores, matched = _score_batch(prepared, wins, bounds[:, wins], theta, ok, doc_len, k1, b, avgdl)
+        seen += matched
+        best_docs, best_scores = np.concatenate((best_docs, docs)), np.concatenate((best_scores, scores))
+        if len(best_scores) >= k:
+            theta = float(np.partition(best_scores, len(best_scores) - k)[len(best_scores) - k])
+            keep = best_scores >= theta * SLACK
+            best_docs, best_scores = best_docs[keep], best_scores[keep]
+    return best_docs, best_scores, seen, theta == 0.0 and pos >= len(order)
+
+
+def _raise_to(bound: np.ndarray, windows: np.ndarray, values: np.ndarray) -> None:
+    """bound[w] = max(bound[w], values in window w), windows non-decreasing."""
+    if not len(windows):
+        return
+    first = np.flatnonzero(np.concatenate(([True], windows[1:] != windows[:-1])))
+    top = np.maximum.reduceat(values, first)
+    at = windows[first]
+    bound[at] = np.maximum(bound[at], top)
+
+
+def _ranges(docs: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    """Positions in sorted `docs` of the values in [lows[i], highs[i]) for every i (disjoint,
+    increasing ranges), in order."""
+    a, z = np.searchsorted(docs, lows), np.searchsorted(docs, highs)
+    n = z - a
+    total = int(n.sum())
+    if not total:
+        return np.zeros(0, np.int64)
+    return np.repeat(a - np.cumsum(n) + n, n) + np.arange(total)
+
+
+def _score_batch(terms: list[_Term], wins: np.ndarray, bounds: np.ndarray, theta: float, ok: np.ndarray,
+                 doc_len: np.ndarray, k1: float, b: float, avgdl: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """The documents of windows `wins` that can reach `theta`, with exact scores, and how many
+    allowed documents of those windows match a term the batch read."""
+    # Per window, the weakest terms whose bounds add up to less than theta are not essential:
+    # a document holding only those cannot reach it.
+    rank = np.argsort(bounds, axis=0, kind="stable")
+    below = np.cumsum(np.take_along_axis(bounds, rank, axis=0), axis=0) < theta * SLACK
+    optional = np.zeros_like(below)
+    np.put_along_axis(optional, rank, below, axis=0)
+    rest = (bounds * optional).sum(axis=0)
+    lows = wins * WINDOW
+    found_docs, found_scores = [], []
+    for t, term in enumerate(terms):
+        essential = ~optional[t]
+        if not essential.any():
+            continue
+        lo, hi = lows[essential], lows[essential] + WINDOW
+        for d, c in term.exact:
+            at = _ranges(d, lo, hi)
+            found_docs.append(d[at])
+            found_scores.append(c[at])
+        for piece in term.tabled:
+            at = _ranges(piece.docs, lo, hi)
+            d = np.asarray(piece.docs[at], dtype=np.int64)
+            found_docs.append(d)
+            found_scores.append(term_scores(piece.tfs[at], doc_len[d], term.idf, avgdl, k1, b))
+    if not found_docs:
+        return np.zeros(0, np.int64), np.zeros(0), 0
+    cand, inverse = np.unique(np.concatenate(found_docs), return_inverse=True)
+    scores = np.bincount(inverse, weights=np.concatenate(found_scores), minlength=len(cand))
+    allowed = ok[cand]
+    cand, scores = cand[allowed], scores[allowed]
+    matched = len(cand)
+    where = np.searchsorted(wins, cand // WINDOW)
+    keep = scores + rest[where] >= theta * SLACK
+    cand, scores, where = cand[keep], scores[keep], where[keep]
+    for t, term in enumerate(terms):
+        probe = optional[t, where]
+        if not probe.any():
+            continue
+        at = np.flatnonzero(probe)
+        scores[at] += _probe(term, cand[at], doc_len, k1, b, avgdl)
+    return cand, scores, matched
+
+
+def _probe(term: _Term, docs: np.ndarray, doc_len: np.ndarray, k1: float, b: float, avgdl: float) -> np.ndarray:
+    """The term's contribution at each of `docs` (sorted): 0 where it does not occur."""
+    out = np.zeros(len(docs))
+    for d, c in term.exact:
+        where = np.minimum(np.searchsorted(d, docs), max(len(d) - 1, 0))
+        if len(d):
+            hit = d[where] == docs
+            out[hit] += c[where[hit]]
+    for piece in term.tabled:
+        where = np.searchsorted(piece.docs, docs)
+        inside = np.flatnonzero(where < len(piece.docs))
+        hit = inside[piece.docs[where[inside]] == docs[inside]]
+        if len(hit):
+            out[hit] += term_scores(piece.tfs[where[hit]], doc_len[docs[hit]], term.idf, avgdl, k1, b)
+    return out

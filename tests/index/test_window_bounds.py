@@ -1,0 +1,144 @@
+"""Window bounds (index/windows.py): every posting stays under its window's bound whatever the
+corpus's avgdl becomes, and the global search that skips windows by them ranks exactly as the
+naive BM25 reference, through seals, deletions, merges (streaming and in memory) and a
+save/load; with other k1/b the bounds are ignored, not misused.
+
+Windows and the frequency threshold are shrunk so a corpus of a few thousand documents has
+many windows and many terms with bounds (the defaults give none at this size).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _agentlogs import SEARCHABLE
+from _bm25_reference import assert_hits_match
+from test_bm25_reference import K1, B, Corpus, _assert_same_segment
+
+from moraine.index import searcher, windows
+from moraine.index import segment as segment_module
+from moraine.index.bm25 import term_scores
+from moraine.index.segment import Segment
+from moraine.model import TYPE_CODE
+
+SHAPES = [(16, 8), (64, 40), (512, 4096)]
+
+
+def _corpus(monkeypatch: pytest.MonkeyPatch, window: int, min_tabled: int, seed: int) -> Corpus:
+    monkeypatch.setattr(windows, "WINDOW", window)
+    monkeypatch.setattr(windows, "MIN_TABLED", min_tabled)
+    c = Corpus(seed=seed)
+    c.add_docs(2200, seals=5, deletes=40)
+    return c
+
+
+def _bounded_terms(segment: Segment) -> list[int]:
+    return [int(i) for i in segment.win_terms]
+
+
+@pytest.mark.parametrize(("window", "min_tabled"), SHAPES[:2])
+def test_every_posting_stays_under_its_window_bound(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                    window: int, min_tabled: int) -> None:
+    c = _corpus(monkeypatch, window, min_tabled, seed=11)
+    c.flush()
+    c.index.seal()
+    live = c.index.live.view
+    merged = Segment.merge(c.index.segments[:3], live)
+    merged.save(tmp_path / "m")
+    checked = 0
+    for seg in [*c.index.segments, merged, Segment.load(tmp_path / "m")]:
+        meta = seg.win_meta
+        assert meta[0] == window and (meta[3], meta[4]) == (K1, B)
+        a_ref = float(meta[5])
+        lens = dict(zip(seg.doc_ids.tolist(), seg.doc_lens.tolist(), strict=True))
+        for i in _bounded_terms(seg):
+            row, first, _ = seg.window_bounds(i, (K1, B))
+            docs, tfs = seg.postings_at(i)
+            assert len(docs) >= min_tabled
+            dl = np.array([lens[d] for d in docs.tolist()], dtype=np.float64)
+            for avgdl in (a_ref / 3, a_ref, a_ref * 2.5):
+                weight = 2.2  # idf·(k1 + 1) with idf = 1
+                contrib = term_scores(tfs, dl, 1.0, avgdl, K1, B)
+                bound = row[docs // window - first] * (max(1.0, avgdl / a_ref) / 255.0) * weight
+                assert np.all(contrib <= bound), (i, avgdl)
+            # windows the term does not reach have no bound
+            assert np.count_nonzero(row) == len(np.unique(docs // window))
+            checked += 1
+        assert seg.window_bounds(0, (2.0, 0.3)) is None  # other parameters: not these bounds
+    assert checked > 20
+
+
+@pytest.mark.parametrize(("window", "min_tabled"), SHAPES)
+def test_window_search_matches_the_reference(monkeypatch: pytest.MonkeyPatch, window: int, min_tabled: int) -> None:
+    c = _corpus(monkeypatch, window, min_tabled, seed=window)
+    calls = {"windows": 0}
+    real = windows.score_windows
+
+    def counting(*args, **kwargs):
+        calls["windows"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(searcher, "score_windows", counting)
+    assert c.check(250, exact_total=False) > 150
+    assert calls["windows"] > 120  # the rest: small scopes, searched by probing
+    # long queries of common terms: the case the per-window essential terms are for
+    by_df = sorted(c.index.vocab.terms, key=lambda t: -len(c.index.postings(t)[0]))
+    rng = random.Random(window)
+    for i in range(40):
+        terms = rng.sample(by_df[:50], rng.randint(2, 12)) + rng.sample(by_df[50:], rng.randint(0, 2))
+        k = rng.choice((1, 5, 10, 50))
+        allowed = {TYPE_CODE[t] for t in SEARCHABLE[:3]} if i % 2 else set(range(len(SEARCHABLE)))
+        hits = c.search(terms, k, allowed, None, exact_total=False)
+        assert_hits_match(hits, c.reference(terms, k, allowed, None), f"(query {i}: {terms} k={k})",
+                          exact_total=False)
+
+
+def test_window_search_skips_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With bounds, a top-10 query of a rare and a common term reads a fraction of the windows."""
+    c = _corpus(monkeypatch, 16, 8, seed=3)
+    c.flush()
+    c.index.seal()
+    read: list[int] = []
+    real_batch = windows._score_batch
+
+    def batch(terms, wins, *args, **kwargs):
+        read.append(len(wins))
+        return real_batch(terms, wins, *args, **kwargs)
+
+    monkeypatch.setattr(windows, "_score_batch", batch)
+    by_df = sorted(c.index.vocab.terms, key=lambda t: -len(c.index.postings(t)[0]))
+    n_windows = -(-len(c.type_codes) // 16)
+    fractions = []
+    for common in by_df[:10]:
+        read.clear()
+        hits = c.search([common, by_df[200]], 10, set(range(len(SEARCHABLE))), None, exact_total=False)
+        assert len(hits.docs) == 10
+        fractions.append(sum(read) / n_windows)
+    assert np.median(fractions) < 0.5, fractions
+
+
+def test_other_parameters_and_old_segments_answer_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """k1/b other than the bounds were kept for, and segments without bounds (written before
+    them), fall back to exact scoring."""
+    c = _corpus(monkeypatch, 16, 8, seed=21)
+    assert c.check(80, k1=2.0, b=0.3, exact_total=False) > 40
+    for seg in c.index.segments:
+        object.__setattr__(seg, "win_meta", np.zeros(0))
+    assert c.check(80, exact_total=False) > 40
+
+
+@pytest.mark.parametrize("chunk", [7, 4_000_000])
+def test_streaming_merge_keeps_the_bounds_of_a_merge_in_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                                chunk: int) -> None:
+    monkeypatch.setattr(segment_module, "CHUNK_POSTINGS", chunk)
+    c = _corpus(monkeypatch, 16, 8, seed=5)
+    c.flush()
+    c.index.seal()
+    live = c.index.live.view
+    streamed = Segment.merge(c.index.segments, live, tmp_path / "merged")
+    in_memory = Segment.merge(c.index.segments, live)
+    assert len(streamed.win_terms) > 20
+    _assert_same_segment(streamed, in_memory)
