@@ -81,6 +81,11 @@ def json_object(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def json_str(value: object) -> str:
+    """For adapters: a field meant to hold a string, where anything else stands for no text."""
+    return value if isinstance(value, str) else ""
+
+
 def json_list(value: object) -> list[Any]:
     """For adapters: a field meant to hold an array; anything else reads as an empty one."""
     return value if isinstance(value, list) else []

@@ -12,7 +12,7 @@ import math
 import re
 import time
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import orjson
 
@@ -61,6 +61,10 @@ def make_uid(*parts: object) -> str:
 redact_short = redact_cached
 
 
+@overload
+def kept(value: str) -> str: ...
+@overload
+def kept(value: None) -> None: ...
 def kept(value: str | None) -> str | None:
     """A value an adapter keeps in its state (it is stored in checkpoints): redacted, the same
     way every time, so lookups by the redacted form always agree."""

@@ -8,12 +8,14 @@ or reply written twice (response_item + event_msg mirror) is one event.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
-from moraine.sources._clean import COERCED, as_text, text_or_none
+from moraine.sources._clean import json_list, json_object, json_str, text_or_none
 from moraine.sources._common import (
     LineRef,
+    advance_ts,
     arguments_text,
     content_text,
     exit_code_from_output,
@@ -74,7 +76,8 @@ class _Emitter:
     """Builds the events of one record with stable IDs and the inherited context."""
 
     def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int) -> None:
-        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
+        self.ref, self.state, self.ts_ms = ref, state, ts_ms
+        self.events: list[Event] = []
         sid = state.get("sid") or make_uid("codex-file", ref.file.rsplit("/", 1)[-1])
         self.session_key = f"{NAME}:{sid}"
 
@@ -88,49 +91,70 @@ class _Emitter:
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
     """One rollout record → zero or more events (pure apart from the parser state)."""
-    ts = parse_ts_ms(record.get("timestamp"))
-    if ts is not None:
-        state["ts"] = ts
-    elif record.get("timestamp") is not None:
-        COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
+    advance_ts(state, record.get("timestamp"))
     kind = record.get("type")
-    payload = record.get("payload")
-    if not isinstance(payload, dict):
-        payload = {}
+    payload = json_object(record.get("payload"))
     if kind is None and "id" in record and "record_type" not in record:
-        state["sid"] = kept((text_or_none(record["id"]) or "").lower()) or state.get("sid")  # old-format header
-        emit = _Emitter(ref, state, state["ts"])
-        emit.add("system", content_text(record.get("instructions")), meta={"header": True})
-        return emit.events
-    if kind == "session_meta" and text_or_none(payload.get("id")):
-        state["sid"] = kept(text_or_none(payload["id"]).lower())  # type: ignore[union-attr]
+        return _old_header(record, ref, state)
+    if kind == "session_meta":
+        session_id = text_or_none(payload.get("id"))
+        if session_id:
+            state["sid"] = kept(session_id.lower())
     emit = _Emitter(ref, state, state["ts"])
-    if kind == "response_item":
-        _response_item(payload, emit)
-    elif kind in LEGACY_ITEM_TYPES:
-        _response_item(record, emit)
-    elif kind == "event_msg":
-        _event_msg(payload, emit)
-    elif kind == "session_meta":
-        meta = {"cwd": text_or_none(payload.get("cwd")), "originator": text_or_none(payload.get("originator")),
-                "git_branch": _git_branch(payload.get("git"))}
-        if text_or_none(payload.get("model")):
-            state["model"] = kept(text_or_none(payload["model"]))
-        emit.add("system", "", meta={k: v for k, v in meta.items() if v})
-    elif kind == "turn_context":
-        model = text_or_none(payload.get("model"))
-        if model:
-            state["model"] = kept(model)
-        cwd = text_or_none(payload.get("cwd"))
-        emit.add("system", "", model=model, meta={"cwd": cwd} if cwd else {})
-    elif kind == "compacted":
-        summary = payload.get("message") if isinstance(payload.get("message"), str) else ""
-        emit.add("compaction", summary or "")
+    handler = _RECORD_HANDLERS.get(kind)
+    if handler is not None:
+        handler(record, payload, emit)
     elif record.get("record_type") == "state":
         return []  # old-format resume marker: carries nothing to show or search
     else:
         emit.add("unknown", "", meta={"record_type": str(kind)})
     return emit.events
+
+
+def _old_header(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
+    """The first line of an old-format rollout: the session id and the instructions."""
+    state["sid"] = kept((text_or_none(record["id"]) or "").lower()) or state.get("sid")
+    emit = _Emitter(ref, state, state["ts"])
+    emit.add("system", content_text(record.get("instructions")), meta={"header": True})
+    return emit.events
+
+
+# A record handler gets the whole record, its `payload` (empty when there is none) and the emitter.
+RecordHandler = Callable[[dict[str, Any], dict[str, Any], _Emitter], None]
+
+
+def _response_record(record: dict[str, Any], payload: dict[str, Any], emit: _Emitter) -> None:
+    _response_item(payload, emit)
+
+
+def _legacy_item(record: dict[str, Any], payload: dict[str, Any], emit: _Emitter) -> None:
+    """Old rollouts write the item itself as the record, without a `payload` wrapper."""
+    _response_item(record, emit)
+
+
+def _event_record(record: dict[str, Any], payload: dict[str, Any], emit: _Emitter) -> None:
+    _event_msg(payload, emit)
+
+
+def _session_meta(record: dict[str, Any], payload: dict[str, Any], emit: _Emitter) -> None:
+    meta = {"cwd": text_or_none(payload.get("cwd")), "originator": text_or_none(payload.get("originator")),
+            "git_branch": _git_branch(payload.get("git"))}
+    model = text_or_none(payload.get("model"))
+    if model:
+        emit.state["model"] = kept(model)
+    emit.add("system", "", meta={k: v for k, v in meta.items() if v})
+
+
+def _turn_context(record: dict[str, Any], payload: dict[str, Any], emit: _Emitter) -> None:
+    model = text_or_none(payload.get("model"))
+    if model:
+        emit.state["model"] = kept(model)
+    cwd = text_or_none(payload.get("cwd"))
+    emit.add("system", "", model=model, meta={"cwd": cwd} if cwd else {})
+
+
+def _compacted(record: dict[str, Any], payload: dict[str, Any], emit: _Emitter) -> None:
+    emit.add("compaction", json_str(payload.get("message")))
 
 
 def _git_branch(git: Any) -> str | None:
@@ -196,11 +220,11 @@ def _response_item(item: dict[str, Any], emit: _Emitter) -> None:
     elif kind in ("function_call_output", "custom_tool_call_output"):
         _tool_output(emit, item.get("call_id"), item.get("output"))
     elif kind == "local_shell_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        action = json_object(item.get("action"))
         _tool_call(emit, "local_shell", item.get("call_id") or item.get("id"), action)
     elif kind == "web_search_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
-        queries = action.get("queries") if isinstance(action.get("queries"), list) else []
+        action = json_object(item.get("action"))
+        queries = json_list(action.get("queries"))
         query = action.get("query") or " ".join(text_or_none(q) or "" for q in queries)
         emit.add("tool_call", text_or_none(query) or "", tool_name="web_search", arguments=action or None,
                  meta={"web": True})
@@ -217,34 +241,80 @@ def _response_item(item: dict[str, Any], emit: _Emitter) -> None:
 
 def _event_msg(payload: dict[str, Any], emit: _Emitter) -> None:
     kind = payload.get("type")
-    if kind == "user_message":
-        text = payload.get("message") if isinstance(payload.get("message"), str) else ""
-        if not claim_mirror(emit.state, "user", [text_key(text)], "event"):
-            emit.add("user_input", text, starts_turn=True)
-    elif kind == "agent_message":
-        text = payload.get("message") if isinstance(payload.get("message"), str) else ""
-        if not claim_mirror(emit.state, "assistant", [text_key(text)], "event"):
-            emit.add("assistant_response", text, phase=text_or_none(payload.get("phase")))
-    elif kind == "agent_reasoning":
-        text = payload.get("text") if isinstance(payload.get("text"), str) else ""
-        if not claim_mirror(emit.state, "reasoning", [text_key(text)], "event"):
-            emit.add("reasoning", text)
-    elif kind == "task_complete":
-        emit.add("runtime", "", terminal=TERMINAL_FINISH, meta={"status": "task_complete"})
-    elif kind == "turn_aborted":
-        reason = payload.get("reason")
-        emit.add("runtime", f"turn aborted: {reason}" if reason else "turn aborted",
-                 terminal=TERMINAL_ABORT, meta={"status": "turn_aborted"})
-    elif kind == "task_started":
-        emit.add("runtime", "", meta={"status": kind})
-    elif kind in ("mcp_tool_call_begin", "mcp_tool_call_end"):
-        invocation = payload.get("invocation") if isinstance(payload.get("invocation"), dict) else {}
-        ours = str(invocation.get("server", "")).lower() == "moraine"
-        emit.add("system", "", excluded=ours, meta={"event_type": kind, **({"moraine": True} if ours else {})})
-    elif kind in ("context_compacted", "error", "stream_error", "shutdown_complete"):
-        message = payload.get("message") if isinstance(payload.get("message"), str) else ""
-        emit.add("system", message, meta={"event_type": kind})
+    if isinstance(kind, str) and kind in _EVENT_HANDLERS:
+        _EVENT_HANDLERS[kind](kind, payload, emit)
     elif kind in KNOWN_EVENT_MSGS:
         emit.add("system", "", meta={"event_type": str(kind)})
     else:
         emit.add("unknown", "", meta={"event_type": str(kind)})
+
+
+# An event handler gets the `event_msg` type, its payload and the emitter.
+EventHandler = Callable[[str, dict[str, Any], _Emitter], None]
+
+
+def _user_message(kind: str, payload: dict[str, Any], emit: _Emitter) -> None:
+    text = json_str(payload.get("message"))
+    if not claim_mirror(emit.state, "user", [text_key(text)], "event"):
+        emit.add("user_input", text, starts_turn=True)
+
+
+def _agent_message(kind: str, payload: dict[str, Any], emit: _Emitter) -> None:
+    text = json_str(payload.get("message"))
+    if not claim_mirror(emit.state, "assistant", [text_key(text)], "event"):
+        emit.add("assistant_response", text, phase=text_or_none(payload.get("phase")))
+
+
+def _agent_reasoning(kind: str, payload: dict[str, Any], emit: _Emitter) -> None:
+    text = json_str(payload.get("text"))
+    if not claim_mirror(emit.state, "reasoning", [text_key(text)], "event"):
+        emit.add("reasoning", text)
+
+
+def _task_complete(kind: str, payload: dict[str, Any], emit: _Emitter) -> None:
+    emit.add("runtime", "", terminal=TERMINAL_FINISH, meta={"status": "task_complete"})
+
+
+def _turn_aborted(kind: str, payload: dict[str, Any], emit: _Emitter) -> None:
+    reason = payload.get("reason")
+    emit.add("runtime", f"turn aborted: {reason}" if reason else "turn aborted",
+             terminal=TERMINAL_ABORT, meta={"status": "turn_aborted"})
+
+
+def _task_started(kind: str, payload: dict[str, Any], emit: _Emitter) -> None:
+    emit.add("runtime", "", meta={"status": kind})
+
+
+def _mcp_tool_call(kind: str, payload: dict[str, Any], emit: _Emitter) -> None:
+    """An MCP call's bounds; a call to Moraine's own server is left out of search."""
+    invocation = json_object(payload.get("invocation"))
+    ours = str(invocation.get("server", "")).lower() == "moraine"
+    emit.add("system", "", excluded=ours, meta={"event_type": kind, **({"moraine": True} if ours else {})})
+
+
+def _system_message(kind: str, payload: dict[str, Any], emit: _Emitter) -> None:
+    emit.add("system", json_str(payload.get("message")), meta={"event_type": kind})
+
+
+# Keyed by the `type` as read: a list or an object there fails the lookup (TypeError), and the
+# line is quarantined rather than shown as an unknown record.
+_RECORD_HANDLERS: dict[Hashable, RecordHandler] = {
+    "response_item": _response_record,
+    **dict.fromkeys(LEGACY_ITEM_TYPES, _legacy_item),
+    "event_msg": _event_record,
+    "session_meta": _session_meta,
+    "turn_context": _turn_context,
+    "compacted": _compacted,
+}
+
+_EVENT_HANDLERS: dict[str, EventHandler] = {
+    "user_message": _user_message,
+    "agent_message": _agent_message,
+    "agent_reasoning": _agent_reasoning,
+    "task_complete": _task_complete,
+    "turn_aborted": _turn_aborted,
+    "task_started": _task_started,
+    "mcp_tool_call_begin": _mcp_tool_call,
+    "mcp_tool_call_end": _mcp_tool_call,
+    **dict.fromkeys(("context_compacted", "error", "stream_error", "shutdown_complete"), _system_message),
+}
