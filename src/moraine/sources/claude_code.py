@@ -11,9 +11,10 @@ import re
 from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
-from moraine.sources._clean import COERCED, as_text, text_or_none
+from moraine.sources._clean import json_object, text_or_none
 from moraine.sources._common import (
     LineRef,
+    advance_ts,
     arguments_text,
     content_text,
     is_moraine_tool,
@@ -21,7 +22,6 @@ from moraine.sources._common import (
     kept,
     make_uid,
     new_event,
-    parse_ts_ms,
     session_id_from_path,
 )
 
@@ -60,7 +60,8 @@ def initial_state(path: str) -> dict[str, Any]:
 
 class _Emitter:
     def __init__(self, ref: LineRef, state: dict[str, Any], ts_ms: int, record: dict[str, Any]) -> None:
-        self.ref, self.state, self.ts_ms, self.events = ref, state, ts_ms, []
+        self.ref, self.state, self.ts_ms = ref, state, ts_ms
+        self.events: list[Event] = []
         if state.get("agent"):
             parent = text_or_none(record.get("sessionId")) or state.get("parent")
             self.session_key = f"{NAME}:{parent}/agent-{state['agent']}"
@@ -95,14 +96,10 @@ class _Emitter:
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
     """One transcript record → zero or more events."""
-    ts = parse_ts_ms(record.get("timestamp"))
-    if ts is not None:
-        state["ts"] = ts
-    elif record.get("timestamp") is not None:
-        COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
+    advance_ts(state, record.get("timestamp"))
     emit = _Emitter(ref, state, state["ts"], record)
     kind = record.get("type")
-    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    message = json_object(record.get("message"))
     if kind == "user":
         _user(record, message, emit)
     elif kind == "assistant":

@@ -16,11 +16,12 @@ then starts a new generation, and the same lines give the same IDs.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
-from moraine.sources._clean import COERCED, as_text, text_or_none
-from moraine.sources._common import LineRef, content_text, kept, make_uid, parse_ts_ms, session_id_from_path
+from moraine.sources._clean import as_text, text_or_none
+from moraine.sources._common import LineRef, advance_ts, content_text, kept, make_uid, session_id_from_path
 from moraine.sources._emit import Emitter
 
 NAME = "pi"
@@ -40,39 +41,63 @@ def _emitter(ref: LineRef, state: dict[str, Any]) -> Emitter:
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
     """One session-file entry → zero or more events."""
-    ts = parse_ts_ms(record.get("timestamp"))
-    if ts is not None:
-        state["ts"] = ts
-    elif record.get("timestamp") is not None:
-        COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
+    advance_ts(state, record.get("timestamp"))
     kind = record.get("type")
-    if kind == "session" and text_or_none(record.get("id")):
-        state["sid"] = kept(text_or_none(record["id"]).lower())  # type: ignore[union-attr]
-    emit = _emitter(ref, state)
     if kind == "session":
-        _header(record, emit)
-    elif kind == "message" and isinstance(record.get("message"), dict):
-        _message(record["message"], emit)
-    elif kind in ("compaction", "branch_summary"):
-        emit.add("compaction", as_text(record.get("summary") or ""))
-    elif kind == "custom_message":
-        emit.add("system", content_text(record.get("content")), meta=_custom(record))
-    elif kind == "model_change":
-        model = "/".join(p for p in (text_or_none(record.get("provider")), text_or_none(record.get("modelId"))) if p)
-        state["model"] = kept(model) if model else state.get("model")
-        emit.add("runtime", f"model: {model}" if model else "", model=model or None)
-    elif kind == "thinking_level_change":
-        emit.add("runtime", f"thinking level: {as_text(record.get('thinkingLevel') or '')}")
-    elif kind == "session_info":
-        name = text_or_none(record.get("name"))
-        emit.add("system", name or "", meta={"title_custom": name} if name else {})
-    elif kind == "label":
-        emit.add("runtime", text_or_none(record.get("label")) or "")
-    elif kind == "custom":
-        emit.add("runtime", "", meta=_custom(record))
-    else:
-        emit.add("unknown", "", meta={"record_type": as_text(kind)})
+        session_id = text_or_none(record.get("id"))
+        if session_id:
+            state["sid"] = kept(session_id.lower())
+    emit = _emitter(ref, state)
+    handler = _HANDLERS.get(kind, _unknown) if isinstance(kind, str) else _unknown
+    handler(record, emit)
     return emit.events
+
+
+# A handler gets the whole entry and the emitter.
+Handler = Callable[[dict[str, Any], Emitter], None]
+
+
+def _message_entry(record: dict[str, Any], emit: Emitter) -> None:
+    message = record.get("message")
+    if isinstance(message, dict):
+        _message(message, emit)
+    else:
+        _unknown(record, emit)
+
+
+def _summary(record: dict[str, Any], emit: Emitter) -> None:
+    emit.add("compaction", as_text(record.get("summary") or ""))
+
+
+def _custom_message(record: dict[str, Any], emit: Emitter) -> None:
+    emit.add("system", content_text(record.get("content")), meta=_custom(record))
+
+
+def _model_change(record: dict[str, Any], emit: Emitter) -> None:
+    model = "/".join(p for p in (text_or_none(record.get("provider")), text_or_none(record.get("modelId"))) if p)
+    emit.state["model"] = kept(model) if model else emit.state.get("model")
+    emit.add("runtime", f"model: {model}" if model else "", model=model or None)
+
+
+def _thinking_level(record: dict[str, Any], emit: Emitter) -> None:
+    emit.add("runtime", f"thinking level: {as_text(record.get('thinkingLevel') or '')}")
+
+
+def _session_info(record: dict[str, Any], emit: Emitter) -> None:
+    name = text_or_none(record.get("name"))
+    emit.add("system", name or "", meta={"title_custom": name} if name else {})
+
+
+def _label(record: dict[str, Any], emit: Emitter) -> None:
+    emit.add("runtime", text_or_none(record.get("label")) or "")
+
+
+def _custom_entry(record: dict[str, Any], emit: Emitter) -> None:
+    emit.add("runtime", "", meta=_custom(record))
+
+
+def _unknown(record: dict[str, Any], emit: Emitter) -> None:
+    emit.add("unknown", "", meta={"record_type": as_text(record.get("type"))})
 
 
 def _custom(record: dict[str, Any]) -> dict[str, Any]:
@@ -112,7 +137,8 @@ def _message(message: dict[str, Any], emit: Emitter) -> None:
 def _assistant(message: dict[str, Any], emit: Emitter) -> None:
     state = emit.state
     model = text_or_none(message.get("model")) or state.get("model")
-    content = message.get("content") if isinstance(message.get("content"), list) else [message.get("content")]
+    raw = message.get("content")
+    content: list[Any] = raw if isinstance(raw, list) else [raw]
     last: Event | None = None
     for block in content:
         if isinstance(block, str):
@@ -163,3 +189,17 @@ def _bash(message: dict[str, Any], emit: Emitter) -> None:
     command = as_text(message.get("command") or "")
     emit.add("tool_call", command, tool_name="bash", arguments={"command": command}, meta={"typed_by_user": True})
     emit.add("tool_response", as_text(message.get("output") or ""), tool_name="bash", exit_code=exit_code, meta=meta)
+
+
+_HANDLERS: dict[str, Handler] = {
+    "session": _header,
+    "message": _message_entry,
+    "compaction": _summary,
+    "branch_summary": _summary,
+    "custom_message": _custom_message,
+    "model_change": _model_change,
+    "thinking_level_change": _thinking_level,
+    "session_info": _session_info,
+    "label": _label,
+    "custom": _custom_entry,
+}
