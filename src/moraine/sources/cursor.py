@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
-from moraine.sources._clean import as_text, text_or_none
+from moraine.sources._clean import as_text, json_object, text_or_none
 from moraine.sources._common import LineRef, content_text, make_uid, parse_ts_ms
 from moraine.sources._emit import Emitter, announced
 
@@ -68,29 +68,32 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
         emit.add("runtime", status, terminal=TERMINAL_ABORT if status.lower() in ABORT_STATUSES else TERMINAL_FINISH)
         return emit.events
     role = record.get("role")
-    message = record.get("message") if isinstance(record.get("message"), dict) else {}
-    content = message.get("content")
+    content = json_object(record.get("message")).get("content")
     blocks = content if isinstance(content, list) else [{"type": "text", "text": content}] if content else []
     model = text_or_none(record.get("model"))
     for block in blocks:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "tool_result":
-            _tool_result(block, emit)
-        elif role == "user" and kind == "text":
-            _user_text(as_text(block.get("text") or ""), emit)
-        elif role == "assistant" and kind == "text":
-            emit.add("assistant_response", as_text(block.get("text") or ""), model=model)
-        elif role == "assistant" and kind in ("reasoning", "thinking"):
-            emit.add("reasoning", as_text(block.get("text") or block.get("thinking") or ""), model=model)
-        elif role == "assistant" and kind == "tool_use":
-            _tool_use(block, model, emit)
-        else:
-            emit.add("unknown", "", meta={"block_type": as_text(kind), "role": as_text(role)})
+        if isinstance(block, dict):
+            _block(block, role, model, emit)
     if role not in ("user", "assistant", "tool") and not emit.events:
         emit.add("unknown", "", meta={"record_type": as_text(record.get("type") or role)})
     return emit.events
+
+
+def _block(block: dict[str, Any], role: object, model: str | None, emit: Emitter) -> None:
+    """One content block; what it is depends on the role of the line that holds it."""
+    kind = block.get("type")
+    if kind == "tool_result":
+        _tool_result(block, emit)
+    elif role == "user" and kind == "text":
+        _user_text(as_text(block.get("text") or ""), emit)
+    elif role == "assistant" and kind == "text":
+        emit.add("assistant_response", as_text(block.get("text") or ""), model=model)
+    elif role == "assistant" and kind in ("reasoning", "thinking"):
+        emit.add("reasoning", as_text(block.get("text") or block.get("thinking") or ""), model=model)
+    elif role == "assistant" and kind == "tool_use":
+        _tool_use(block, model, emit)
+    else:
+        emit.add("unknown", "", meta={"block_type": as_text(kind), "role": as_text(role)})
 
 
 def _user_text(text: str, emit: Emitter) -> None:

@@ -140,9 +140,10 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     elif record.get("timestamp") is not None:
         COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
     message_id = text_or_none(record.get("id"))
-    if message_id is None and text_or_none(record.get("sessionId")):
+    session_id = text_or_none(record.get("sessionId")) if message_id is None else None
+    if session_id:
         if not state.get("parent"):
-            state["sid"] = kept(text_or_none(record["sessionId"]))  # type: ignore[arg-type]
+            state["sid"] = kept(session_id)
         emit = _emitter(ref, state, None)
         summary = text_or_none(record.get("summary"))
         emit.add("system", summary or "", meta={"title_ai": summary} if summary else {})

@@ -20,8 +20,8 @@ import re
 from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
-from moraine.sources._clean import COERCED, as_text, text_or_none
-from moraine.sources._common import LineRef, kept, make_uid, parse_ts_ms, session_id_from_path
+from moraine.sources._clean import as_text, json_object, text_or_none
+from moraine.sources._common import LineRef, advance_ts, kept, make_uid, session_id_from_path
 from moraine.sources._emit import Emitter, changed
 
 NAME = "qwen-code"
@@ -44,11 +44,7 @@ def _emitter(ref: LineRef, state: dict[str, Any], record: dict[str, Any]) -> Emi
 
 def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
     """One chat record → zero or more events."""
-    ts = parse_ts_ms(record.get("timestamp"))
-    if ts is not None:
-        state["ts"] = ts
-    elif record.get("timestamp") is not None:
-        COERCED.append(f"timestamp {as_text(record['timestamp'])[:40]} is not a time in 1970-9999: previous kept")
+    advance_ts(state, record.get("timestamp"))
     sid = text_or_none(record.get("sessionId"))
     if sid and not state.get("sid_from_record"):
         state["sid"], state["sid_from_record"] = kept(sid), True
@@ -78,8 +74,7 @@ def _text(parts: list[dict[str, Any]], thought: bool = False) -> str:
 
 
 def _payload(record: dict[str, Any]) -> dict[str, Any]:
-    payload = record.get("systemPayload")
-    return payload if isinstance(payload, dict) else {}
+    return json_object(record.get("systemPayload"))
 
 
 def _user(record: dict[str, Any], emit: Emitter) -> None:
@@ -112,11 +107,12 @@ def _tool_call(call: dict[str, Any], model: str | None, emit: Emitter) -> None:
 
 
 def _tool_result(record: dict[str, Any], emit: Emitter) -> None:
-    result = record.get("toolCallResult") if isinstance(record.get("toolCallResult"), dict) else {}
-    response = next((p["functionResponse"] for p in _parts(record) if isinstance(p.get("functionResponse"), dict)), {})
+    result = json_object(record.get("toolCallResult"))
+    response: dict[str, Any] = next(
+        (p["functionResponse"] for p in _parts(record) if isinstance(p.get("functionResponse"), dict)), {})
     call_id = text_or_none(result.get("callId")) or text_or_none(response.get("id"))
     name = text_or_none(response.get("name")) or emit.tool_name(call_id)
-    body = response.get("response") if isinstance(response.get("response"), dict) else {}
+    body = json_object(response.get("response"))
     text = next((as_text(body[k]) for k in ("output", "error") if body.get(k) is not None), None)
     if text is None:
         text = as_text(result.get("resultDisplay") or "")
@@ -137,7 +133,7 @@ def _system(record: dict[str, Any], emit: Emitter) -> None:
         emit.add("compaction", "", meta={"subtype": subtype})  # the replacement history repeats earlier turns
     elif subtype == "turn_result":
         state = text_or_none(payload.get("state"))
-        error = payload.get("error") if isinstance(payload.get("error"), dict) else {}
+        error = json_object(payload.get("error"))
         detail = text_or_none(error.get("message")) or state or ""
         emit.add("runtime", detail, terminal=TERMINAL_FINISH if state == "completed" else TERMINAL_ABORT,
                  meta={"subtype": subtype})
