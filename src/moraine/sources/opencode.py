@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import quote
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
-from moraine.sources._clean import as_text, text_or_none
+from moraine.sources._clean import as_text, json_object, text_or_none
 from moraine.sources._common import LineRef, parse_ts_ms
 from moraine.sources._document import MAX_DOCUMENT_BYTES, Read
 from moraine.sources._emit import Emitter
@@ -126,8 +126,11 @@ def _data(raw: Any) -> Any:
     return None
 
 
-def _assemble(session: dict[str, Any], messages: list[tuple[str, int | None, Any]],
-              parts: dict[str, list[tuple[str, int | None, Any]]]) -> list[dict[str, Any]]:
+# A message or a part as read: its id, its creation time (epoch ms) when known, its decoded data.
+Row = tuple[str, int | None, Any]
+
+
+def _assemble(session: dict[str, Any], messages: list[Row], parts: dict[str, list[Row]]) -> list[dict[str, Any]]:
     """A session's records in order: the session, then each message, its parts, and its end."""
     records: list[dict[str, Any]] = [session]
     for message_id, created, data in messages:
@@ -155,19 +158,19 @@ def _read_legacy(path: str) -> Read:
     sid = text_or_none(session.get("id")) or Path(path).stem
     if _in_database(storage.parent, sid):
         return Read([])
-    time = session.get("time") if isinstance(session.get("time"), dict) else {}
+    time = json_object(session.get("time"))
     record = {"$kind": "session", "id": sid, "title": session.get("title"), "directory": session.get("directory"),
               "parent_id": session.get("parentID"), "time_created": time.get("created"),
               "time_updated": time.get("updated")}
-    messages = []
+    messages: list[Row] = []
     for file in _json_files(storage / "message" / sid):
         data = _load(file)
         if isinstance(data, dict):
-            created = data.get("time", {}).get("created") if isinstance(data.get("time"), dict) else None
+            created = json_object(data.get("time")).get("created")
             messages.append((file.stem, created if isinstance(created, int) else None, data))
     messages.sort(key=lambda m: (m[1] or 0, m[0]))
-    parts = {mid: [(file.stem, None, _load(file)) for file in _json_files(storage / "part" / mid)]
-             for mid, _, _ in messages}
+    parts: dict[str, list[Row]] = {mid: [(file.stem, None, _load(file)) for file in _json_files(storage / "part" / mid)]
+                                   for mid, _, _ in messages}
     return Read([_assemble(record, messages, parts)])
 
 
@@ -281,14 +284,14 @@ def _session(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> lis
 
 
 def _message(record: dict[str, Any], data: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
-    times = data.get("time") if isinstance(data.get("time"), dict) else {}
+    times = json_object(data.get("time"))
     _time(state, record.get("time_created"), times.get("created"))
     state["role"] = text_or_none(data.get("role"))
     state["prompted"] = False
     state["model"] = text_or_none(data.get("modelID")) or _model_of(data.get("model"))
     state["summary"] = data.get("summary") is True or data.get("mode") == "compaction" \
         or data.get("agent") == "compaction"
-    path = data.get("path") if isinstance(data.get("path"), dict) else {}
+    path = json_object(data.get("path"))
     cwd = text_or_none(path.get("cwd"))
     if cwd and cwd != state.get("cwd"):
         state["cwd"] = cwd
@@ -305,29 +308,19 @@ def _model_of(value: Any) -> str | None:
 
 
 def _part(record: dict[str, Any], data: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[Event]:
-    times = data.get("time") if isinstance(data.get("time"), dict) else {}
+    times = json_object(data.get("time"))
     _time(state, record.get("time_created"), times.get("start"))
     emit = _emitter(ref, state, str(record.get("id")))
     kind, user = data.get("type"), state.get("role") == "user"
     model = None if user else state.get("model")
     if kind == "text":
-        text = as_text(data.get("text") or "")
-        injected = data.get("synthetic") is True or data.get("ignored") is True \
-            or text.lstrip().startswith("<system-reminder>")
-        if user and not injected and text.strip():
-            emit.add("user_input", text, starts_turn=not state.get("prompted"))
-            state["prompted"] = True
-        elif user or injected:
-            emit.add("system", text)
-        else:
-            emit.add("compaction" if state.get("summary") else "assistant_response", text, model=model)
+        _text_part(data, emit, user, model)
     elif kind == "reasoning":
         emit.add("reasoning", as_text(data.get("text") or ""), model=model)
     elif kind == "tool":
         _tool(data, emit, model)
     elif kind == "file":
-        name = text_or_none(data.get("filename")) or text_or_none(data.get("source", {}).get("path")
-                                                                  if isinstance(data.get("source"), dict) else None)
+        name = text_or_none(data.get("filename")) or text_or_none(json_object(data.get("source")).get("path"))
         emit.add("system", f"[file] {name or ''} {as_text(data.get('mime') or '')}".strip())
     elif kind == "compaction":
         emit.add("compaction", "", meta={"auto": data.get("auto") is True})
@@ -340,14 +333,29 @@ def _part(record: dict[str, Any], data: dict[str, Any], ref: LineRef, state: dic
     return emit.events
 
 
+def _text_part(data: dict[str, Any], emit: Emitter, user: bool, model: str | None) -> None:
+    """The first text the person typed in a message starts the turn; text the app injected into
+    a user message (flagged, or an unflagged reminder of older releases) is context."""
+    text = as_text(data.get("text") or "")
+    injected = data.get("synthetic") is True or data.get("ignored") is True \
+        or text.lstrip().startswith("<system-reminder>")
+    if user and not injected and text.strip():
+        emit.add("user_input", text, starts_turn=not emit.state.get("prompted"))
+        emit.state["prompted"] = True
+    elif user or injected:
+        emit.add("system", text)
+    else:
+        emit.add("compaction" if emit.state.get("summary") else "assistant_response", text, model=model)
+
+
 def _tool(data: dict[str, Any], emit: Emitter, model: str | None) -> None:
     name, call_id = text_or_none(data.get("tool")), text_or_none(data.get("callID"))
-    tool_state = data.get("state") if isinstance(data.get("state"), dict) else {}
+    tool_state = json_object(data.get("state"))
     emit.tool_call(name, call_id, tool_state.get("input"), model)
     status = tool_state.get("status")
     if status not in ("completed", "error"):
         return  # pending or running: the part is rewritten with its result
-    metadata = tool_state.get("metadata") if isinstance(tool_state.get("metadata"), dict) else {}
+    metadata = json_object(tool_state.get("metadata"))
     exit_code = metadata.get("exit")
     output = tool_state.get("output") if status == "completed" else tool_state.get("error")
     emit.tool_response(as_text(output or ""), name, call_id, exit_code if type(exit_code) is int else None,
@@ -356,7 +364,7 @@ def _tool(data: dict[str, Any], emit: Emitter, model: str | None) -> None:
 
 def _error_text(error: Any) -> str:
     if isinstance(error, dict):
-        detail = error.get("data") if isinstance(error.get("data"), dict) else {}
+        detail = json_object(error.get("data"))
         return ": ".join(t for t in (text_or_none(error.get("name")), text_or_none(detail.get("message"))) if t)
     return as_text(error or "")
 
@@ -365,7 +373,7 @@ def _message_end(record: dict[str, Any], data: dict[str, Any], ref: LineRef, sta
     """After an assistant message's parts: its error aborts the turn, its finish ends it."""
     if data.get("role") != "assistant":
         return []
-    times = data.get("time") if isinstance(data.get("time"), dict) else {}
+    times = json_object(data.get("time"))
     _time(state, times.get("completed"))
     emit = _emitter(ref, state, f"{record.get('id')}:end")
     if data.get("error"):
