@@ -69,7 +69,8 @@ class _Key:
 def _key_at(text: str, hit: int) -> _Key | None:
     """The identifier ending at `hit`, when it names a secret."""
     end = hit
-    start = end - len(_IDENT_TAIL.search(text, max(0, end - 120), end).group())
+    tail = _IDENT_TAIL.search(text, max(0, end - 120), end)  # always found: the tail may be empty
+    start = end - len(tail.group()) if tail is not None else end
     while start < end and text[start] in "._":  # `.token` of `self.token` is looked at whole
         start += 1
     if start > 0 and text[start - 1] in "$%{":  # a variable being read, not assigned
@@ -165,23 +166,25 @@ def assignment_spans(text: str, data: bytes) -> list[Span]:
             continue
         last_key_end = key.end
         found = _value_after(text, key)
-        if found is None:
-            continue
-        start, end, context = found
-        if context != "quoted" and _UPPER_CAMEL.fullmatch(text[key.start:key.end]):
-            continue  # `MLKEM768X25519PrivateKey = …`: a class; `"ClientSecret": "…"` still counts
-        value = text[start:end]
-        bare = value.strip().rstrip(":;,.*")
-        if not bare or is_reference(bare):
-            continue
-        if not _names_password(text[key.start:key.end]) and (_PLAIN.fullmatch(bare) or _PROSE.fullmatch(bare)):
-            continue  # `"input_token": "position"`, `"nextToken": "A generated value."`: never a credential
-        if context == "code" and re.fullmatch(r"[A-Za-z_]\w*", value) and not random_looking(value):
-            continue  # `password = new_password`: a variable
-        if key.flag and value.isalpha() and value.islower():
-            continue  # `the --password option`: prose about a flag
-        if context == "yaml" and _PROSE.fullmatch(value.strip()):
-            continue  # `Token: see the docs`: prose
-        spans.append((start, end, "secret-assignment"))
-        last_key_end = end
+        if found is not None and _holds_secret(text, key, *found):
+            spans.append((found[0], found[1], "secret-assignment"))
+            last_key_end = found[1]
     return spans
+
+
+def _holds_secret(text: str, key: _Key, start: int, end: int, context: str) -> bool:
+    """A secret-named key is assigned names, words and code as often as credentials: only a
+    value that could be one is redacted, so logs keep their meaning."""
+    if context != "quoted" and _UPPER_CAMEL.fullmatch(text[key.start:key.end]):
+        return False  # `MLKEM768X25519PrivateKey = …`: a class; `"ClientSecret": "…"` still counts
+    value = text[start:end]
+    bare = value.strip().rstrip(":;,.*")
+    if not bare or is_reference(bare):
+        return False
+    if not _names_password(text[key.start:key.end]) and (_PLAIN.fullmatch(bare) or _PROSE.fullmatch(bare)):
+        return False  # `"input_token": "position"`, `"nextToken": "A generated value."`: never a credential
+    if context == "code" and re.fullmatch(r"[A-Za-z_]\w*", value) and not random_looking(value):
+        return False  # `password = new_password`: a variable
+    if key.flag and value.isalpha() and value.islower():
+        return False  # `the --password option`: prose about a flag
+    return not (context == "yaml" and _PROSE.fullmatch(value.strip()))  # `Token: see the docs`: prose
