@@ -37,7 +37,9 @@ class Checkpoint:
         """The adapter's state, unpacked on first use: a restart loads thousands of
         checkpoints but reads on from only the few logs that grew."""
         if isinstance(self.state, bytes):
-            self.state = msgpack.unpackb(self.state, raw=False, strict_map_key=False)
+            unpacked: dict[str, Any] = msgpack.unpackb(self.state, raw=False, strict_map_key=False)
+            self.state = unpacked
+            return unpacked
         return self.state
 
     def packed(self) -> list[Any]:
