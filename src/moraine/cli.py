@@ -15,9 +15,9 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import msgpack
 
@@ -108,17 +108,76 @@ def _caught_up_store(config: Config) -> Store:
     return store  # no log roots at all: empty answers, with the warning that names the roots watched
 
 
+class FileRow(TypedDict):
+    path: str
+    generation: int
+    offset: int
+    lines: int
+    exists: bool
+
+
+class QuarantinedLine(TypedDict):
+    file: str
+    generation: int
+    line: int
+    offset: int
+    reason: str
+
+
+class SkippedFrame(TypedDict):
+    wal: int
+    offset: int
+    reason: str
+
+
+class StatusReport(TypedDict):
+    """`moraine status --json`: its keys and their order are what scripts read."""
+
+    home: str
+    events: int
+    events_applied: int
+    sessions: int
+    live_events: int
+    searchable_documents: int
+    wal_bytes: int
+    wal_files: int
+    wal_events_since_snapshot: int
+    segments: int
+    segment_postings: list[int]
+    memtable_documents: int
+    generation: int | None
+    snapshot_ms: int | None
+    last_ingest_ms: int
+    torn_bytes_cut: int
+    pending_bytes: int
+    sources: dict[str, int]
+    daemon: dict[str, Any] | None
+    files: dict[str, list[FileRow]]
+    quarantined: list[QuarantinedLine]
+    unreadable_files: dict[str, str]
+    index: dict[str, Any]
+    skipped_wal_frames: list[SkippedFrame]
+
+
 def _status(config: Config, as_json: bool) -> int:
-    store = Store(config, create=False)
-    files: dict[str, list[dict[str, Any]]] = {}
+    report = _status_report(config, Store(config, create=False))
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        _print_status(config, report)
+    return 0
+
+
+def _status_report(config: Config, store: Store) -> StatusReport:
+    files: dict[str, list[FileRow]] = {}
     exists = on_disk(store, store.checkpoints)
     for path, cp in sorted(store.checkpoints.items()):
         files.setdefault(cp.source, []).append(
             {"path": path, "generation": cp.generation, "offset": cp.offset, "lines": cp.line,
              "exists": exists[path]})
-    issues = [{"file": i.file, "generation": i.generation, "line": i.line, "offset": i.offset,
-               "reason": i.reason} for i in store.stats.issues]
-    report = {
+    issues: list[QuarantinedLine] = [{"file": i.file, "generation": i.generation, "line": i.line,
+                                      "offset": i.offset, "reason": i.reason} for i in store.stats.issues]
+    return {
         "home": str(config.home), "events": int(store.catalog.alive.view.sum()),
         "events_applied": store.stats.events, "sessions": len(store.catalog.by_updated),
         "live_events": int(store.catalog.alive.view.sum()),
@@ -137,9 +196,9 @@ def _status(config: Config, as_json: bool) -> int:
         "skipped_wal_frames": [{"wal": seq, "offset": offset, "reason": reason}
                                for (seq, offset), reason in sorted(store.bad_frames.items())],
     }
-    if as_json:
-        print(json.dumps(report, indent=2))
-        return 0
+
+
+def _print_status(config: Config, report: StatusReport) -> None:
     print(f"Moraine state at {config.home}")
     print(f"  {report['live_events']} events in {report['sessions']} sessions; "
           f"{report['searchable_documents']} searchable documents")
@@ -149,19 +208,33 @@ def _status(config: Config, as_json: bool) -> int:
     print(f"  WAL: {report['wal_files']} file(s), {report['wal_bytes']:,} bytes, "
           f"{report['wal_events_since_snapshot']} events since the snapshot")
     print(f"  last ingest: {_when(report['last_ingest_ms'])}")
-    daemon = report["daemon"]
+    _print_daemon(report["daemon"])
+    _print_sources(report)
+    print(f"  bytes not indexed yet: {report['pending_bytes']} (half-written last lines wait for their newline)")
+    _print_left_out(report)
+    _print_redaction(report["index"]["redactions"])
+
+
+def _print_daemon(daemon: dict[str, Any] | None) -> None:
     if daemon:
         print(f"  daemon: pid {daemon['pid']}, up {daemon['uptime_s']:.0f}s, {daemon['connections']} connection(s), "
               f"{daemon['lag_bytes']} bytes behind the logs, socket {daemon['socket']}")
     else:
         print("  daemon: not running (`moraine daemon` starts it; `moraine mcp` does too)")
+
+
+def _print_sources(report: StatusReport) -> None:
     for row in report["index"]["sources"]:
-        gone = sum(1 for e in files.get(row["harness"], []) if not e["exists"])
+        gone = sum(1 for e in report["files"].get(row["harness"], []) if not e["exists"])
         print(f"  {row['name']}: {row['files']} files, {row['sessions']} sessions, {row['events']} events under "
               f"{row['root']}, last ingest {row['last_ingest_at'] or 'never'}"
               + (f" ({gone} no longer on disk, still searchable)" if gone else "")
               + ("" if row["root_exists"] else " [root not found]"))
-    print(f"  bytes not indexed yet: {report['pending_bytes']} (half-written last lines wait for their newline)")
+
+
+def _print_left_out(report: StatusReport) -> None:
+    """What ingest could not use: quarantined lines, unreadable files, skipped WAL frames."""
+    issues = report["quarantined"]
     print(f"  quarantined lines: {len(issues)}")
     for issue in issues[:20]:
         print(f"    {issue['file']}:{issue['line']} (offset {issue['offset']}): {issue['reason']}")
@@ -172,7 +245,9 @@ def _status(config: Config, as_json: bool) -> int:
             print(f"    {path}: {reason}")
     for frame in report["skipped_wal_frames"]:
         print(f"  WAL frame skipped (wal {frame['wal']}, offset {frame['offset']}): {frame['reason']}")
-    red = report["index"]["redactions"]
+
+
+def _print_redaction(red: dict[str, Any]) -> None:
     print(f"  redaction: {'on' if red['enabled'] else 'OFF'}; {red['total']} credentials redacted"
           + (f", {red['extra_patterns']} extra pattern(s)" if red["extra_patterns"] else "")
           + (f", {red['allow_patterns']} allow pattern(s)" if red["allow_patterns"] else ""))
@@ -180,7 +255,6 @@ def _status(config: Config, as_json: bool) -> int:
         print(f"    [REDACTED:{rule}] {count}")
     for warning in index_status.redaction_warnings(red):
         print(f"  warning: {warning}")
-    return 0
 
 
 def _when(ms: int | None) -> str:
@@ -392,43 +466,51 @@ def run(argv: Sequence[str] | None = None) -> int:
     config = load_config({"home": args.home})
     if not config.redaction.enabled:  # loud on every command, and in status and index_status
         print(f"moraine: warning: {index_status.REDACTION_OFF}", file=sys.stderr)
-    if args.command == "index":
-        return _index(config, args.json)
-    if args.command == "mcp":
-        if args.standalone:
-            return _mcp(config)
-        from moraine.daemon.bridge import serve
-
-        return serve(config)
-    if args.command == "daemon":
-        return _daemon(config, args.foreground, args.for_host)
-    if args.command == "stop":
-        return _stop(config)
-    if args.command == "setup":
-        from moraine.setup import run_setup
-
-        home = config.home if config.home != Path.home() / ".moraine" else None  # --home / MORAINE_HOME
-        if args.write and args.remove:
-            raise UsageError("setup takes --write or --remove, not both")
-        return run_setup(args.write, args.json, home, args.remove)
-    if args.command == "status":
-        return _status(config, args.json)
-    if args.command == "snapshot":
-        return _snapshot(config, args.out, args.json)
-    if args.command == "restore":
-        return _restore(config, args.path, args.json)
-    if args.command == "doctor":
-        return _doctor(config, args.repair, args.json)
-    if args.command == "reindex":
-        return _reindex(config, args.json)
-    if args.command == "forget":
-        if not args.paths and not args.missing:
-            raise UsageError("name the logs to forget, or pass --missing")
-        return _forget(config, args.paths, args.missing, args.json)
-    if args.command == "queries":
-        return cli_query.queries(config.home, config.telemetry.query_log, args.top, args.json)
-    store = _caught_up_store(config)
+    command = _COMMANDS.get(args.command)
+    if command is not None:
+        return command(config, args)
+    store = _caught_up_store(config)  # search, open, list, …: the tool functions MCP serves
     return cli_query.print_result(cli_query.run(store, args), args.json)
+
+
+def _serve_mcp(config: Config, args: argparse.Namespace) -> int:
+    if args.standalone:
+        return _mcp(config)
+    from moraine.daemon.bridge import serve
+
+    return serve(config)
+
+
+def _setup(config: Config, args: argparse.Namespace) -> int:
+    from moraine.setup import run_setup
+
+    home = config.home if config.home != Path.home() / ".moraine" else None  # --home / MORAINE_HOME
+    if args.write and args.remove:
+        raise UsageError("setup takes --write or --remove, not both")
+    return run_setup(args.write, args.json, home, args.remove)
+
+
+def _forget_command(config: Config, args: argparse.Namespace) -> int:
+    if not args.paths and not args.missing:
+        raise UsageError("name the logs to forget, or pass --missing")
+    return _forget(config, args.paths, args.missing, args.json)
+
+
+# The commands that do not answer from a caught-up state, by name.
+_COMMANDS: dict[str, Callable[[Config, argparse.Namespace], int]] = {
+    "index": lambda config, args: _index(config, args.json),
+    "mcp": _serve_mcp,
+    "daemon": lambda config, args: _daemon(config, args.foreground, args.for_host),
+    "stop": lambda config, args: _stop(config),
+    "setup": _setup,
+    "status": lambda config, args: _status(config, args.json),
+    "snapshot": lambda config, args: _snapshot(config, args.out, args.json),
+    "restore": lambda config, args: _restore(config, args.path, args.json),
+    "doctor": lambda config, args: _doctor(config, args.repair, args.json),
+    "reindex": lambda config, args: _reindex(config, args.json),
+    "forget": _forget_command,
+    "queries": lambda config, args: cli_query.queries(config.home, config.telemetry.query_log, args.top, args.json),
+}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
