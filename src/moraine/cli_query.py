@@ -12,7 +12,7 @@ import json
 import sys
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -29,7 +29,22 @@ FLAG_OF_FIELD = {"start_datetime": "--since", "end_datetime": "--until", "within
                  "until": "--until"}
 
 
-def add_parsers(sub: Any) -> None:
+# What `add_subparsers()` returns (typeshed names the class; argparse keeps it private).
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def add_parsers(sub: Subparsers) -> None:
+    _add_search(sub)
+    _add_open(sub)
+    _add_list(sub)
+    _add_history(sub)
+    _add_patterns(sub)
+    _add_track(sub)
+    _add_cleanup(sub)
+    _add_queries(sub)
+
+
+def _add_search(sub: Subparsers) -> None:
     p = sub.add_parser("search", help="search_sessions from the shell")
     p.add_argument("query")
     p.add_argument("--within", dest="within_id", help="a session or turn ID to search inside")
@@ -42,12 +57,18 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--since", type=when, help="only events at or after this date or time (e.g. 2026-03-01)")
     p.add_argument("--until", type=when, help="only events before this date or time")
     p.add_argument("--json", action="store_true")
+
+
+def _add_open(sub: Subparsers) -> None:
     p = sub.add_parser("open", help="open a session, turn or event ID (or a harness's session id, or a log path)")
     p.add_argument("id", help="a Moraine ID, a native session id (codex resume / claude --resume), or a log path")
     p.add_argument("--offset", type=int, help="event: first character of the page of content")
     p.add_argument("--max-chars", dest="max_chars", type=int, help="event: characters in the page")
     p.add_argument("--cursor", help="session or turn: next_cursor of the previous page")
     p.add_argument("--json", action="store_true")
+
+
+def _add_list(sub: Subparsers) -> None:
     p = sub.add_parser("list", help=f"list sessions overlapping a time window (default: the last {LIST_DAYS} days)")
     p.add_argument("--since", type=when, help=f"start: a date (2026-03-01, local midnight) or RFC 3339 time "
                    f"(default: {LIST_DAYS} days ago)")
@@ -59,6 +80,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--source", action="append", choices=list(ADAPTERS), help="only this harness (repeatable)")
     p.add_argument("--cwd", help="only sessions in this project directory or below")
     p.add_argument("--json", action="store_true")
+
+
+def _add_history(sub: Subparsers) -> None:
     p = sub.add_parser("history", help="search_session_history: a regular expression over transcripts, line by line")
     p.add_argument("query", help="RE2 regular expression (no backreferences or lookaround)")
     p.add_argument("--session", help="one session: a Moraine ID, a native session id or a log path")
@@ -67,26 +91,37 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--since", type=when, help="only events at or after this date or time")
     p.add_argument("--until", type=when, help="only events before this date or time")
     p.add_argument("--json", action="store_true")
+
+
+def _add_patterns(sub: Subparsers) -> None:
     p = sub.add_parser("patterns", help="get_learned_patterns: questions the agent asked and how you answered")
     p.add_argument("--filter", dest="prompt_filter", help="only prompts containing this text")
     p.add_argument("--min", dest="min_occurrences", type=int, help="only patterns seen at least this often")
     p.add_argument("--sort", dest="sort_by", help="occurrences (default), last_seen or success_rate")
     p.add_argument("--json", action="store_true")
+
+
+def _add_track(sub: Subparsers) -> None:
     p = sub.add_parser("track", help="track_input_event: record a prompt → input observation")
     p.add_argument("--session", dest="session_id", required=True)
     p.add_argument("--prompt", dest="prompt_text", required=True)
     p.add_argument("--input", dest="input_text", required=True)
     p.add_argument("--failed", action="store_true", help="the input did not lead to a good outcome")
     p.add_argument("--json", action="store_true")
+
+
+def _add_cleanup(sub: Subparsers) -> None:
     p = sub.add_parser("cleanup", help="cleanup_old_sessions: forget sessions older than the retention")
     p.add_argument("--retention-days", dest="retention_days", type=int, default=7, help="1-365 (default 7)")
     p.add_argument("--dry-run", action="store_true", help="list what would be forgotten, change nothing")
     p.add_argument("--yes", action="store_true", help="do not ask before forgetting (asked on a terminal)")
     p.add_argument("--json", action="store_true")
+
+
+def _add_queries(sub: Subparsers) -> None:
     p = sub.add_parser("queries", help="summarise the local query log (opt-in: [telemetry] query_log = true)")
     p.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
     p.add_argument("--json", action="store_true")
-
 
 def queries(home: Path, enabled: bool, top: int, as_json: bool) -> int:
     summary = querylog.summarize(querylog.read(home), top)
