@@ -30,5 +30,5 @@ class Column:
         self._data[self.size : self.size + len(values)] = values
         self.size += len(values)
 
-    def __setitem__(self, index: object, value: object) -> None:
-        self.view[index] = value  # type: ignore[index]
+    def __setitem__(self, index: int | np.ndarray, value: object) -> None:
+        self.view[index] = value  # type: ignore[call-overload]  # numpy's stubs take no `object` value

@@ -36,8 +36,9 @@ class QueryTerm:
     def __init__(self, index: InvertedIndex, term: str, k1: float, b: float) -> None:
         self.index, self.term, self.k1, self.b = index, term, k1, b
         self.whole = index.cached(term, k1, b)
+        self.parts: list[tuple[np.ndarray, np.ndarray]] = []
         if self.whole is not None:
-            self.idf, self.parts = self.whole.idf, []
+            self.idf = self.whole.idf
         else:
             self.parts, df = index.live_parts(term)
             self.idf = idf(index.n_docs, df)
@@ -102,30 +103,17 @@ def score_terms(plan: list[QueryTerm], ok: np.ndarray, k: int, k1: float, deadli
         if deadline is not None and time.monotonic() > deadline:
             raise DeadlineExceeded
         if leaders is None:
-            whole = entry.scored()
-            keep = ok[whole.docs]
-            docs = whole.docs[keep]
-            scores[docs] += whole.contrib[keep]
-            touched.append(docs)
+            touched.append(_add_whole(entry, ok, scores))
         else:
             late.append(entry)
-            if len(leaders) * 16 >= entry.postings():  # many leaders: one scatter beats a probe each
-                whole = entry.scored()  # (only leaders' scores are read from here on)
-                scores[whole.docs] += whole.contrib
-            else:
-                hit, contrib = entry.probe(leaders)
-                scores[leaders[hit]] += contrib
+            _add_at(entry, leaders, scores)
             leaders = _still_leading(leaders, scores, k, remaining[step + 1])
         # Worth looking for a cut-off only once what was scored can outweigh what is left.
         if leaders is None and step + 1 < len(plan) and sum(upper[: step + 1]) > remaining[step + 1]:
             cand = _seen(touched, scores)
-            if len(cand) >= k:
-                kth = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
-                if remaining[step + 1] < kth:
-                    # Unseen documents cannot reach the k-th score any more; nor can seen
-                    # ones whose score plus everything left stays below it.
-                    leaders = cand[scores[cand] + remaining[step + 1] >= kth]
-                    matched_so_far = cand
+            leaders = _cut_off(cand, scores, k, remaining[step + 1])
+            if leaders is not None:
+                matched_so_far = cand
     if leaders is None:
         cand = _seen(touched, scores)
         return cand, scores[cand], len(cand)
@@ -136,6 +124,36 @@ def score_terms(plan: list[QueryTerm], ok: np.ndarray, k: int, k1: float, deadli
     for entry in late:
         matched[entry.live_docs()] = True
     return leaders, scores[leaders], int(np.count_nonzero(matched & ok))
+
+
+def _add_whole(entry: QueryTerm, ok: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Add a term's contribution at every allowed document holding it; returns those documents."""
+    whole = entry.scored()
+    keep = ok[whole.docs]
+    docs = whole.docs[keep]
+    scores[docs] += whole.contrib[keep]
+    return docs
+
+
+def _add_at(entry: QueryTerm, leaders: np.ndarray, scores: np.ndarray) -> None:
+    """Add a late term's contribution at the leaders (only their scores are read from here on)."""
+    if len(leaders) * 16 >= entry.postings():  # many leaders: one scatter beats a probe each
+        whole = entry.scored()
+        scores[whole.docs] += whole.contrib
+    else:
+        hit, contrib = entry.probe(leaders)
+        scores[leaders[hit]] += contrib
+
+
+def _cut_off(cand: np.ndarray, scores: np.ndarray, k: int, remaining: float) -> np.ndarray | None:
+    """The leaders once unseen documents can no longer reach the k-th score (nor seen ones whose
+    score plus everything left stays below it), else None."""
+    if len(cand) < k:
+        return None
+    kth = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
+    if remaining >= kth:
+        return None
+    return cand[scores[cand] + remaining >= kth]
 
 
 def _seen(touched: list[np.ndarray], scores: np.ndarray) -> np.ndarray:

@@ -227,8 +227,13 @@ class Segment:
     def load(cls, directory: Path) -> Segment:
         # Plain ndarray views of the maps (they keep the maps alive): a `memmap` slice costs
         # ten times a plain one, and a query slices each term's postings in every segment.
-        arrays = (_load(directory, name) for name in ARRAYS)
-        return cls(*arrays, name=directory.name)
+        return cls.from_arrays({name: _load(directory, name) for name in ARRAYS}, directory.name)
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], name: str = "") -> Segment:
+        return cls(arrays["terms"], arrays["offsets"], arrays["docs"], arrays["tfs"], arrays["doc_ids"],
+                   arrays["doc_lens"], arrays["tf_over_at"], arrays["tf_over"], arrays["win_terms"], arrays["win_g"],
+                   arrays["win_meta"], name)
 
 
 def _load(directory: Path, name: str) -> np.ndarray:
@@ -377,7 +382,7 @@ class _Output:
     def finish(self, cls: type[Segment]) -> Segment:
         arrays = self.close()
         if self.directory is None:
-            return cls(*(arrays[name] for name in ARRAYS))
+            return cls.from_arrays({name: array for name, array in arrays.items() if array is not None})
         return cls.load(self.directory)
 
     def close(self) -> dict[str, np.ndarray | None]:

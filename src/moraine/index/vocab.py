@@ -75,7 +75,9 @@ class Vocabulary:
 
     def _add_compounds(self, compounds: list[bytes]) -> None:
         """Register new distinct compounds; the expansion columns grow once per batch."""
-        starts, lens, terms = [], [], []
+        starts: list[int] = []
+        lens: list[int] = []
+        terms: list[int] = []
         base = self.comp_terms.size
         comp_ids, term_ids, known = self.comp_ids, self.term_ids, self.terms
         for compound in compounds:
