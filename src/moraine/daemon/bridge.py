@@ -29,6 +29,7 @@ from moraine.wire import (
     INTERNAL_ERROR,
     MAX_LINE,
     SERVER_ERROR,
+    Incoming,
     LineFramer,
     Oversized,
     check_line,
@@ -139,42 +140,56 @@ def connect(config: Config, *, start: bool = True, for_host: bool = True) -> soc
     Raises UntrustedSocketError, before anything is sent, when the socket's directory could be
     another user's or the process serving the socket is not this user's (SO_PEERCRED)."""
     path = str(config.socket_path)
-    directory = config.socket_path.parent
     child: subprocess.Popen[bytes] | None = None
     deadline = time.monotonic() + config.daemon.start_timeout_s
     while True:
-        if directory.exists():
-            check_private_dir(directory, "the daemon's socket directory")
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            conn.connect(path)
-        except OSError:
-            conn.close()
-        else:
-            try:
-                check_private_dir(directory, "the daemon's socket directory")
-                _check_peer(conn, path)
-            except BaseException:
-                conn.close()
-                raise
+        conn = _try_connect(path, config.socket_path.parent)
+        if conn is not None:
             return conn
         if not start:
             raise DaemonUnavailable(f"no Moraine daemon answers on {path}")
-        if child is None:
-            if config.home.exists():  # what the daemon would refuse (exit 7), refused before starting it
-                check_private_dir(config.home, "the Moraine state directory")
-            try:
-                child = start_daemon(config, for_host=for_host)
-            except OSError as exc:
-                raise DaemonUnavailable(f"the Moraine state at {config.home} is not writable ({exc.strerror})",
-                                        4) from exc
-        elif child.poll() not in (None, 0, 6):  # 6: another daemon won the race; wait for it
-            raise DaemonUnavailable(f"the Moraine daemon could not start (exit {child.returncode}): "
-                                    f"{_log_tail(config.home / 'run' / 'daemon.log')}", child.returncode or 1)
+        child = _starting(config, child, for_host)
         if time.monotonic() > deadline:
             raise DaemonUnavailable(f"the Moraine daemon did not answer on {path} within "
                                     f"{config.daemon.start_timeout_s:.0f}s; see {config.home / 'run' / 'daemon.log'}")
         time.sleep(0.05)
+
+
+def _try_connect(path: str, directory: Path) -> socket.socket | None:
+    """A connection when something listens on the socket (None when nothing does), trusted only
+    once both its directory and the process at the other end are found to be this user's."""
+    if directory.exists():
+        check_private_dir(directory, "the daemon's socket directory")
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(path)
+    except OSError:
+        conn.close()
+        return None
+    try:
+        check_private_dir(directory, "the daemon's socket directory")
+        _check_peer(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _starting(config: Config, child: subprocess.Popen[bytes] | None, for_host: bool) -> subprocess.Popen[bytes]:
+    """The daemon this call starts: started on the first miss, then watched, so one that exits
+    with an error is reported at once instead of waited for until the deadline."""
+    if child is None:
+        if config.home.exists():  # what the daemon would refuse (exit 7), refused before starting it
+            check_private_dir(config.home, "the Moraine state directory")
+        try:
+            return start_daemon(config, for_host=for_host)
+        except OSError as exc:
+            raise DaemonUnavailable(f"the Moraine state at {config.home} is not writable ({exc.strerror})",
+                                    4) from exc
+    if child.poll() not in (None, 0, 6):  # 6: another daemon won the race; wait for it
+        raise DaemonUnavailable(f"the Moraine daemon could not start (exit {child.returncode}): "
+                                f"{_log_tail(config.home / 'run' / 'daemon.log')}", child.returncode or 1)
+    return child
 
 
 def _log_tail(path: Path) -> str:
@@ -262,31 +277,38 @@ class Bridge:
             return
         if incoming.message is None:  # a notification that cannot be delivered: never answered
             return
-        request_id, method = incoming.request_id, incoming.method
         if self.failure is not None:  # no daemon: every request gets the reason, nothing hangs
-            if incoming.is_request:
-                self.write(error_reply(request_id, self.failure_code, f"Moraine is unavailable: {self.failure}"))
+            self._unavailable(incoming)
             return
         with self.lock:
             if self.failure is not None:  # failed while this line waited for the lock
-                if incoming.is_request:
-                    self.write(error_reply(request_id, self.failure_code, f"Moraine is unavailable: {self.failure}"))
+                self._unavailable(incoming)
                 return
-            if method == "initialize":
-                self.initialize = line
-            elif method == "notifications/initialized":
-                self.initialized = line
-            if incoming.is_request:
-                self.pending[_key(request_id)] = method or ""
-            elif method == "notifications/cancelled":  # the host expects no answer to it any more
-                params = incoming.message.get("params") or {}
-                self.pending.pop(_key(params.get("requestId")), None)
+            self._track(line, incoming)
             assert self.conn is not None
             try:
                 self.conn.sendall(line + b"\n")
             except OSError:  # the daemon is gone: wake the reader, which answers what is pending
                 with contextlib.suppress(OSError):
                     self.conn.shutdown(socket.SHUT_RDWR)
+
+    def _unavailable(self, incoming: Incoming) -> None:
+        if incoming.is_request:
+            self.write(error_reply(incoming.request_id, self.failure_code, f"Moraine is unavailable: {self.failure}"))
+
+    def _track(self, line: bytes, incoming: Incoming) -> None:
+        """What a daemon restart needs (under `lock`): the handshake to replay, and the requests
+        still waiting for an answer, which then get an error instead of hanging."""
+        request_id, method = incoming.request_id, incoming.method
+        if method == "initialize":
+            self.initialize = line
+        elif method == "notifications/initialized":
+            self.initialized = line
+        if incoming.is_request:
+            self.pending[_key(request_id)] = method or ""
+        elif method == "notifications/cancelled" and incoming.message is not None:  # no answer expected now
+            params = incoming.message.get("params") or {}
+            self.pending.pop(_key(params.get("requestId")), None)
 
     def _from_daemon(self) -> None:
         framer = LineFramer(None)  # the daemon is trusted (checked above): its answers are not bounded

@@ -361,6 +361,28 @@ class Daemon:
                 self.dirty.add("*")  # a directory appeared, moved or went: look at everything
         self.wake.set()
 
+    def _backfill(self, store: Store) -> None:
+        """The first pass over every log. Calls wait for it a short while, then are answered with
+        what is indexed and told it is still running; whatever happens, it counts as done."""
+        from moraine.ingest.pipeline import ingest_once
+
+        try:
+            summary = ingest_once(store)
+            self.last_pass_ms = int(time.time() * 1000)
+            log(f"backfill: {summary.events} new events from {summary.files_read} files in {summary.seconds:.1f}s")
+        except Exception as exc:  # the reconcile scan retries; calls report the lag meanwhile
+            log(f"backfill failed: {type(exc).__name__}: {exc}")
+        finally:
+            self.backfilled = True
+            self.backfill_done.set()
+
+    def _take_dirty(self) -> set[str]:
+        """The logs marked since the last pass; they count as being read until the pass ends."""
+        with self.dirty_lock:
+            dirty, self.dirty = self.dirty, set()
+            self.reading = dirty
+        return dirty
+
     def _ingest_loop(self) -> None:
         from moraine.ingest.pipeline import ingest_once
 
@@ -371,15 +393,7 @@ class Daemon:
             return
         self.store = store
         cfg = self.config
-        try:
-            summary = ingest_once(store)
-            self.last_pass_ms = int(time.time() * 1000)
-            log(f"backfill: {summary.events} new events from {summary.files_read} files in {summary.seconds:.1f}s")
-        except Exception as exc:  # the reconcile scan retries; calls report the lag meanwhile
-            log(f"backfill failed: {type(exc).__name__}: {exc}")
-        finally:
-            self.backfilled = True
-            self.backfill_done.set()
+        self._backfill(store)
         next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
         next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
         while not self.stopping.is_set():
@@ -389,9 +403,7 @@ class Daemon:
                 self.wake.clear()
             if self.stopping.is_set():
                 break
-            with self.dirty_lock:
-                dirty, self.dirty = self.dirty, set()
-                self.reading = dirty
+            dirty = self._take_dirty()
             full = time.monotonic() >= next_reconcile or "*" in dirty
             try:
                 if dirty or full:
