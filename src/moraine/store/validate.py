@@ -9,6 +9,7 @@ of the frame applies. The check is types and ranges only, no I/O, O(rows).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -25,7 +26,8 @@ _COORD_MAX = 2**62
 
 def event_row_problem(row: Any) -> str | None:
     """Why this wire row (see `Event.to_wire`) cannot be applied, or None when it can. Runs
-    once per event in the parse workers: plain comparisons, no generators."""
+    once per event in the parse workers: plain comparisons, no generators, and one call
+    (`_place_problem`) for the log coordinates and metadata; first problem wins."""
     if type(row) is not list or len(row) != WIRE_LEN:
         return "event row has the wrong shape"
     (uid, key, source, type_, ts, text, tool, call, _, code, model, starts, terminal, excluded, phase, file,
@@ -45,6 +47,11 @@ def event_row_problem(row: Any) -> str | None:
         return "exit code out of range"
     if type(starts) is not bool or type(excluded) is not bool or terminal not in (0, 1, 2):
         return "turn flags malformed"
+    return _place_problem(file, line, offset, sub, meta)
+
+
+def _place_problem(file: Any, line: Any, offset: Any, sub: Any, meta: Any) -> str | None:
+    """Where the event was read (log coordinates) and its metadata."""
     if (type(file) is not str or type(line) is not int or type(offset) is not int or type(sub) is not int
             or line < 0 or offset < 0 or sub < 0 or line > _COORD_MAX or offset > _COORD_MAX or sub > _COORD_MAX):
         return "log coordinates malformed"
@@ -70,13 +77,27 @@ def _checkpoint_ok(path: Any, row: Any) -> bool:
 
 def screen_frame(payload: Any, where: str) -> tuple[dict[str, Any], list[IngestIssue]]:
     """The applicable part of a frame and an issue for each part left out. `where` names the
-    frame (WAL file and offset) in the issues of parts that have no log coordinates."""
+    frame (WAL file and offset) in the issues of parts that have no log coordinates. Each part
+    is screened in turn (`_SCREENS`); a part that needs cleaning is replaced in a new map, the
+    frame read from the WAL is never changed in place."""
     if not isinstance(payload, dict):
-        return {}, [IngestIssue(where, 0, 0, 0, "wal_frame_rejected: payload is not a map", "")]
+        return {}, [_rejected(where, "payload is not a map")]
     issues: list[IngestIssue] = []
+    for screen in _SCREENS:
+        payload = screen(payload, where, issues)
+    return payload, issues
+
+
+def _rejected(where: str, what: str) -> IngestIssue:
+    """An issue for a part of the frame left out, at the frame's own coordinates."""
+    return IngestIssue(where, 0, 0, 0, f"wal_frame_rejected: {what}", "")
+
+
+def _screen_events(payload: dict[str, Any], where: str, issues: list[IngestIssue]) -> dict[str, Any]:
+    """Each event row that cannot be applied is left out, quarantined with its coordinates."""
     rows = payload.get("events", [])
     if not isinstance(rows, list):
-        issues.append(IngestIssue(where, 0, 0, 0, "wal_frame_rejected: events are not a list", ""))
+        issues.append(_rejected(where, "events are not a list"))
         rows = []
         payload = {**payload, "events": rows}
     problems = [event_row_problem(row) for row in rows]
@@ -88,33 +109,71 @@ def screen_frame(payload: Any, where: str) -> tuple[dict[str, Any], list[IngestI
             else:
                 issues.append(_row_issue(row, problem, where))
         payload = {**payload, "events": kept}
+    return payload
+
+
+def _screen_issue_rows(payload: dict[str, Any], where: str, issues: list[IngestIssue]) -> dict[str, Any]:
+    """Malformed quarantine rows (see `IngestIssue.to_wire`) are dropped, without an issue of their own."""
     raw_issues = payload.get("issues", [])
     if not isinstance(raw_issues, list) or not all(_issue_row_ok(r) for r in raw_issues):
         payload = {**payload, "issues": [r for r in raw_issues if _issue_row_ok(r)] if isinstance(raw_issues, list)
                    else []}
+    return payload
+
+
+def _screen_checkpoints(payload: dict[str, Any], where: str, issues: list[IngestIssue]) -> dict[str, Any]:
+    """A malformed checkpoint is left out: its log is read again from the last good one."""
     checkpoints = payload.get("checkpoints", {})
     if not isinstance(checkpoints, dict) or not all(_checkpoint_ok(p, r) for p, r in checkpoints.items()):
-        issues.append(IngestIssue(where, 0, 0, 0, "wal_frame_rejected: malformed checkpoints left out", ""))
+        issues.append(_rejected(where, "malformed checkpoints left out"))
         payload = {**payload, "checkpoints": {p: r for p, r in checkpoints.items() if _checkpoint_ok(p, r)}
                    if isinstance(checkpoints, dict) else {}}
+    return payload
+
+
+def _screen_file_issues(payload: dict[str, Any], where: str, issues: list[IngestIssue]) -> dict[str, Any]:
+    """Logs that cannot be read now (path → reason, None when readable again): a malformed map
+    is dropped whole, without an issue."""
     files = payload.get("file_issues", {})
     if not isinstance(files, dict) or not all(isinstance(k, str) and (v is None or isinstance(v, str))
                                               for k, v in files.items()):
         payload = {**payload, "file_issues": {}}
+    return payload
+
+
+def _screen_string_lists(payload: dict[str, Any], where: str, issues: list[IngestIssue]) -> dict[str, Any]:
+    """Tombstones (session keys) and tracked input events: malformed entries are left out."""
     for name, ok in (("tombstones", lambda v: isinstance(v, str)), ("tracked", _tracked_ok)):
         value = payload.get(name, [])
         if not isinstance(value, list) or not all(ok(v) for v in value):
-            issues.append(IngestIssue(where, 0, 0, 0, f"wal_frame_rejected: malformed {name} left out", ""))
+            issues.append(_rejected(where, f"malformed {name} left out"))
             payload = {**payload, name: [v for v in value if ok(v)] if isinstance(value, list) else []}
+    return payload
+
+
+def _screen_retire(payload: dict[str, Any], where: str, issues: list[IngestIssue]) -> dict[str, Any]:
+    """Retired event ids must be well-formed uids; others are left out."""
     retire = payload.get("retire", [])
     if not isinstance(retire, list) or not all(isinstance(u, str) and UID_RE.match(u) for u in retire):
-        issues.append(IngestIssue(where, 0, 0, 0, "wal_frame_rejected: malformed retired IDs left out", ""))
+        issues.append(_rejected(where, "malformed retired IDs left out"))
         payload = {**payload, "retire": [u for u in retire if isinstance(u, str) and UID_RE.match(u)]
                    if isinstance(retire, list) else []}
+    return payload
+
+
+def _screen_forget(payload: dict[str, Any], where: str, issues: list[IngestIssue]) -> dict[str, Any]:
+    """Forgotten log paths: a list with anything but paths is dropped whole, without an issue."""
     forget = payload.get("forget", [])
     if not isinstance(forget, list) or not all(isinstance(p, str) for p in forget):
         payload = {**payload, "forget": []}
-    return payload, issues
+    return payload
+
+
+# The parts of a frame, screened in this order (the order of the issues they add).
+_SCREENS: tuple[Callable[[dict[str, Any], str, list[IngestIssue]], dict[str, Any]], ...] = (
+    _screen_events, _screen_issue_rows, _screen_checkpoints, _screen_file_issues, _screen_string_lists,
+    _screen_retire, _screen_forget,
+)
 
 
 def _tracked_ok(row: Any) -> bool:
