@@ -42,6 +42,7 @@ from moraine.store.validate import packable_frame, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
 
 UNINDEXED = frozenset({"unknown"})
+Touched = dict[int, tuple[int, int, str | None]]  # session ix → (started_ms, updated_ms, cwd) before the frame
 
 
 class _Reload(Exception):
@@ -238,7 +239,8 @@ class Store:
         Rows are in wire form, as the parse workers produce them (`packed`: the same rows
         packed with msgpack, when the worker did it). Call inside `writer()`.
         """
-        payload = {"events": events, "issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000)}
+        payload: dict[str, Any] = {"events": events, "issues": issues, "checkpoints": checkpoints,
+                                   "at": int(time.time() * 1000)}
         if events:
             payload["rules"] = rules_fingerprint()  # what the events were redacted with
         payload.update(extra or {})
@@ -366,12 +368,34 @@ class Store:
                 "files": len(self.checkpoints)}
 
     def _apply(self, payload: dict[str, Any], packed: list[bytes] | None = None) -> None:
-        touched: dict[int, tuple[int, int, str | None]] = {}
-        catalog, index = self.catalog, self.index
+        """Apply one screened frame, in this order: what it retires, its new events, the
+        sessions either changed (re-keyed once per frame), then what it records (issues,
+        unreadable logs, checkpoints, counters). The order matters: a log's new generation
+        retires the old one's events before its own are added."""
+        touched: Touched = {}
         if payload.get("rewind"):  # `doctor --repair` lost frames: read every log again (uids dedupe)
-            self.checkpoints = {path: Checkpoint(cp.source, cp.inode, 0, cp.generation, 0, 0,
-                                                 ADAPTERS[cp.source].initial_state(path))
-                                for path, cp in self.checkpoints.items()}
+            self._rewind_checkpoints()
+        self._apply_retirements(payload, touched)
+        self.tracked.extend(payload.get("tracked", ()))
+        self._apply_events(payload, packed, touched)
+        for ix, before in touched.items():
+            self.catalog.touch(self.catalog.sessions[ix], before)
+        self._record_issues([IngestIssue.from_wire(row) for row in payload.get("issues", ())])
+        self._apply_file_issues(payload)
+        self._apply_checkpoints(payload)
+        self._count_frame(payload)
+        if len(self.index.mem) >= self.config.store.seal_events:
+            self.index.seal()
+
+    def _rewind_checkpoints(self) -> None:
+        """Every log is read again from its start (same inode and generation, fresh adapter state)."""
+        self.checkpoints = {path: Checkpoint(cp.source, cp.inode, 0, cp.generation, 0, 0,
+                                             ADAPTERS[cp.source].initial_state(path))
+                            for path, cp in self.checkpoints.items()}
+
+    def _apply_retirements(self, payload: dict[str, Any], touched: Touched) -> None:
+        """Events the frame takes out before adding its own: forgotten logs (their checkpoints
+        go too), logs whose new generation replaces them, tombstoned sessions, retired uids."""
         for path in payload.get("forget", ()):
             self._retire_file(path, touched)
             self.checkpoints.pop(path, None)
@@ -383,75 +407,93 @@ class Store:
             self._retire_session(key, touched)
         for uid in payload.get("retire", ()):  # a log read whole no longer holds these events
             self._retire_uid(uid, touched)
-        self.tracked.extend(payload.get("tracked", ()))
-        rows = payload.get("events", ())
+
+    def _apply_events(self, payload: dict[str, Any], packed: list[bytes] | None, touched: Touched) -> None:
+        """Add the frame's events under new doc ids: a forgotten session's lines are dropped, a
+        record seen twice in the frame counts once (the later one), and one already known (a
+        rewind, a crash's lost frame) replaces the old doc."""
+        rows, packed = self._without_tombstoned(payload.get("events", ()), packed)
+        events = [Event.from_wire(row) for row in rows]
+        last = {event.uid: i for i, event in enumerate(events)}  # the same record twice: the later one wins
+        self._replace_known(list(last))
+        if packed is None:
+            packed = pack_rows(rows)
+        if len(last) < len(events):
+            kept = sorted(last.values())
+            events, packed = [events[i] for i in kept], [packed[i] for i in kept]
+        sessions = [self.catalog.session_for(event) for event in events]
+        self._note_sessions(sessions, touched)
+        first = self.index.reserve_docs(len(events))
+        self.catalog.append_batch(first, events, packed, sessions)
+        self.redactions.add(first, events, packed, payload.get("rules"))
+        indexable = [(first + i, e.text) for i, e in enumerate(events)
+                     if e.type not in UNINDEXED and not e.excluded and e.text]
+        self.index.add_texts(np.array([d for d, _ in indexable], dtype=np.int64), [t for _, t in indexable])
+
+    def _without_tombstoned(self, rows: list[list[Any]],
+                            packed: list[bytes] | None) -> tuple[list[list[Any]], list[bytes] | None]:
+        """The rows (and their packed forms) of sessions not forgotten by retention."""
         if self.tombstones and any(row[1] in self.tombstones for row in rows):  # a forgotten session's lines
             keep = [i for i, row in enumerate(rows) if row[1] not in self.tombstones]
             rows = [rows[i] for i in keep]
             packed = [packed[i] for i in keep] if packed is not None else None
-        events = [Event.from_wire(row) for row in rows]
-        seen: dict[str, int] = {}
-        for i, event in enumerate(events):
-            if event.uid in seen:  # the same record twice in one frame: the later one wins
-                events[seen[event.uid]] = None  # type: ignore[call-overload]
-            seen[event.uid] = i
-        for uid, known in zip(seen, catalog.by_uid.find_many(list(seen)), strict=True):
-            if known is not None:  # re-read (a rewind, a crash's lost frame): the new record replaces it
-                catalog.replaced(uid)
-                index.delete(known)
-        if packed is None:
-            packed = pack_rows(rows)
-        if len(seen) < len(events):
-            kept = [i for i, e in enumerate(events) if e is not None]
-            events, rows, packed = [events[i] for i in kept], [rows[i] for i in kept], [packed[i] for i in kept]
-        sessions = [catalog.session_for(event) for event in events]
+        return rows, packed
+
+    def _replace_known(self, uids: list[str]) -> None:
+        """Retire the live doc of each uid already stored: the new record replaces it."""
+        for uid, doc in zip(uids, self.catalog.by_uid.find_many(uids), strict=True):
+            if doc is not None:
+                self.catalog.replaced(uid)
+                self.index.delete(doc)
+
+    def _note_sessions(self, sessions: list[Session], touched: Touched) -> None:
+        """Note each session's times before the frame, the first time the frame touches it."""
+        by_key = self.catalog.by_key
         for session in sessions:
-            ix = catalog.by_key[session.key]
+            ix = by_key[session.key]
             if ix not in touched:
                 touched[ix] = (session.started_ms, session.updated_ms, session.cwd)
-        first = index.reserve_docs(len(events))
-        catalog.append_batch(first, events, packed, sessions)
-        self.redactions.add(first, events, packed, payload.get("rules"))
-        indexable = [(first + i, e.text) for i, e in enumerate(events)
-                     if e.type not in UNINDEXED and not e.excluded and e.text]
-        index.add_texts(np.array([d for d, _ in indexable], dtype=np.int64), [t for _, t in indexable])
-        for ix, before in touched.items():
-            catalog.touch(catalog.sessions[ix], before)
-        self._record_issues([IngestIssue.from_wire(row) for row in payload.get("issues", ())])
+
+    def _apply_file_issues(self, payload: dict[str, Any]) -> None:
+        """Why a log cannot be read now; None: it can again."""
         for path, reason in payload.get("file_issues", {}).items():
             if reason is None:
                 self.file_issues.pop(path, None)
             else:
                 self.file_issues[path] = reason
+
+    def _apply_checkpoints(self, payload: dict[str, Any]) -> None:
+        """Where each log was read up to, and when each harness's logs were last read."""
         at = int(payload.get("at", 0))
         for path, row in payload.get("checkpoints", {}).items():
             self.checkpoints[path] = Checkpoint.from_wire(row)
             if at > self.stats.last_by_source.get(row[0], 0):
                 self.stats.last_by_source[row[0]] = at
+
+    def _count_frame(self, payload: dict[str, Any]) -> None:
+        """Counters count the frame's event rows as written, before tombstones and duplicates."""
         self.stats.frames += 1
         self.stats.events += len(payload.get("events", ()))
         self.events_since_snapshot += len(payload.get("events", ()))
         self.frames_since_snapshot += 1
         self.stats.last_ingest_ms = max(self.stats.last_ingest_ms, int(payload.get("at", 0)))
-        if len(index.mem) >= self.config.store.seal_events:
-            index.seal()
 
-    def _retire_session(self, key: str, touched: dict[int, tuple[int, int, str | None]]) -> None:
+    def _retire_session(self, key: str, touched: Touched) -> None:
         """Forget a session for good: its events leave the index, and later lines are dropped."""
         self.tombstones.add(key)
         ix = self.catalog.by_key.get(key)
         if ix is not None:
             self._retire(list(self.catalog.sessions[ix].docs), touched)
 
-    def _retire_uid(self, uid: str, touched: dict[int, tuple[int, int, str | None]]) -> None:
+    def _retire_uid(self, uid: str, touched: Touched) -> None:
         doc = self.catalog.by_uid.get(uid)
         if doc is not None:
             self._retire([doc], touched)
 
-    def _retire_file(self, path: str, touched: dict[int, tuple[int, int, str | None]]) -> None:
+    def _retire_file(self, path: str, touched: Touched) -> None:
         self._retire(self.catalog.file_docs(path).tolist(), touched)
 
-    def _retire(self, docs: list[int], touched: dict[int, tuple[int, int, str | None]]) -> None:
+    def _retire(self, docs: list[int], touched: Touched) -> None:
         """Take live docs out of the catalog and the index, noting each session's times before
         (its place among the sessions is updated once the frame is applied)."""
         catalog = self.catalog
