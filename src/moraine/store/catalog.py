@@ -96,6 +96,27 @@ def transcript_lines(event: Event) -> int:
     return event.text.count("\n") + 1
 
 
+def _fold_event_meta(session: Session, meta: dict[str, Any]) -> None:
+    """An event's metadata into its session: titles and flags from any event, the first cwd,
+    parent and git branch seen."""
+    if meta.get("cwd") and not session.cwd:
+        session.cwd = meta["cwd"]
+    if meta.get("title_custom"):
+        session.title_custom = str(meta["title_custom"])
+    if meta.get("title_ai"):
+        session.title_ai = str(meta["title_ai"])
+    if meta.get("title_summary"):
+        session.title_summary = str(meta["title_summary"])
+    if meta.get("web"):
+        session.web = True
+    if meta.get("moraine"):
+        session.moraine = True
+    if meta.get("parent") and not session.parent_key:
+        session.parent_key = meta["parent"]
+    if meta.get("git_branch") and not session.git_branch:
+        session.git_branch = meta["git_branch"]
+
+
 def _first_line(text: str) -> str:
     line = next((ln.strip() for ln in text.splitlines() if ln.strip() and ln.strip() not in PLACEHOLDERS), "")
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
@@ -236,24 +257,10 @@ class Catalog:
         return ix
 
     def _fold_meta(self, session: Session, event: Event) -> None:
-        meta = event.meta
-        if meta:
-            if meta.get("cwd") and not session.cwd:
-                session.cwd = meta["cwd"]
-            if meta.get("title_custom"):
-                session.title_custom = str(meta["title_custom"])
-            if meta.get("title_ai"):
-                session.title_ai = str(meta["title_ai"])
-            if meta.get("title_summary"):
-                session.title_summary = str(meta["title_summary"])
-            if meta.get("web"):
-                session.web = True
-            if meta.get("moraine"):
-                session.moraine = True
-            if meta.get("parent") and not session.parent_key:
-                session.parent_key = meta["parent"]
-            if meta.get("git_branch") and not session.git_branch:
-                session.git_branch = meta["git_branch"]
+        """Fold one event into its session's titles, flags, cwd, parent and first prompt. Runs
+        once per appended event: the metadata map is folded only when the event carries one."""
+        if event.meta:
+            _fold_event_meta(session, event.meta)
         if event.type == "tool_call":
             session.tools = True
         if event.starts_turn and session.first_prompt is None and event.text.strip():
@@ -285,23 +292,34 @@ class Catalog:
         listed = session in self.by_updated
         if not session.docs:  # every event retired (its log replaced or forgotten): out of the views
             self.by_updated.discard(session)
-            if old_cwd:
-                self.projects.get(old_cwd, SortedList()).discard((old_started, session.sid))
+            self._leave_project(old_cwd, old_started, session.sid)
             self._unlink_child(session)
             return
-        times = self.ts.view[session.docs] if session.docs else np.zeros(1, np.int64)
-        known = times[times > 0]  # a record without any timestamp must not date the session 1970
-        times = known if len(known) else times
-        started, updated = int(times.min()), int(times.max())
+        started, updated = self._time_span(session)
         if updated != old_updated or started != old_started or not listed:
             self.by_updated.discard(session)
             session.started_ms, session.updated_ms = started, updated
             self.by_updated.add(session)
         if session.cwd != old_cwd or started != old_started or not listed:
-            if old_cwd:
-                self.projects.get(old_cwd, SortedList()).discard((old_started, session.sid))
+            self._leave_project(old_cwd, old_started, session.sid)
             if session.cwd:
                 self.projects.setdefault(session.cwd, SortedList()).add((started, session.sid))
+        self._link_family(session)
+
+    def _time_span(self, session: Session) -> tuple[int, int]:
+        """First and last event times of a session with events."""
+        times = self.ts.view[session.docs] if session.docs else np.zeros(1, np.int64)
+        known = times[times > 0]  # a record without any timestamp must not date the session 1970
+        times = known if len(known) else times
+        return int(times.min()), int(times.max())
+
+    def _leave_project(self, cwd: str | None, started: int, sid: str) -> None:
+        """Take a session out of its project's neighbours, under the key it was listed with."""
+        if cwd:
+            self.projects.get(cwd, SortedList()).discard((started, sid))
+
+    def _link_family(self, session: Session) -> None:
+        """Link a session under its parent, and the children that came before it under it."""
         if session.parent_key:
             parent_ix = self.by_key.get(session.parent_key)
             if parent_ix is None:  # the child's lines came first (a crash's re-read): linked when it comes
