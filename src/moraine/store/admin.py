@@ -208,34 +208,51 @@ def doctor(home: Path, repair: bool = False) -> DoctorReport:
     `repair`, salvage every intact frame of a damaged WAL (the damaged file is kept beside
     it) and make the next ingest re-read the logs, so what the lost frames held comes back."""
     report = DoctorReport(str(home))
+    manifest = _check_snapshot(home, report)
+    _check_wal(home / "wal", manifest, report)
+    if repair:
+        _repair(home / "wal", manifest, report)
+    return report
+
+
+def _check_snapshot(home: Path, report: DoctorReport) -> Manifest | None:
+    """The published manifest (None when there is none, or it cannot be read: a problem)."""
     try:
         manifest = current_manifest(home)
     except StateError as exc:
-        manifest = None
         report.snapshot_problems.append(str(exc))
+        return None
     if manifest is not None:
         report.generation = manifest.generation
         report.snapshot_problems.extend(check_files(home, manifest, deep_prefix=""))
-    wal_dir = home / "wal"
+    return manifest
+
+
+def _check_wal(wal_dir: Path, manifest: Manifest | None, report: DoctorReport) -> None:
+    """Examine every WAL file from the snapshot's on; the snapshot's own file must exist."""
     seqs = sorted(int(p.name[:-4]) for p in wal_dir.glob("*.log") if p.name[:-4].isdigit()) if wal_dir.is_dir() else []
     if manifest is not None and manifest.wal_seq not in seqs:
         report.missing_wal.append(f"wal/{manifest.wal_seq:08d}.log")
     for seq in seqs:
         if manifest is None or seq >= manifest.wal_seq:
             report.wal.append(examine_wal(wal_dir / f"{seq:08d}.log", newest=seq == seqs[-1]))
-    if repair:
-        for item in report.wal:
-            if item.damaged:
-                _salvage(Path(item.path))
-                report.repaired.append(f"{item.path}: kept {item.frames + item.salvageable} intact frames; "
-                                       f"damaged original at {item.path}.damaged; logs will be re-read")
-        if report.missing_wal and manifest is not None:
-            path = wal_dir / f"{manifest.wal_seq:08d}.log"
-            Wal(path, "batch").append(_REWIND)
-            report.repaired.append(f"{path}: recreated; logs will be re-read")
-        if report.snapshot_problems:
-            report.repaired.append("the snapshot is damaged: rebuilding the state from the logs")
-    return report
+
+
+def _repair(wal_dir: Path, manifest: Manifest | None, report: DoctorReport) -> None:
+    """Salvage damaged WAL files and recreate a missing one, each with a rewind frame so the
+    next ingest re-reads the logs. A damaged snapshot is only noted: the caller rebuilds the
+    state from the logs (the CLI's `doctor --repair` does)."""
+    for item in report.wal:
+        if item.damaged:
+            _salvage(Path(item.path))
+            report.repaired.append(f"{item.path}: kept {item.frames + item.salvageable} intact frames; "
+                                   f"damaged original at {item.path}.damaged; logs will be re-read")
+    if report.missing_wal and manifest is not None:
+        path = wal_dir / f"{manifest.wal_seq:08d}.log"
+        Wal(path, "batch").append(_REWIND)
+        report.repaired.append(f"{path}: recreated; logs will be re-read")
+    if report.snapshot_problems:
+        report.repaired.append("the snapshot is damaged: rebuilding the state from the logs")
 
 
 _REWIND = {"events": [], "issues": [], "checkpoints": {}, "rewind": True, "at": 0}
