@@ -139,8 +139,8 @@ def _locate(store: Store, parsed: ParsedId, raw: str) -> tuple[Session, Turn | N
         doc = store.doc_by_uid(parsed.key)
         if doc is None:
             raise missing
-        session, turn, _ = store.catalog.turn_of(doc)
-        return session, turn, doc
+        event_session, turn, _ = store.catalog.turn_of(doc)
+        return event_session, turn, doc
     session = store.session_by_sid(parsed.key)
     if session is None or not session.docs:  # unknown, or every event retired (its log forgotten)
         raise missing
@@ -307,36 +307,52 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
 
 
 def render(envelope: dict[str, Any]) -> str:
+    """The text reply of a successful `open`, by the kind of ID opened."""
     data = envelope["data"]
     if data["kind"] == "session":
-        s = data["session"]
-        lines = [f'Session {s["id"]} — {s["title"] or "untitled"} ({s["source"]}, {s["mode"]}, '
-                 f'{s["turn_count"]} turns, {s["event_count"]} events, '
-                 f'{"completed" if s["completed"] else "not completed"})',
-                 f'{s["started_at"]} → {s["updated_at"]}  cwd: {s["cwd"]}'
-                 + (f'  branch: {s["git_branch"]}' if s.get("git_branch") else "")]
-        if s.get("resume_command"):
-            lines.append(f'resume: {s["resume_command"]}')
-        for t in data["turns"]:
-            prompt = (t["user_input"] or {}).get("text") or "(no user input)"
-            lines.append(f'  turn {t["ordinal"]} {t["id"]}{"" if t["completed"] else " [incomplete]"}: '
-                         f'{prompt[:120]}')
-        shown = data["turns_shown"]
-        if data["next_cursor"]:
-            lines.append(f'turns {shown["from_ordinal"]}–{shown["to_ordinal"]} of {shown["total"]} shown; for the '
-                         f'next ones call open with id={s["id"]} and cursor={data["next_cursor"]}')
-        return "\n".join(lines)
+        return _render_session(data)
     if data["kind"] == "turn":
-        t = data["turn"]
-        lines = [f'Turn {t["ordinal"]} of {data["session"]["id"]} — {t["event_count"]} events, '
-                 f'{"completed" if t["completed"] else "not completed"}']
-        for e in data["events"]:
-            tool = f' {e["tool_name"]}' if e["tool_name"] else ""
-            lines.append(f'  {e["ordinal"]}. [{e["type"]}{tool}] {e["summary"][:140]}  ({e["id"]})')
-        if data["next_cursor"]:
-            lines.append(f'events 1–{data["events"][-1]["ordinal"] if data["events"] else 0} shown; for the next '
-                         f'ones call open with id={t["id"]} and cursor={data["next_cursor"]}')
-        return "\n".join(lines)
+        return _render_turn(data)
+    return _render_event(data)
+
+
+def _render_session(data: dict[str, Any]) -> str:
+    """Session header, then one line per turn shown, then how to get the next page."""
+    s = data["session"]
+    lines = [f'Session {s["id"]} — {s["title"] or "untitled"} ({s["source"]}, {s["mode"]}, '
+             f'{s["turn_count"]} turns, {s["event_count"]} events, '
+             f'{"completed" if s["completed"] else "not completed"})',
+             f'{s["started_at"]} → {s["updated_at"]}  cwd: {s["cwd"]}'
+             + (f'  branch: {s["git_branch"]}' if s.get("git_branch") else "")]
+    if s.get("resume_command"):
+        lines.append(f'resume: {s["resume_command"]}')
+    for t in data["turns"]:
+        prompt = (t["user_input"] or {}).get("text") or "(no user input)"
+        lines.append(f'  turn {t["ordinal"]} {t["id"]}{"" if t["completed"] else " [incomplete]"}: '
+                     f'{prompt[:120]}')
+    shown = data["turns_shown"]
+    if data["next_cursor"]:
+        lines.append(f'turns {shown["from_ordinal"]}–{shown["to_ordinal"]} of {shown["total"]} shown; for the '
+                     f'next ones call open with id={s["id"]} and cursor={data["next_cursor"]}')
+    return "\n".join(lines)
+
+
+def _render_turn(data: dict[str, Any]) -> str:
+    """Turn header, then one line per event shown, then how to get the next page."""
+    t = data["turn"]
+    lines = [f'Turn {t["ordinal"]} of {data["session"]["id"]} — {t["event_count"]} events, '
+             f'{"completed" if t["completed"] else "not completed"}']
+    for e in data["events"]:
+        tool = f' {e["tool_name"]}' if e["tool_name"] else ""
+        lines.append(f'  {e["ordinal"]}. [{e["type"]}{tool}] {e["summary"][:140]}  ({e["id"]})')
+    if data["next_cursor"]:
+        lines.append(f'events 1–{data["events"][-1]["ordinal"] if data["events"] else 0} shown; for the next '
+                     f'ones call open with id={t["id"]} and cursor={data["next_cursor"]}')
+    return "\n".join(lines)
+
+
+def _render_event(data: dict[str, Any]) -> str:
+    """Event header, its content page, and where the rest starts when the page is cut."""
     e, c = data["event"], data["content"]
     head = f'Event {e["id"]} [{e["type"]}] {e["timestamp"]} in {e["turn_id"]}'
     if c.get("tool_name"):
