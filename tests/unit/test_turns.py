@@ -53,3 +53,23 @@ def test_build_turns_equals_the_per_turn_rules() -> None:
         expected = [_oracle(i + 1, lo, hi, hi == n, docs, types, marks, comment, times)
                     for i, (lo, hi) in enumerate(zip(bounds.tolist(), ends, strict=True))]
         assert build_turns(docs, bounds, types, marks, comment, times) == expected
+
+
+def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path) -> None:
+    """A search hit builds only its own turn when the session's turns are not built yet; that
+    turn (ordinal, bounds, completion, terminal, user and final docs, times) and the hit's
+    ordinal in it equal what the whole session's turns say, for every live event of the samples."""
+    from conftest import build_samples_store
+
+    store = build_samples_store(tmp_path)
+    catalog = store.catalog
+    compared = 0
+    for session in catalog.sessions:
+        for doc in list(session.docs):
+            session.turns, session.bounds = None, None  # as a fresh process finds it
+            one = catalog.turn_of(doc)
+            assert session.turns is None  # nothing cached on the way
+            catalog.turns(session)
+            assert catalog.turn_of(doc) == one, (session.key, doc)
+            compared += 1
+    assert compared > 300

@@ -418,12 +418,25 @@ class Catalog:
         return session.turns
 
     def turn_of(self, doc_id: int) -> tuple[Session, Turn, int]:
-        """The session, turn and one-based ordinal within the turn of a live doc."""
+        """The session, turn and one-based ordinal within the turn of a live doc. A session whose
+        turns are not built yet gets only this turn built (a search hit's case: building every
+        turn of each hit's session cost more than the search itself at 1M events)."""
         session = self.session_of(doc_id)
-        turns = self.turns(session)
-        position = int(self.pos.view[doc_id])
-        turn = turns[bisect.bisect_right(session.bounds or [0], position) - 1]
-        return session, turn, position - turn.start + 1
+        if session.turns is not None:
+            position = int(self.pos.view[doc_id])
+            turn = session.turns[bisect.bisect_right(session.bounds or [0], position) - 1]
+            return session, turn, position - turn.start + 1
+        docs = np.asarray(session.docs, dtype=np.int64)
+        position = session.docs.index(doc_id)
+        starts = np.flatnonzero(self.starts_turn.view[docs])
+        bounds = [0, *starts[1:].tolist()] if len(starts) else [0]
+        i = bisect.bisect_right(bounds, position) - 1
+        lo, hi = bounds[i], bounds[i + 1] if i + 1 < len(bounds) else len(docs)
+        span = docs[lo:hi]
+        turn = build_turns(span, np.zeros(1, dtype=np.int64), self.type_code.view[span], self.terminal.view[span],
+                           self.commentary.view[span], self.ts.view[span], followed=hi < len(docs))[0]
+        turn.ordinal, turn.start, turn.end = i + 1, lo, hi
+        return session, turn, position - lo + 1
 
     def turn_id(self, session: Session, ordinal: int) -> str:
         return f"turn:trn_{session.sid}_{ordinal}"

@@ -28,7 +28,7 @@ class Turn:
 
 
 def build_turns(docs: np.ndarray, bounds: np.ndarray, types: np.ndarray, marks: np.ndarray,
-                comment: np.ndarray, times: np.ndarray) -> list[Turn]:
+                comment: np.ndarray, times: np.ndarray, followed: bool = False) -> list[Turn]:
     """Every turn of a session from its ordered columns, in a fixed number of array passes
     (a search hit's first sight of a session builds them all; per-turn array calls made
     that cost grow with the turn count).
@@ -36,7 +36,8 @@ def build_turns(docs: np.ndarray, bounds: np.ndarray, types: np.ndarray, marks: 
     Per turn: the first user prompt; the final answer (the last non-commentary assistant
     response, else the last response); the last terminal marker. A turn is completed when
     it has a marker (its terminal is the final answer when the marker says finished, else
-    the marker) or, short of one, when a later turn began after a final answer.
+    the marker) or, short of one, when a later turn began after a final answer (`followed`:
+    the columns end where a later turn of the session begins).
     """
     n, count = len(docs), len(bounds)
     ends = np.append(bounds[1:], n)
@@ -69,7 +70,7 @@ def build_turns(docs: np.ndarray, bounds: np.ndarray, types: np.ndarray, marks: 
         if mk >= 0:
             final_pos = f if f >= 0 else None
             terminal = final_pos if marks[mk] == TERMINAL_FINISH and final_pos is not None else mk
-        elif hi != n and f >= 0:
+        elif (hi != n or followed) and f >= 0:
             terminal = final_pos = f
         turns.append(Turn(
             ordinal=i + 1, start=lo, end=hi, completed=terminal is not None,
