@@ -224,8 +224,8 @@ class IndexStatusEnvelope(_Envelope):
     data: IndexStatusData
 
 
-SUCCESS = {"search_sessions": SearchEnvelope, "open": OpenEnvelope, "list_sessions": ListEnvelope,
-           "index_status": IndexStatusEnvelope}
+SUCCESS: dict[str, type[_Envelope]] = {"search_sessions": SearchEnvelope, "open": OpenEnvelope,
+                                       "list_sessions": ListEnvelope, "index_status": IndexStatusEnvelope}
 
 
 def output_schema(tool: str) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+import numpy as np
+
 from moraine.mcp_server.contract import compact
 from moraine.model import EVENT_TYPES, Event
 from moraine.sources._common import format_ts
@@ -108,7 +110,7 @@ def turn_docs(session: Session, turn: Turn) -> list[int]:
 
 
 def first_seen_types(catalog: Catalog, docs: list[int]) -> list[str]:
-    codes = catalog.type_code.view[docs] if docs else []
+    codes: np.ndarray | list[int] = catalog.type_code.view[docs] if docs else []
     seen: dict[str, None] = {}
     for code in codes:
         seen.setdefault(EVENT_TYPES[int(code)], None)
@@ -116,8 +118,8 @@ def first_seen_types(catalog: Catalog, docs: list[int]) -> list[str]:
 
 
 def tools_called(catalog: Catalog, docs: list[int]) -> list[str]:
-    ids = catalog.tool_ix.view[docs] if docs else []
-    calls = catalog.type_code.view[docs] if docs else []
+    ids: np.ndarray | list[int] = catalog.tool_ix.view[docs] if docs else []
+    calls: np.ndarray | list[int] = catalog.type_code.view[docs] if docs else []
     seen: dict[str, None] = {}
     for code, ix in zip(calls, ids, strict=True):
         if EVENT_TYPES[int(code)] == "tool_call" and ix:

@@ -281,7 +281,8 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
 def _train(rows: list[bytes]) -> zstandard.ZstdCompressionDict | None:
     """A dictionary from an even sample of the rows; None when they are too few to train one."""
     step = max(1, len(rows) // DICT_SAMPLES)
-    sample = rows[::step]
+    # a list of bytes-likes, as train_dictionary is typed (list is invariant: a list[bytes] is not one)
+    sample: list[bytes | bytearray | memoryview[int]] = list(rows[::step])
     if len(sample) < 64:
         return None
     try:

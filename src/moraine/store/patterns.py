@@ -15,7 +15,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
+from typing import Any, TypedDict
 
 from moraine.model import TERMINAL_ABORT
 from moraine.sources._common import format_ts
@@ -47,6 +47,14 @@ def question_of(text: str) -> str | None:
     if last.endswith("?") or CHOICE_RE.search(last):
         return last[:PROMPT_CHARS]
     return None
+
+
+class Response(TypedDict):
+    """One reply to a prompt pattern: its most common text, how often it came, how often it succeeded."""
+    input_text: str
+    count: int
+    success_count: int
+    success_rate: float
 
 
 @dataclass
@@ -108,7 +116,7 @@ def report(store: Store, prompt_filter: str | None, min_occurrences: int, sort_b
         total = sum(c for c, _ in pattern.replies.values())
         if total < min_occurrences or (prompt_filter is not None and prompt_filter not in prompt_text):
             continue
-        responses = sorted(({"input_text": pattern.reply_text[key].most_common(1)[0][0], "count": count,
+        responses: list[Response] = sorted(({"input_text": pattern.reply_text[key].most_common(1)[0][0], "count": count,
                              "success_count": ok, "success_rate": round(ok / count, 4)}
                             for key, (count, ok) in pattern.replies.items()),
                            key=lambda r: (-r["count"], r["input_text"]))

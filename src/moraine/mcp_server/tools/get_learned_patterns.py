@@ -69,7 +69,8 @@ def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
         return seed_error(NAME, "INVALID_REQUEST", f"sort_by must be one of {', '.join(SORTS)}")
     data = report(store, prompt_filter, values["min_occurrences"], sort_by)
     budget = int(store.config.mcp.max_reply_chars * 0.4)
-    kept, used = [], 0
+    kept: list[dict[str, Any]] = []
+    used = 0
     for pattern in data["patterns"][: values["max_patterns"]]:
         pattern["all_responses"] = pattern["all_responses"][:MAX_RESPONSES]
         used += len(json.dumps(pattern))
