@@ -26,9 +26,10 @@ run: install
 	@echo
 	@echo "next: moraine setup --write   # adds Moraine to Claude Code and Codex (moraine setup shows the entries first)"
 
-## test: lint and the whole test suite
+## test: lint (ruff, with its complexity rules), types (mypy, pydantic plugin) and the whole test suite
 test: $(STAMP)
 	@$(BIN)/ruff check src tests tools
+	@$(BIN)/mypy
 	@$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

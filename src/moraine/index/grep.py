@@ -23,10 +23,10 @@ import re2
 
 try:  # Python's own parser gives the pattern's structure; RE2-only syntax simply has no literal
     from re import _parser as sre_parse  # type: ignore[attr-defined]
-    from re._constants import LITERAL, SUBPATTERN  # type: ignore[attr-defined]
+    from re._constants import LITERAL, SUBPATTERN
 except ImportError:  # pragma: no cover - Python < 3.11
     import sre_constants
-    import sre_parse  # type: ignore[no-redef]
+    import sre_parse
 
     LITERAL, SUBPATTERN = sre_constants.LITERAL, sre_constants.SUBPATTERN
 

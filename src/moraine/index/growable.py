@@ -31,4 +31,4 @@ class Column:
         self.size += len(values)
 
     def __setitem__(self, index: int | np.ndarray, value: object) -> None:
-        self.view[index] = value  # type: ignore[call-overload]  # numpy's stubs take no `object` value
+        self.view[index] = value
