@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, TYPE_CODE
+from moraine.store.engine import Store
 from moraine.store.turns import Turn, build_turns
 
 USER, ASSISTANT = TYPE_CODE["user_input"], TYPE_CODE["assistant_response"]
@@ -55,13 +58,12 @@ def test_build_turns_equals_the_per_turn_rules() -> None:
         assert build_turns(docs, bounds, types, marks, comment, times) == expected
 
 
-def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path) -> None:
+def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path: Path,
+                                                               make_samples_store: Callable[[Path], Store]) -> None:
     """A search hit builds only its own turn when the session's turns are not built yet; that
     turn (ordinal, bounds, completion, terminal, user and final docs, times) and the hit's
     ordinal in it equal what the whole session's turns say, for every live event of the samples."""
-    from conftest import build_samples_store
-
-    store = build_samples_store(tmp_path)
+    store = make_samples_store(tmp_path)
     catalog = store.catalog
     compared = 0
     for session in catalog.sessions:
