@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import numpy as np
@@ -61,14 +62,37 @@ def _in_process(state: Path, env: dict[str, str], calls: int) -> np.ndarray:
     return np.array(samples) * 1000
 
 
-async def _round_trips(session: ClientSession, calls: int) -> np.ndarray:
-    samples = []
-    for i in range(calls):
-        t = time.perf_counter()
-        result = await session.call_tool("search_sessions", {"query": QUERIES[i % len(QUERIES)]})
-        samples.append(time.perf_counter() - t)
-        assert result.structured_content["schema_version"] == "moraine.mcp.search_sessions.v1"
-    return np.array(samples) * 1000
+async def _round_trips(session: ClientSession, calls: int) -> tuple[np.ndarray, np.ndarray]:
+    """Round trips, and the part of each the client spent checking the reply against the tool's
+    output schema (the Python SDK's jsonschema pass: client-side work a host pays in its own
+    SDK, not the server's)."""
+    samples, checks = [], []
+    validate = session.validate_tool_result
+    spent = [0.0]
+
+    async def timed_validate(name: str, result: Any) -> None:
+        t0 = time.perf_counter()
+        await validate(name, result)
+        spent[0] += time.perf_counter() - t0
+
+    session.validate_tool_result = timed_validate  # type: ignore[method-assign]
+    try:
+        for i in range(calls):
+            spent[0] = 0.0
+            t = time.perf_counter()
+            result = await session.call_tool("search_sessions", {"query": QUERIES[i % len(QUERIES)]})
+            samples.append(time.perf_counter() - t)
+            checks.append(spent[0])
+            assert result.structured_content["schema_version"] == "moraine.mcp.search_sessions.v1"
+    finally:
+        session.validate_tool_result = validate  # type: ignore[method-assign]
+    return np.array(samples) * 1000, np.array(checks) * 1000
+
+
+def _trip_lines(label: str, trips: tuple[np.ndarray, np.ndarray]) -> str:
+    total, check = trips
+    return (f"{_line(label, total)}; of which the client's output-schema check P50 {np.percentile(check, 50):.1f} ms"
+            f" ({_line('without it', total - check)})")
 
 
 def _line(label: str, ms: np.ndarray) -> str:
@@ -93,11 +117,11 @@ async def run(corpus: Path, calls: int, state: Path | None = None, touch: int = 
             t = time.perf_counter()
             await session.call_tool("search_sessions", {"query": "migration"}, read_timeout_seconds=3600)
             print(f"first call (state opened and indexed meanwhile) {time.perf_counter() - t:.1f} s")
-            print(_line("search_sessions round trip", await _round_trips(session, calls)))
+            print(_trip_lines("search_sessions round trip", await _round_trips(session, calls)))
             if touch:
                 touched = _touch(corpus, touch)
                 await anyio.sleep(1.0)  # the watcher's events arrive and the ingest loop settles
-                print(_line(f"round trip after {touched} logs were touched", await _round_trips(session, calls)))
+                print(_trip_lines(f"round trip after {touched} logs were touched", await _round_trips(session, calls)))
         subprocess.run([str(Path(sys.executable).parent / "moraine"), "--home", str(home / "state"), "stop"],
                        capture_output=True, check=False)
         print(_line("in-process tool call (same state, same queries)", _in_process(home / "state", env, calls)))
