@@ -74,4 +74,8 @@ def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path: Path,
             catalog.turns(session)
             assert catalog.turn_of(doc) == one, (session.key, doc)
             compared += 1
+        built = catalog.turns(session)
+        session.turns, session.bounds = None, None
+        assert catalog.last_turn(session) == (built[-1] if built else None)
+        assert session.turns is None
     assert compared > 300

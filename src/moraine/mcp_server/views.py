@@ -15,8 +15,8 @@ from moraine.store.engine import Store
 
 
 def session_completed(catalog: Catalog, session: Session) -> bool:
-    turns = catalog.turns(session)
-    return bool(turns) and turns[-1].completed
+    last = catalog.last_turn(session)
+    return last is not None and last.completed
 
 
 def native_id(session: Session) -> str:

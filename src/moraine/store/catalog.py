@@ -426,8 +426,20 @@ class Catalog:
             position = int(self.pos.view[doc_id])
             turn = session.turns[bisect.bisect_right(session.bounds or [0], position) - 1]
             return session, turn, position - turn.start + 1
-        docs = np.asarray(session.docs, dtype=np.int64)
         position = session.docs.index(doc_id)
+        turn = self._one_turn(session, position)
+        return session, turn, position - turn.start + 1
+
+    def last_turn(self, session: Session) -> Turn | None:
+        """The session's last turn (whether the session is completed), built alone when its
+        turns are not built yet."""
+        if session.turns is not None:
+            return session.turns[-1] if session.turns else None
+        return self._one_turn(session, len(session.docs) - 1) if session.docs else None
+
+    def _one_turn(self, session: Session, position: int) -> Turn:
+        """The turn holding the session's event at `position`, built without the others."""
+        docs = np.asarray(session.docs, dtype=np.int64)
         starts = np.flatnonzero(self.starts_turn.view[docs])
         bounds = [0, *starts[1:].tolist()] if len(starts) else [0]
         i = bisect.bisect_right(bounds, position) - 1
@@ -436,7 +448,7 @@ class Catalog:
         turn = build_turns(span, np.zeros(1, dtype=np.int64), self.type_code.view[span], self.terminal.view[span],
                            self.commentary.view[span], self.ts.view[span], followed=hi < len(docs))[0]
         turn.ordinal, turn.start, turn.end = i + 1, lo, hi
-        return session, turn, position - lo + 1
+        return turn
 
     def turn_id(self, session: Session, ordinal: int) -> str:
         return f"turn:trn_{session.sid}_{ordinal}"
