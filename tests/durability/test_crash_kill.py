@@ -45,6 +45,7 @@ if _UNIT not in sys.path:  # the seeded log generator lives next to the unit tes
 from _agentlogs import LogFile, LogWriter, populate  # noqa: E402
 
 from moraine.config import load_config  # noqa: E402
+from moraine.index.tokenize import query_terms  # noqa: E402
 from moraine.store.engine import Store  # noqa: E402
 from moraine.store.snapshot import current_manifest  # noqa: E402
 from moraine.store.wal import HEADER, Wal  # noqa: E402
@@ -314,8 +315,8 @@ def _assert_same_index(crashed: Store, clean: Store) -> None:
     assert sorted(i.to_wire() for i in crashed.stats.issues) == sorted(i.to_wire() for i in clean.stats.issues)
     for query in ("snake_case_name", "os.path.join 東京都", "kalo mi", "README.md config.toml"):
         types = ["user_input", "assistant_response", "reasoning", "tool_call", "tool_response"]
-        ha = crashed.search(query, 20, types, None, None)
-        hb = clean.search(query, 20, types, None, None)
+        ha = crashed.search(query_terms(query, 16), 20, types, None, None)
+        hb = clean.search(query_terms(query, 16), 20, types, None, None)
         assert ha.total == hb.total, query
         assert [a.uid.view[d] for d in ha.docs.tolist()] == [b.uid.view[d] for d in hb.docs.tolist()], query
         assert np.allclose(ha.raw, hb.raw, rtol=1e-9, atol=0), query

@@ -32,6 +32,7 @@ import numpy as np
 import pytest
 
 from moraine.config import load_config
+from moraine.index.tokenize import query_terms
 from moraine.store.engine import Store
 
 _HERE = str(Path(__file__).resolve().parent)
@@ -305,8 +306,9 @@ def test_sigkilled_runs_over_rewritten_documents_and_a_database_converge(tmp_pat
     assert _checkpoints(crashed) == _checkpoints(clean)  # the same tokens, the same cursor
     assert crashed.index.n_docs == clean.index.n_docs and crashed.index.total_len == clean.index.total_len
     for word in WORDS:
-        ha = crashed.search(word, 20, ["user_input", "assistant_response", "tool_response"], None, None)
-        hb = clean.search(word, 20, ["user_input", "assistant_response", "tool_response"], None, None)
+        types = ["user_input", "assistant_response", "tool_response"]
+        ha = crashed.search(query_terms(word, 16), 20, types, None, None)
+        hb = clean.search(query_terms(word, 16), 20, types, None, None)
         assert ha.total == hb.total, word
     print(f"\n{ROUNDS} rounds: {kills} kills ({progressed} after progress), {torn} torn WAL tails, "
           f"{len(b)} live events")

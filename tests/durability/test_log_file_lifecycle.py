@@ -36,6 +36,7 @@ from typing import Any
 import pytest
 
 from moraine.config import Config, load_config
+from moraine.index.tokenize import query_terms
 from moraine.ingest.pipeline import IngestSummary, ingest_once
 from moraine.mcp_server.tools import open as open_tool
 from moraine.mcp_server.tools import search_sessions
@@ -195,7 +196,7 @@ def open_event(store: Store, eid: str) -> tuple[str, str, int]:
 
 def marker_total(store: Store) -> int:
     """Live searchable lines carrying the marker (exact total, any event type)."""
-    return store.search(MARKER, 1000, list(SEARCHABLE_TYPES), None, None).total
+    return store.search(query_terms(MARKER, 16), 1000, list(SEARCHABLE_TYPES), None, None).total
 
 
 def live_lines(store: Store, path: Path) -> list[int]:

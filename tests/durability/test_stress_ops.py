@@ -333,7 +333,7 @@ def random_queries(rng: random.Random, fresh: Store, vocab: list[str]) -> list[s
 
 
 def ranked(store: Store, query: str, k: int, types: list[str], scope: np.ndarray | None) -> tuple[Any, ...]:
-    hits = store.search(query, k, types, scope, None)
+    hits = store.search(query_terms(query, store.config.bm25.max_query_terms), k, types, scope, None)
     uid = store.catalog.uid.view
     return tuple((uid[int(d)], round(float(r), 9)) for d, r in zip(hits.docs, hits.raw, strict=True)), hits.total
 

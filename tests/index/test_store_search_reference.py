@@ -69,8 +69,8 @@ def check_store(store: Store, rng: random.Random, texts: TextMaker, n_queries: i
             turn = rng.choice(catalog.turns(session))
             docs = session.docs[turn.start : turn.end]
             scope, ref_scope = np.asarray(docs, dtype=np.int64), set(docs)
-        hits = store.search(query, k, types, scope, None)
         terms = query_terms(query, cfg.max_query_terms)
+        hits = store.search(terms, k, types, scope, None)
         ref = reference_search(live, terms, k, k1=cfg.k1, b=cfg.b,
                                allowed_codes={TYPE_CODE[t] for t in types}, scope=ref_scope)
         assert_hits_match(hits, ref, f"(query {i}: {query!r} types={types} k={k} scoped={scope is not None})")
@@ -154,7 +154,7 @@ def test_store_search_uses_configured_bm25_parameters(logs: LogWriter, tmp_path:
 def test_store_search_without_searchable_terms_is_empty(logs: LogWriter, tmp_path: Path) -> None:
     store = Store(logs.config(tmp_path / "state"))
     ingest_once(store)
-    hits = store.search("a . ; - x", 10, list(SEARCHABLE), None, None)
+    hits = store.search(query_terms("a . ; - x", 16), 10, list(SEARCHABLE), None, None)
     assert hits.total == 0 and len(hits.docs) == 0
-    hits = store.search("zzqx-nowhere-at-all", 10, list(SEARCHABLE), None, None)
+    hits = store.search(query_terms("zzqx-nowhere-at-all", 16), 10, list(SEARCHABLE), None, None)
     assert hits.total == 0 and len(hits.docs) == 0

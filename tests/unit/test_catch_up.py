@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from moraine.config import load_config
+from moraine.index.tokenize import query_terms
 from moraine.ingest import pipeline
 from moraine.ingest.pipeline import catch_up
 from moraine.store.engine import Store
@@ -22,7 +23,7 @@ def _prompt(i: int, word: str) -> str:
 
 
 def _hits(store: Store, word: str) -> int:
-    return store.search(word, 10, ["user_input"], None, None).total
+    return store.search(query_terms(word, 16), 10, ["user_input"], None, None).total
 
 
 def test_live_logs_every_time_dormant_logs_at_the_next_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

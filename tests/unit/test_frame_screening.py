@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from moraine.config import load_config
+from moraine.index.tokenize import query_terms
 from moraine.model import Event
 from moraine.store import catalog as catalog_module
 from moraine.store.engine import Store
@@ -74,11 +75,11 @@ def test_a_frame_failing_midway_is_skipped_and_the_state_stays_whole(tmp_path: P
         store.commit([_row("c" * 26, "explode here", line=2)], [], {})
     store._check()
     assert len(store.bad_frames) == 1
-    assert store.search("explode", 10, ["user_input"], None, None).total == 0
+    assert store.search(query_terms("explode", 16), 10, ["user_input"], None, None).total == 0
     with store.writer():
         store.commit([_row("d" * 26, "after words", line=3)], [], {})
     store._check()
-    assert store.search("after", 10, ["user_input"], None, None).total == 1
+    assert store.search(query_terms("after", 16), 10, ["user_input"], None, None).total == 1
 
     reopened = Store(config)  # a restart meets the same frame, skips it the same way
     reopened._check()

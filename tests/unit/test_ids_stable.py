@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from _agentlogs import SEARCHABLE, LogWriter, TextMaker, grow, populate
 
+from moraine.index.tokenize import query_terms
 from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.pipeline import ingest_once
 from moraine.sources._common import UID_RE
@@ -49,7 +50,7 @@ def sessions_and_turns(store: Store) -> dict[str, tuple]:
 def ranked_ids(store: Store, queries: list[tuple[str, list[str], int]]) -> list[list[tuple[str, float]]]:
     results = []
     for query, types, k in queries:
-        hits = store.search(query, k, types, None, None)
+        hits = store.search(query_terms(query, 16), k, types, None, None)
         results.append([(store.catalog.event_id(int(d)), round(float(r), 12)) for d, r in
                         zip(hits.docs.tolist(), hits.raw.tolist(), strict=True)] + [("total", hits.total)])
     return results

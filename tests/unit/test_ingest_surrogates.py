@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from moraine.config import load_config
+from moraine.index.tokenize import query_terms
 from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.pipeline import ingest_once
 from moraine.store.engine import Store
@@ -49,7 +50,7 @@ def test_lone_surrogate_does_not_stop_ingest(tmp_path: Path, harness: str) -> No
                          env={"CODEX_HOME": str(tmp_path / "codex"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")})
     store = Store(config)
     ingest_once(store)
-    hits = store.search("walrus", 10, ["user_input", "assistant_response"], None, None)
+    hits = store.search(query_terms("walrus", 16), 10, ["user_input", "assistant_response"], None, None)
     assert hits.total == 1
     assert pending_bytes(store.checkpoints) == 0
     # and the state directory still opens

@@ -251,13 +251,13 @@ def test_no_secret_reaches_catalog_index_or_wal(secret_store: Store) -> None:
     for term in secret_terms:
         assert len(store.index.postings(term)[0]) == 0, term
     for secret in ALL_SECRETS:
-        hits = store.search(secret, 50, list(SEARCHABLE_TYPES), None, None)
+        hits = store.search(query_terms(secret, 16), 50, list(SEARCHABLE_TYPES), None, None)
         for doc in hits.docs.tolist():
             assert secret not in catalog.event(int(doc)).text
         if set(query_terms(secret, 32)) <= secret_terms:
             assert hits.total == 0
     # ordinary words still are searchable
-    assert store.search("deployment configured", 5, list(SEARCHABLE_TYPES), None, None).total >= 1
+    assert store.search(query_terms("deployment configured", 16), 5, list(SEARCHABLE_TYPES), None, None).total >= 1
 
     # nor a byte of any secret in the state files (msgpack stores strings as raw UTF-8)
     wal = b"".join(p.read_bytes() for p in store.home.rglob("*") if p.is_file())

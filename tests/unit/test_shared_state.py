@@ -33,7 +33,7 @@ def test_a_torn_frame_is_cut_before_the_next_append(tmp_path: Path) -> None:
     reopened = Store(config)  # must not see damage: the torn bytes were cut under the lock
     for store in (first, reopened):
         for word in ("zebra", "yak"):
-            assert store.search(word, 10, ["user_input"], None, None).total == 1, word
+            assert store.search([word], 10, ["user_input"], None, None).total == 1, word
     ingest_once(second)  # the other process catches up from the log, duplicating nothing
-    assert second.search("yak", 10, ["user_input"], None, None).total == 1
+    assert second.search(["yak"], 10, ["user_input"], None, None).total == 1
     assert len(second.catalog.by_uid) == len(reopened.catalog.by_uid) == 2

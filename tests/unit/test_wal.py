@@ -15,7 +15,7 @@ import pytest
 
 from moraine.config import load_config
 from moraine.errors import StateError
-from moraine.index.tokenize import tokenize
+from moraine.index.tokenize import query_terms, tokenize
 from moraine.ingest.pipeline import ingest_once
 from moraine.model import Event
 from moraine.store.engine import Store
@@ -226,7 +226,7 @@ def test_after_a_torn_tail_the_next_ingest_restores_every_event(wal_state: dict,
         ingest_once(store)  # the checkpoints of the whole frames say where to read again
         assert store.catalog.uid.view.tolist() == wal_state["uids"], cut
         assert all(store.catalog.alive.view), "re-read lines must not duplicate or replace events"
-        hits = store.search("walrus", 50, ["compaction", "tool_call"], None, None)
+        hits = store.search(query_terms("walrus", 16), 50, ["compaction", "tool_call"], None, None)
         assert hits.total == sum(1 for line in wal_state["log"].read_text().splitlines() if "walrus" in line)
         # and the repaired log replays to the same state
         again = Store(config)

@@ -15,6 +15,7 @@ import pytest
 
 from moraine.cli import _reindex
 from moraine.config import load_config
+from moraine.index.tokenize import query_terms
 from moraine.ingest.pipeline import ingest_once
 from moraine.store.engine import Store
 
@@ -85,7 +86,8 @@ def _texts(store: Store) -> list[tuple[str, str]]:
 
 
 def _found(store: Store, query: str) -> int:
-    return store.search(query, 10, ["user_input", "assistant_response", "tool_response"], None, None).total
+    types = ["user_input", "assistant_response", "tool_response"]
+    return store.search(query_terms(query, 16), 10, types, None, None).total
 
 
 def test_rewrites_keep_unchanged_events_replace_changed_and_retire_removed(tmp_path: Path, setup: Any) -> None:

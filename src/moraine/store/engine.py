@@ -27,7 +27,6 @@ from moraine.durable import file_crc
 from moraine.errors import StateError
 from moraine.index.searcher import Hits, InvertedIndex
 from moraine.index.segment import Segment
-from moraine.index.tokenize import query_terms
 from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.watcher import Discovery
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
@@ -512,10 +511,12 @@ class Store:
     # -- reading ---------------------------------------------------------------------------
 
     def search(
-        self, query: str, k: int, types: list[str], scope: np.ndarray | None, deadline: float | None,
+        self, terms: list[str], k: int, types: list[str], scope: np.ndarray | None, deadline: float | None,
         *, exact_total: bool = True, min_match: int = 1,
     ) -> Hits:
-        terms = query_terms(query, self.config.bm25.max_query_terms)
+        """Top k of the query's terms (tokenized once, by the caller: `query_terms`)."""
+        if isinstance(terms, str):  # a query string would be read as its characters
+            raise TypeError("Store.search takes the query's terms (query_terms), not the query")
         allowed = np.zeros(len(EVENT_TYPES), dtype=bool)
         allowed[[TYPE_CODE[t] for t in types]] = True
         c = self.catalog

@@ -166,15 +166,17 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
         request, filters = _canonical(args)
         within, sla = _scope(store, request["within_id"])
         scope = doc_scope(store, filters, within)
-        terms = query_terms(request["query"], store.config.bm25.max_query_terms)
+        limit = store.config.bm25.max_query_terms
+        found = query_terms(request["query"], limit + 1)  # the one tokenization of the query
+        terms = found[:limit]
         if not terms:
             raise ContractError("invalid_request", "query has no searchable terms (tokens shorter than 2 "
                                 "characters are excluded, except CJK)", {"field": "query"})
-        warnings = _warnings(store, request["query"], terms)
+        warnings = _warnings(store, limit if len(found) > limit else None)
         n_hits = request["n_hits"]
         min_match = min(len(terms), request.get("min_should_match", store.config.search.min_should_match))
         min_score = float(request.get("min_score", store.config.search.min_score))
-        hits = store.search(request["query"], n_hits + (1 if min_score > 0 else 0), request["event_types"], scope,
+        hits = store.search(terms, n_hits + (1 if min_score > 0 else 0), request["event_types"], scope,
                             timer.deadline(DEADLINE_S), exact_total=False, min_match=min_match)
         passing = [(int(d), float(s)) for d, s in zip(hits.docs, hits.scores, strict=True) if s >= min_score]
         truncated = len(passing) > n_hits if min_score > 0 else hits.total > len(passing)
@@ -187,11 +189,11 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
     return ToolResult(envelope, render_error(envelope))
 
 
-def _warnings(store: Store, query: str, terms: list[str]) -> list[str]:
+def _warnings(store: Store, cut_at: int | None) -> list[str]:
+    """`cut_at`: the term limit, when the query had more distinct terms than it."""
     warnings = []
-    limit = store.config.bm25.max_query_terms
-    if len(terms) >= limit and len(query_terms(query, limit + 1)) > limit:
-        warnings.append(f"query has more than {limit} distinct terms; only the first {limit} were used")
+    if cut_at is not None:
+        warnings.append(f"query has more than {cut_at} distinct terms; only the first {cut_at} were used")
     warnings.extend(freshness_warnings(store))
     return warnings
 
