@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -116,6 +117,33 @@ def render_error(envelope: dict[str, Any]) -> str:
     """The text content beside an error envelope."""
     error = envelope["error"]
     return f'{envelope["tool"]} error [{error["code"]}]: {error["message"]}'
+
+
+@dataclass
+class Call:
+    """One call of a v1 tool: its arguments, its clock, and the SLA its answer is measured
+    against (a tool refines it once it knows the request's shape, e.g. a session scope)."""
+
+    tool: str
+    args: Any
+    timer: Timer
+    sla_ms: int
+
+
+# A tool's work: the canonical request, the data and the warnings of its answer.
+Answer = tuple[dict[str, Any], dict[str, Any], list[str]]
+
+
+def respond(call: Call, work: Callable[[Call], Answer], render: Callable[[dict[str, Any]], str]) -> ToolResult:
+    """The skeleton every v1 tool shares, written once: the work's answer in the success
+    envelope and its text, or any failure in-band as the error envelope and its text."""
+    try:
+        request, data, warnings = work(call)
+        envelope = success_envelope(call.tool, request, data, warnings, call.timer, call.sla_ms)
+        return ToolResult(envelope, render(envelope))
+    except Exception as exc:  # every failure is an in-band error envelope
+        envelope = error_envelope(call.tool, call.args, exc, call.timer, call.sla_ms)
+        return ToolResult(envelope, render_error(envelope))
 
 
 def require_object(args: Any, allowed: tuple[str, ...]) -> dict[str, Any]:

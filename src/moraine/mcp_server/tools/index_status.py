@@ -12,13 +12,13 @@ import numpy as np
 
 from moraine.ingest.checkpoint import pending_bytes
 from moraine.mcp_server.contract import (
+    Answer,
+    Call,
     Timer,
     ToolResult,
-    error_envelope,
     freshness_warnings,
-    render_error,
     require_object,
-    success_envelope,
+    respond,
 )
 from moraine.sources._common import format_ts
 from moraine.sources.redact import rules_fingerprint
@@ -127,15 +127,13 @@ REDACTION_OFF = ("REDACTION IS OFF ([redaction] enabled = false): credentials in
 
 
 def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
-    timer = timer or Timer()
-    try:
-        require_object(args, ())
-        data = report(store)
-        envelope = success_envelope(NAME, {}, data, warnings(store, data), timer, SLA)
-        return ToolResult(envelope, render(envelope))
-    except Exception as exc:
-        envelope = error_envelope(NAME, args, exc, timer, SLA)
-        return ToolResult(envelope, render_error(envelope))
+    return respond(Call(NAME, args, timer or Timer(), SLA), lambda call: _answer(store, call), render)
+
+
+def _answer(store: Store, call: Call) -> Answer:
+    require_object(call.args, ())
+    data = report(store)
+    return {}, data, warnings(store, data)
 
 
 def render(envelope: dict[str, Any]) -> str:

@@ -7,17 +7,17 @@ from typing import Any
 
 from moraine.errors import ContractError, DeadlineExceeded
 from moraine.mcp_server.contract import (
+    Answer,
+    Call,
     Timer,
     ToolResult,
     decode_cursor,
     encode_cursor,
-    error_envelope,
     freshness_warnings,
     parse_datetime,
-    render_error,
     require_object,
+    respond,
     signature,
-    success_envelope,
 )
 from moraine.mcp_server.filters import SCHEMA, Scope, parse_scope
 from moraine.mcp_server.views import session_full
@@ -125,30 +125,27 @@ def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, dea
 
 
 def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
-    timer = timer or Timer()
-    sla = SLA_TYPICAL
-    try:
-        request, start_ms, end_ms, scope = _canonical(args)
-        broad = end_ms - start_ms >= BROAD_WINDOW_MS
-        budget = DEADLINE_BROAD_S if broad else DEADLINE_TYPICAL_S
-        sessions, more = _page(store, request, start_ms, end_ms, timer.deadline(budget), budget, scope)
-        if broad:  # a window of a month or more is the spec's "broad window"
-            sla = SLA_BROAD_MODE if request["mode"] else SLA_BROAD
-        next_cursor = None
-        if more:
-            last = sessions[-1]
-            next_cursor = encode_cursor({"u": last.updated_ms, "i": last.id,
-                                         "f": _signature(request, start_ms, end_ms)})
-        items = [{"rank": i, "id": s.id, "session": {**session_full(store, s), "session_slug": None,
-                                                      "session_summary": None},
-                  "open": {"session_id": s.id}} for i, s in enumerate(sessions, start=1)]
-        data = {"result_count": len(items), "limit": request["limit"], "truncated": more,
-                "sessions": items, "next_cursor": next_cursor}
-        envelope = success_envelope(NAME, request, data, freshness_warnings(store), timer, sla)
-        return ToolResult(envelope, render(envelope))
-    except Exception as exc:
-        envelope = error_envelope(NAME, args, exc, timer, sla)
-        return ToolResult(envelope, render_error(envelope))
+    return respond(Call(NAME, args, timer or Timer(), SLA_TYPICAL), lambda call: _answer(store, call), render)
+
+
+def _answer(store: Store, call: Call) -> Answer:
+    request, start_ms, end_ms, scope = _canonical(call.args)
+    broad = end_ms - start_ms >= BROAD_WINDOW_MS
+    budget = DEADLINE_BROAD_S if broad else DEADLINE_TYPICAL_S
+    sessions, more = _page(store, request, start_ms, end_ms, call.timer.deadline(budget), budget, scope)
+    if broad:  # a window of a month or more is the spec's "broad window"
+        call.sla_ms = SLA_BROAD_MODE if request["mode"] else SLA_BROAD
+    next_cursor = None
+    if more:
+        last = sessions[-1]
+        next_cursor = encode_cursor({"u": last.updated_ms, "i": last.id,
+                                     "f": _signature(request, start_ms, end_ms)})
+    items = [{"rank": i, "id": s.id, "session": {**session_full(store, s), "session_slug": None,
+                                                  "session_summary": None},
+              "open": {"session_id": s.id}} for i, s in enumerate(sessions, start=1)]
+    data = {"result_count": len(items), "limit": request["limit"], "truncated": more,
+            "sessions": items, "next_cursor": next_cursor}
+    return request, data, freshness_warnings(store)
 
 
 def render(envelope: dict[str, Any]) -> str:

@@ -11,16 +11,16 @@ import orjson
 
 from moraine.errors import ContractError
 from moraine.mcp_server.contract import (
+    Answer,
+    Call,
     ParsedId,
     Timer,
     ToolResult,
     compact,
     encode_cursor,
-    error_envelope,
     parse_id,
-    render_error,
     require_object,
-    success_envelope,
+    respond,
 )
 from moraine.mcp_server.views import (
     event_id,
@@ -283,27 +283,24 @@ def _open_event(store: Store, session: Session, turn: Turn, doc: int, request: d
 
 
 def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
-    timer = timer or Timer()
-    sla = SLA["event"]
-    try:
-        request, parsed = _canonical(args)
-        sla = SLA[parsed.kind]
-        session, turn, doc = _locate(store, parsed, request["id"])
-        if parsed.kind == "session":
-            if len(store.catalog.turns(session)) > 100:
-                sla = SLA_BIG_SESSION
-            data = _open_session(store, session, request)
-        elif parsed.kind == "turn":
-            assert turn is not None
-            data = _open_turn(store, session, turn, request)
-        else:
-            assert turn is not None and doc is not None
-            data = _open_event(store, session, turn, doc, request)
-        envelope = success_envelope(NAME, request, data, [], timer, sla)
-        return ToolResult(envelope, render(envelope))
-    except Exception as exc:
-        envelope = error_envelope(NAME, args, exc, timer, sla)
-        return ToolResult(envelope, render_error(envelope))
+    return respond(Call(NAME, args, timer or Timer(), SLA["event"]), lambda call: _answer(store, call), render)
+
+
+def _answer(store: Store, call: Call) -> Answer:
+    request, parsed = _canonical(call.args)
+    call.sla_ms = SLA[parsed.kind]
+    session, turn, doc = _locate(store, parsed, request["id"])
+    if parsed.kind == "session":
+        if len(store.catalog.turns(session)) > 100:
+            call.sla_ms = SLA_BIG_SESSION
+        data = _open_session(store, session, request)
+    elif parsed.kind == "turn":
+        assert turn is not None
+        data = _open_turn(store, session, turn, request)
+    else:
+        assert turn is not None and doc is not None
+        data = _open_event(store, session, turn, doc, request)
+    return request, data, []
 
 
 def render(envelope: dict[str, Any]) -> str:

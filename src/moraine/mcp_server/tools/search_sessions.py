@@ -10,14 +10,14 @@ from moraine.errors import ContractError
 from moraine.index.snippet import snippet
 from moraine.index.tokenize import query_terms
 from moraine.mcp_server.contract import (
+    Answer,
+    Call,
     Timer,
     ToolResult,
-    error_envelope,
     freshness_warnings,
     parse_id,
-    render_error,
     require_object,
-    success_envelope,
+    respond,
 )
 from moraine.mcp_server.filters import SCHEMA, TIME_SCHEMA, Scope, doc_scope, parse_scope
 from moraine.mcp_server.views import session_times
@@ -160,33 +160,30 @@ def _hit(store: Store, rank: int, doc: int, score: float, terms: list[str]) -> d
 
 
 def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
-    timer = timer or Timer()
-    sla = SLA_GLOBAL
-    try:
-        request, filters = _canonical(args)
-        within, sla = _scope(store, request["within_id"])
-        scope = doc_scope(store, filters, within)
-        limit = store.config.bm25.max_query_terms
-        found = query_terms(request["query"], limit + 1)  # the one tokenization of the query
-        terms = found[:limit]
-        if not terms:
-            raise ContractError("invalid_request", "query has no searchable terms (tokens shorter than 2 "
-                                "characters are excluded, except CJK)", {"field": "query"})
-        warnings = _warnings(store, limit if len(found) > limit else None)
-        n_hits = request["n_hits"]
-        min_match = min(len(terms), request.get("min_should_match", store.config.search.min_should_match))
-        min_score = float(request.get("min_score", store.config.search.min_score))
-        hits = store.search(terms, n_hits + (1 if min_score > 0 else 0), request["event_types"], scope,
-                            timer.deadline(DEADLINE_S), exact_total=False, min_match=min_match)
-        passing = [(int(d), float(s)) for d, s in zip(hits.docs, hits.scores, strict=True) if s >= min_score]
-        truncated = len(passing) > n_hits if min_score > 0 else hits.total > len(passing)
-        results = [_hit(store, i + 1, d, s, terms) for i, (d, s) in enumerate(passing[:n_hits])]
-        data = {"result_count": len(results), "limit": n_hits, "truncated": truncated, "results": results}
-        envelope = success_envelope(NAME, request, data, warnings, timer, sla)
-        return ToolResult(envelope, render(envelope))
-    except Exception as exc:  # every failure is an in-band error envelope
-        envelope = error_envelope(NAME, args, exc, timer, sla)
-    return ToolResult(envelope, render_error(envelope))
+    return respond(Call(NAME, args, timer or Timer(), SLA_GLOBAL), lambda call: _answer(store, call), render)
+
+
+def _answer(store: Store, call: Call) -> Answer:
+    request, filters = _canonical(call.args)
+    within, call.sla_ms = _scope(store, request["within_id"])
+    scope = doc_scope(store, filters, within)
+    limit = store.config.bm25.max_query_terms
+    found = query_terms(request["query"], limit + 1)  # the one tokenization of the query
+    terms = found[:limit]
+    if not terms:
+        raise ContractError("invalid_request", "query has no searchable terms (tokens shorter than 2 "
+                            "characters are excluded, except CJK)", {"field": "query"})
+    warnings = _warnings(store, limit if len(found) > limit else None)
+    n_hits = request["n_hits"]
+    min_match = min(len(terms), request.get("min_should_match", store.config.search.min_should_match))
+    min_score = float(request.get("min_score", store.config.search.min_score))
+    hits = store.search(terms, n_hits + (1 if min_score > 0 else 0), request["event_types"], scope,
+                        call.timer.deadline(DEADLINE_S), exact_total=False, min_match=min_match)
+    passing = [(int(d), float(s)) for d, s in zip(hits.docs, hits.scores, strict=True) if s >= min_score]
+    truncated = len(passing) > n_hits if min_score > 0 else hits.total > len(passing)
+    results = [_hit(store, i + 1, d, s, terms) for i, (d, s) in enumerate(passing[:n_hits])]
+    data = {"result_count": len(results), "limit": n_hits, "truncated": truncated, "results": results}
+    return request, data, warnings
 
 
 def _warnings(store: Store, cut_at: int | None) -> list[str]:
