@@ -6,8 +6,12 @@ compact dataclasses and numpy columns, so this module is dependency-free.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
+
+import msgpack
 
 EVENT_TYPES: tuple[str, ...] = (
     "user_input",
@@ -88,3 +92,81 @@ class IngestIssue:
     @classmethod
     def from_wire(cls, row: list[Any]) -> IngestIssue:
         return cls(*row)
+
+
+# -- where events come from and how far a log was read (shared by sources, ingest and store) --
+
+UID_RE = re.compile(r"^[a-z2-7]{26}$")  # what make_uid produces
+TS_MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z: the contract's format has four year digits
+
+
+class LineRef(NamedTuple):  # a tuple: made once per log line, it must be cheap
+    """Where a record came from: enough to quarantine it or to derive its identity."""
+
+    file: str
+    generation: int
+    line: int
+    offset: int
+
+
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+_B32_PAIRS = [_B32[i >> 5] + _B32[i & 31] for i in range(1024)]
+
+
+def make_uid(*parts: object) -> str:
+    """A 128-bit hash of the parts as 26 lowercase base32 characters (opaque, stable).
+
+    Same text as `base64.b32encode(digest).rstrip("=").lower()`, ten bits at a time and
+    unrolled: the standard library's base32 is pure Python, and this runs once per event.
+    """
+    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode("utf-8"), digest_size=16).digest()
+    n = int.from_bytes(digest, "big") << 2
+    p = _B32_PAIRS
+    return "".join((p[n >> 120], p[n >> 110 & 1023], p[n >> 100 & 1023], p[n >> 90 & 1023], p[n >> 80 & 1023],
+                    p[n >> 70 & 1023], p[n >> 60 & 1023], p[n >> 50 & 1023], p[n >> 40 & 1023],
+                    p[n >> 30 & 1023], p[n >> 20 & 1023], p[n >> 10 & 1023], p[n & 1023]))
+
+
+@dataclass(slots=True)
+class Checkpoint:
+    """Per-file progress. A checkpoint only ever travels inside the WAL frame holding the
+    events it covers, so after a crash the log and the checkpoints can never disagree."""
+
+    source: str
+    inode: int = 0
+    size: int = 0
+    generation: int = 1
+    offset: int = 0
+    line: int = 0
+    state: dict[str, Any] | bytes = field(default_factory=dict)  # bytes: packed, unpacked when read again
+    missing: bool = False
+    head_len: int = 0  # bytes at the start of the file that `head_hash` covers
+    head_hash: str = ""  # tells a recreated file from the old one when the inode number is reused
+    version: int = 0  # a log read whole (a JSON document, a database): its change token when read (0: never)
+
+    def to_wire(self) -> list[Any]:
+        return [self.source, self.inode, self.size, self.generation, self.offset, self.line, self.state,
+                self.missing, self.head_len, self.head_hash, *self._tail()]
+
+    @classmethod
+    def from_wire(cls, row: list[Any]) -> Checkpoint:
+        return cls(*row)
+
+    def adapter_state(self) -> dict[str, Any]:
+        """The adapter's state, unpacked on first use: a restart loads thousands of
+        checkpoints but reads on from only the few logs that grew."""
+        if isinstance(self.state, bytes):
+            unpacked: dict[str, Any] = msgpack.unpackb(self.state, raw=False, strict_map_key=False)
+            self.state = unpacked
+            return unpacked
+        return self.state
+
+    def packed(self) -> list[Any]:
+        """Wire form with the state packed (what a snapshot stores)."""
+        state = self.state if isinstance(self.state, bytes) else msgpack.packb(self.state, use_bin_type=True)
+        return [self.source, self.inode, self.size, self.generation, self.offset, self.line, state, self.missing,
+                self.head_len, self.head_hash, *self._tail()]
+
+    def _tail(self) -> list[int]:
+        """Fields added later travel only when set, so a line log's checkpoint keeps its old form."""
+        return [self.version] if self.version else []

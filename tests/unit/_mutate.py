@@ -16,8 +16,8 @@ from typing import Any
 
 import msgpack
 
+from moraine.model import LineRef
 from moraine.sources import ADAPTERS, normalize_line
-from moraine.sources._common import LineRef
 from moraine.store.validate import event_row_problem
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"

@@ -14,7 +14,7 @@ from _agentlogs import SEARCHABLE, LogWriter, TextMaker, grow, populate
 from moraine.index.tokenize import query_terms
 from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.pipeline import ingest_once
-from moraine.sources._common import UID_RE
+from moraine.model import UID_RE
 from moraine.store.engine import Store
 
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.ingest.whole import Replaces, change_token, delta, read_whole
+from moraine.model import Checkpoint, LineRef
 from moraine.sources import (
     ADAPTERS,
     MAX_LINE_BYTES,
@@ -35,7 +35,6 @@ from moraine.sources import (
     normalize_line,
     path_key,
 )
-from moraine.sources._common import LineRef
 from moraine.sources.redact import current
 from moraine.store.contents import pack_rows
 from moraine.store.engine import Store

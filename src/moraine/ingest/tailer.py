@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from moraine.ingest.checkpoint import Checkpoint
+from moraine.model import Checkpoint
 
 CHUNK = 4 * 1024 * 1024
 

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from moraine.ingest.checkpoint import Checkpoint
+from moraine.model import Checkpoint, LineRef
 from moraine.sources import ADAPTERS, normalize_record
-from moraine.sources._common import LineRef
 from moraine.store.contents import TEXT
 from moraine.store.validate import storable
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import orjson
 
-from moraine.model import Event, IngestIssue
+from moraine.model import Event, IngestIssue, LineRef
 from moraine.sources import claude_code, codex, copilot_cli, cursor, gemini_cli, kimi_cli, opencode, pi, qwen_code
 from moraine.sources._clean import COERCED, clean_event
-from moraine.sources._common import LineRef, redact_short
+from moraine.sources._common import redact_short
 from moraine.sources._document import Read
 from moraine.sources._json import decode as _decode
 from moraine.sources.redact import Settings, configure, redact, redact_path

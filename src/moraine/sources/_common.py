@@ -6,21 +6,19 @@ the same IDs, whatever the wall clock, so a replay or a reindex is idempotent.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
 import time
 from datetime import UTC, datetime
-from typing import Any, NamedTuple, overload
+from typing import Any, overload
 
 import orjson
 
-from moraine.model import Event
+from moraine.model import TS_MAX_MS, Event, LineRef, make_uid
 from moraine.sources._clean import COERCED, as_text, has_long_digit_run, text_or_none
 from moraine.sources.redact import redact_cached
 
-UID_RE = re.compile(r"^[a-z2-7]{26}$")  # what make_uid produces
 UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
 
 # Moraine's own tools: their calls and results are not searched (an agent would mostly
@@ -28,33 +26,6 @@ UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-
 MORAINE_TOOL_NAMES = frozenset({"search_sessions", "open", "list_sessions", "search", "file_attention"})
 WEB_TOOL_NAMES = frozenset({"websearch", "webfetch", "web_search", "web_fetch", "web_search_call",
                             "google_web_search", "searchweb", "fetchurl"})  # Gemini CLI; Kimi CLI
-
-
-class LineRef(NamedTuple):  # a tuple: made once per log line, it must be cheap
-    """Where a record came from: enough to quarantine it or to derive its identity."""
-
-    file: str
-    generation: int
-    line: int
-    offset: int
-
-
-_B32 = "abcdefghijklmnopqrstuvwxyz234567"
-_B32_PAIRS = [_B32[i >> 5] + _B32[i & 31] for i in range(1024)]
-
-
-def make_uid(*parts: object) -> str:
-    """A 128-bit hash of the parts as 26 lowercase base32 characters (opaque, stable).
-
-    Same text as `base64.b32encode(digest).rstrip("=").lower()`, ten bits at a time and
-    unrolled: the standard library's base32 is pure Python, and this runs once per event.
-    """
-    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode("utf-8"), digest_size=16).digest()
-    n = int.from_bytes(digest, "big") << 2
-    p = _B32_PAIRS
-    return "".join((p[n >> 120], p[n >> 110 & 1023], p[n >> 100 & 1023], p[n >> 90 & 1023], p[n >> 80 & 1023],
-                    p[n >> 70 & 1023], p[n >> 60 & 1023], p[n >> 50 & 1023], p[n >> 40 & 1023],
-                    p[n >> 30 & 1023], p[n >> 20 & 1023], p[n >> 10 & 1023], p[n & 1023]))
 
 
 # Short values (ids, names, paths, models) repeat from record to record: redacted once each.
@@ -115,7 +86,6 @@ def advance_ts(state: dict[str, Any], value: object) -> None:
         COERCED.append(f"timestamp {as_text(value)[:40]} is not a time in 1970-9999: previous kept")
 
 
-TS_MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z: the contract's format has four year digits
 
 
 def _parse_ts_ms(value: Any) -> int | None:

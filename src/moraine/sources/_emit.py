@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from moraine.model import Event
-from moraine.sources._common import LineRef, arguments_text, is_moraine_tool, is_web_tool, kept, make_uid, new_event
+from moraine.model import Event, LineRef, make_uid
+from moraine.sources._common import arguments_text, is_moraine_tool, is_web_tool, kept, new_event
 
 MAX_CALLS = 512  # call id → tool name kept per file, to name the tool of a result
 

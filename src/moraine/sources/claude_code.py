@@ -10,17 +10,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event, LineRef, make_uid
 from moraine.sources._clean import json_object, text_or_none
 from moraine.sources._common import (
-    LineRef,
     advance_ts,
     arguments_text,
     content_text,
     is_moraine_tool,
     is_web_tool,
     kept,
-    make_uid,
     new_event,
     session_id_from_path,
 )

@@ -11,10 +11,9 @@ import re
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event, LineRef, make_uid
 from moraine.sources._clean import json_list, json_object, json_str, text_or_none
 from moraine.sources._common import (
-    LineRef,
     advance_ts,
     arguments_text,
     content_text,
@@ -22,7 +21,6 @@ from moraine.sources._common import (
     is_moraine_tool,
     is_web_tool,
     kept,
-    make_uid,
     maybe_json,
     new_event,
     parse_ts_ms,

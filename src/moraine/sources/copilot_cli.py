@@ -21,9 +21,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event, LineRef, make_uid
 from moraine.sources._clean import as_text, json_object, text_or_none
-from moraine.sources._common import LineRef, advance_ts, kept, make_uid, maybe_json
+from moraine.sources._common import advance_ts, kept, maybe_json
 from moraine.sources._emit import Emitter
 
 NAME = "copilot-cli"

@@ -32,9 +32,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from moraine.model import TERMINAL_ABORT, Event
+from moraine.model import TERMINAL_ABORT, Event, LineRef, make_uid
 from moraine.sources._clean import COERCED, as_text, text_or_none
-from moraine.sources._common import LineRef, kept, make_uid, parse_ts_ms
+from moraine.sources._common import kept, parse_ts_ms
 from moraine.sources._document import MAX_DOCUMENT_BYTES, Read
 from moraine.sources._emit import Emitter, announced
 from moraine.sources._json import decode

@@ -23,9 +23,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event, LineRef, make_uid
 from moraine.sources._clean import as_text, json_object, text_or_none
-from moraine.sources._common import LineRef, content_text, make_uid, maybe_json, parse_ts_ms
+from moraine.sources._common import content_text, maybe_json, parse_ts_ms
 from moraine.sources._emit import Emitter, announced
 
 NAME = "kimi-cli"

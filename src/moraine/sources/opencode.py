@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event, LineRef
 from moraine.sources._clean import as_text, json_object, text_or_none
-from moraine.sources._common import LineRef, parse_ts_ms
+from moraine.sources._common import parse_ts_ms
 from moraine.sources._document import MAX_DOCUMENT_BYTES, Read
 from moraine.sources._emit import Emitter
 from moraine.sources._json import decode

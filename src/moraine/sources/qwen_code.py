@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event
+from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event, LineRef, make_uid
 from moraine.sources._clean import as_text, json_object, text_or_none
-from moraine.sources._common import LineRef, advance_ts, kept, make_uid, session_id_from_path
+from moraine.sources._common import advance_ts, kept, session_id_from_path
 from moraine.sources._emit import Emitter, changed
 
 NAME = "qwen-code"

@@ -17,8 +17,7 @@ import numpy as np
 from sortedcontainers import SortedKeyList, SortedList
 
 from moraine.index.growable import Column
-from moraine.model import TYPE_CODE, Event
-from moraine.sources._common import make_uid
+from moraine.model import TYPE_CODE, Event, make_uid
 from moraine.store.contents import Contents
 from moraine.store.turns import Turn, build_turns
 from moraine.store.uids import UidIndex

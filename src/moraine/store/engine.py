@@ -27,9 +27,8 @@ from moraine.durable import file_crc
 from moraine.errors import StateError
 from moraine.index.searcher import Hits, InvertedIndex
 from moraine.index.segment import Segment
-from moraine.ingest.checkpoint import Checkpoint
 from moraine.ingest.watcher import Discovery
-from moraine.model import EVENT_TYPES, TYPE_CODE, Event, IngestIssue
+from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, Event, IngestIssue
 from moraine.sources import ADAPTERS, configure_redaction
 from moraine.sources.redact import Settings, rules_fingerprint
 from moraine.store.catalog import Catalog, Session

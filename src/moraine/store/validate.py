@@ -14,9 +14,8 @@ from typing import Any
 
 import msgpack
 
-from moraine.model import EVENT_TYPES, Event, IngestIssue
+from moraine.model import EVENT_TYPES, TS_MAX_MS, UID_RE, Event, IngestIssue, LineRef
 from moraine.sources._clean import INT32_MAX, INT32_MIN, META_TEXT
-from moraine.sources._common import TS_MAX_MS, UID_RE, LineRef
 
 _TYPES = frozenset(EVENT_TYPES)
 _OPTIONAL_TEXT = (6, 7, 10, 14)  # tool_name, tool_call_id, model, phase
