@@ -35,7 +35,8 @@ def _row(uid_: str, text_: str, **over: Any) -> list[Any]:
 
 @pytest.mark.parametrize(("field", "value"), [
     ("ts_ms", 10**19), ("ts_ms", -1), ("ts_ms", 1.5), ("model", ["x"]), ("phase", 1), ("tool_name", {"a": 1}),
-    ("exit_code", 2**40), ("type", "nonsense"), ("uid", "UPPER"), ("meta", {"cwd": ["a"]}), ("meta", []),
+    ("exit_code", 2**40), ("type", "nonsense"), ("type", {"a": 1}), ("type", ["x"]), ("uid", "UPPER"),
+    ("meta", {"cwd": ["a"]}), ("meta", []),
     ("text", None), ("starts_turn", 1), ("terminal", 9), ("line", -3), ("session_key", ""),
 ])
 def test_each_malformed_field_is_left_out_with_its_coordinates(field: str, value: Any) -> None:

@@ -35,7 +35,7 @@ def event_row_problem(row: Any) -> str | None:
         return "event id is malformed"
     if type(key) is not str or not key or type(source) is not str or type(text) is not str:
         return "session key, source or text is not text"
-    if type_ not in _TYPES:
+    if type(type_) is not str or type_ not in _TYPES:  # a map or list is unhashable: no set lookup
         return f"unknown event type {str(type_)[:40]!r}"
     if type(ts) is not int or not 0 <= ts <= TS_MAX_MS:
         return f"timestamp {str(ts)[:40]} is out of range"
