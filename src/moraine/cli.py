@@ -26,6 +26,7 @@ from moraine.config import Config, load_config
 from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
 from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, on_disk, terminal_progress
+from moraine.ingest.state import ingest_state
 from moraine.mcp_server.tools import index_status
 from moraine.sources import path_key
 from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
@@ -104,7 +105,7 @@ def _caught_up_store(config: Config) -> Store:
     try:
         ingest_once(store)
     except OSError as exc:
-        store.catch_up_error = os_error_message(exc)
+        ingest_state(store).catch_up_error = os_error_message(exc)
     return store  # no log roots at all: empty answers, with the warning that names the roots watched
 
 

@@ -31,6 +31,7 @@ from moraine.config import Config
 from moraine.daemon.bridge import check_private_dir, make_private_dirs, peer_credentials
 from moraine.errors import DaemonRunningError, StateError, UntrustedSocketError
 from moraine.ingest.checkpoint import pending_bytes
+from moraine.ingest.state import ingest_state
 from moraine.store.admin import DAEMON_LOCK
 from moraine.store.engine import Store
 
@@ -342,10 +343,10 @@ class Daemon:
         self.calls += 1
         if not self.backfilled:  # a short first backfill is worth waiting for; a long one is reported
             self.backfill_done.wait(BACKFILL_WAIT_S)
-        store.backfilling = not self.backfilled
+        ingest_state(store).backfilling = not self.backfilled
         if self.config.daemon.catch_up_on_call and self.backfilled:
             self._catch_up_for_call(store, time.monotonic())
-        store.lag_bytes = self._lag_bytes()
+        ingest_state(store).lag_bytes = self._lag_bytes()
 
     # -- watching and ingest ---------------------------------------------------------------
 

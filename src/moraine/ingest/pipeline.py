@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from moraine.ingest.state import ingest_state
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.ingest.whole import Replaces, change_token, delta, read_whole
 from moraine.model import Checkpoint, LineRef
@@ -70,7 +71,7 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
             missing.append(str(root))
             continue
         adapter = ADAPTERS[source.harness]
-        paths = store.discovery.files(str(root), ingest.exclude, ingest.follow_symlinks, adapter.suffixes,
+        paths = ingest_state(store).discovery.files(str(root), ingest.exclude, ingest.follow_symlinks, adapter.suffixes,
                                       adapter.under)
         found.extend((path, adapter) for path in paths if adapter.accepts(path))
     return found, missing
@@ -120,7 +121,7 @@ def _file_problems(store: Store, files: list[tuple[str, Adapter]]) -> tuple[list
     """Each file with the key it goes by in the state, and every file that cannot be read
     (by its display name) with the reason; a name that is not valid UTF-8 is one of those."""
     keyed: list[tuple[str, str, Adapter]] = []
-    problems = {display_path(path): reason for path, reason in store.discovery.problems.items()}
+    problems = {display_path(path): reason for path, reason in ingest_state(store).discovery.problems.items()}
     known = store.checkpoints
     for path, adapter in files:
         # a path the state already holds as a key was clean when first read (a redacted key is
@@ -236,8 +237,9 @@ def catch_up(store: Store) -> IngestSummary:
     dormant logs per call would cost more than the query; a dormant session that resumes is
     seen within FULL_SWEEP_S."""
     now = time.monotonic()
-    if now - store.last_sweep >= FULL_SWEEP_S:
-        store.last_sweep = now
+    ingest = ingest_state(store)
+    if now - ingest.last_sweep >= FULL_SWEEP_S:
+        ingest.last_sweep = now
         return ingest_once(store)
     return ingest_once(store, live_only=True)
 
@@ -257,8 +259,8 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         summary.files_seen = len(found)
         files, problems = _file_problems(store, found)
         if live_only:
-            horizon = time.time() - RECENT_S
-            files = [f for f in files if f[1] not in store.checkpoints or store.mtimes.get(f[1], 0.0) >= horizon]
+            horizon, mtimes = time.time() - RECENT_S, ingest_state(store).mtimes
+            files = [f for f in files if f[1] not in store.checkpoints or mtimes.get(f[1], 0.0) >= horizon]
         work = _changed(store, files, problems)
         total = sum(size - cp.offset for _, _, _, cp, size in work)
         limit = store.config.ingest.batch_events
@@ -279,7 +281,7 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         pending.file_issues = _file_issue_changes(store, problems, {key for _, key, _ in files},
                                                   {key for _, key, _, _, _ in work})
         pending.flush(store, summary)
-        store.lag_bytes = 0  # every complete line seen in this pass is now indexed
+        ingest_state(store).lag_bytes = 0  # every complete line seen in this pass is now indexed
         if snapshot and (store.frames_since_snapshot or store.manifest is None):
             store.publish()
         else:
@@ -345,7 +347,7 @@ def _changed(store: Store, files: Iterable[tuple[str, str, Adapter]], problems: 
             if exc.errno != errno.ENOENT:  # vanished between listing and stat: nothing to say
                 problems[key] = f"cannot read: {exc.strerror}"
             continue
-        store.mtimes[key] = stat.st_mtime
+        ingest_state(store).mtimes[key] = stat.st_mtime
         checkpoint = store.checkpoints.get(key)
         if adapter.whole(path):
             whole = _whole_changed(store, path, key, adapter, checkpoint, stat)
@@ -371,7 +373,7 @@ def _whole_changed(store: Store, path: str, key: str, adapter: Adapter, checkpoi
                    stat: os.stat_result) -> tuple[str, str, Adapter, Checkpoint, int] | None:
     """A log read whole is read again when its change token moved (its size and mtime, and its
     database's write-ahead file's)."""
-    token, store.mtimes[key] = change_token(path, stat, adapter.token(path) if adapter.token else None)
+    token, ingest_state(store).mtimes[key] = change_token(path, stat, adapter.token(path) if adapter.token else None)
     if checkpoint is not None and checkpoint.version == token:
         return None
     if checkpoint is None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moraine.errors import ContractError, DeadlineExceeded
+from moraine.ingest.state import ingest_state
 from moraine.wire import loads_bounded
 
 if TYPE_CHECKING:
@@ -221,12 +222,13 @@ def freshness_warnings(store: Store) -> list[str]:
     if not any(root.is_dir() for root in roots):
         return ["no agent log roots exist yet, so nothing is indexed; watching: " + ", ".join(map(str, roots))
                 + " (set CODEX_HOME / CLAUDE_CONFIG_DIR or [[sources]] in config.toml)"]
-    if store.catch_up_error:
-        return [f"new log lines could not be read before this answer ({store.catch_up_error}); "
+    ingest = ingest_state(store)
+    if ingest.catch_up_error:
+        return [f"new log lines could not be read before this answer ({ingest.catch_up_error}); "
                 "results may be incomplete"]
-    if store.backfilling:
+    if ingest.backfilling:
         return ["the index is still being built from the logs (first backfill); results may be incomplete"]
-    behind = store.lag_bytes
+    behind = ingest.lag_bytes
     if behind <= 0:
         return []
     return [f"index is behind the logs by {behind} bytes not yet ingested; results may be incomplete"]

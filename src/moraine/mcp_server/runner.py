@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from moraine import querylog
+from moraine.ingest.state import ingest_state
 from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
 from moraine.mcp_server.tools import (
     cleanup_old_sessions,
@@ -83,9 +84,9 @@ class ToolRunner:
                     self.catch_up(store)
                 if self.before_call is not None:
                     self.before_call(store)
-                store.catch_up_error = None
+                ingest_state(store).catch_up_error = None
             except Exception as exc:
-                store.catch_up_error = f"{type(exc).__name__}: {exc}"
+                ingest_state(store).catch_up_error = f"{type(exc).__name__}: {exc}"
             with store.lock:
                 result = TOOLS[name].run(store, args, timer)
         if store.config.telemetry.query_log:

@@ -27,7 +27,6 @@ from moraine.durable import file_crc
 from moraine.errors import StateError
 from moraine.index.searcher import Hits, InvertedIndex
 from moraine.index.segment import Segment
-from moraine.ingest.watcher import Discovery
 from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, Event, IngestIssue
 from moraine.sources import ADAPTERS, configure_redaction
 from moraine.sources.redact import Settings, rules_fingerprint
@@ -79,12 +78,6 @@ class Store:
         except OSError as exc:
             raise StateError(f"cannot make {self.home} private to this user: {exc.strerror}") from exc
         self.lock_path = self.home / "lock"
-        self.lag_bytes = 0  # complete-line bytes known in the logs but not yet ingested
-        self.backfilling = False  # a daemon's first pass over the logs is still running
-        self.catch_up_error: str | None = None  # why the last read-before-answer failed (disk full, …)
-        self.discovery = Discovery()
-        self.mtimes: dict[str, float] = {}  # last seen mtime per log (decides what a quick catch-up stats)
-        self.last_sweep = float("-inf")  # monotonic time of the last catch-up that stat-ed every log
         # Guards the in-memory state within a process: a daemon's ingest thread applies frames
         # while its connection threads search; the flock (`writer()`) orders processes.
         self.lock = threading.RLock()

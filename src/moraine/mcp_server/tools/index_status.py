@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from moraine.ingest.checkpoint import pending_bytes
+from moraine.ingest.state import ingest_state
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -85,7 +86,7 @@ def report(store: Store) -> dict[str, Any]:
                      "created_at": format_ts(manifest.created_ms) if manifest else None},
         "last_ingest_at": format_ts(store.stats.last_ingest_ms) if store.stats.last_ingest_ms else None,
         "daemon": daemon_report(store.home),
-        "backfilling": store.backfilling,
+        "backfilling": ingest_state(store).backfilling,
         "redactions": redaction_report(store),
     }
 

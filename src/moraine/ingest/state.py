@@ -1,0 +1,40 @@
+"""What ingest knows about the logs between passes, kept beside each open Store, not in it.
+
+The Store is the durable state (events, index, checkpoints): it knows nothing of logs being
+watched. The run state here is rebuilt by the next pass after a restart, so it is neither
+persisted nor part of the Store: the walk's cache of folders, the mtimes that decide what a
+quick catch-up stats, and what the tools report about freshness (bytes behind, backfill
+still running, why the last catch-up failed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+from moraine.ingest.watcher import Discovery
+
+if TYPE_CHECKING:
+    from moraine.store.engine import Store
+
+
+@dataclass
+class IngestState:
+    discovery: Discovery = field(default_factory=Discovery)
+    mtimes: dict[str, float] = field(default_factory=dict)  # last seen mtime per log
+    last_sweep: float = float("-inf")  # monotonic time of the last catch-up that stat-ed every log
+    lag_bytes: int = 0  # complete-line bytes known in the logs but not yet ingested
+    backfilling: bool = False  # a daemon's first pass over the logs is still running
+    catch_up_error: str | None = None  # why the last read-before-answer failed (disk full, …)
+
+
+_STATES: WeakKeyDictionary[Store, IngestState] = WeakKeyDictionary()
+
+
+def ingest_state(store: Store) -> IngestState:
+    """The ingest run state of this open Store (made on first use, gone with the Store)."""
+    state = _STATES.get(store)
+    if state is None:
+        state = _STATES[store] = IngestState()
+    return state
