@@ -189,12 +189,17 @@ def _score_batch(terms: list[_Term], wins: np.ndarray, bounds: np.ndarray, theta
     where = np.searchsorted(wins, cand // WINDOW)
     keep = scores + rest[where] >= theta * SLACK
     cand, scores, where = cand[keep], scores[keep], where[keep]
-    for t, term in enumerate(terms):
+    # The optional terms, heaviest first; after each, the candidates that can no longer reach
+    # theta with what the terms still to probe could add are dropped.
+    for t in sorted(range(len(terms)), key=lambda i: -terms[i].weight):
         probe = optional[t, where]
         if not probe.any():
             continue
         at = np.flatnonzero(probe)
-        scores[at] += _probe(term, cand[at], doc_len, k1, b, avgdl)
+        scores[at] += _probe(terms[t], cand[at], doc_len, k1, b, avgdl)
+        rest = rest - bounds[t] * optional[t]
+        keep = scores + rest[where] >= theta * SLACK
+        cand, scores, where = cand[keep], scores[keep], where[keep]
     return cand, scores, matched
 
 
