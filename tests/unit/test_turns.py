@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, TYPE_CODE
 from moraine.store.engine import Store
@@ -58,11 +59,14 @@ def test_build_turns_equals_the_per_turn_rules() -> None:
         assert build_turns(docs, bounds, types, marks, comment, times) == expected
 
 
-def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path: Path,
+def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                make_samples_store: Callable[[Path], Store]) -> None:
     """A search hit builds only its own turn when the session's turns are not built yet; that
     turn (ordinal, bounds, completion, terminal, user and final docs, times) and the hit's
     ordinal in it equal what the whole session's turns say, for every live event of the samples."""
+    from moraine.store import catalog as catalog_module
+
+    monkeypatch.setattr(catalog_module, "BUILD_WHOLE", 0)  # every session counts as long here
     store = make_samples_store(tmp_path)
     catalog = store.catalog
     compared = 0
@@ -79,3 +83,19 @@ def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path: Path,
         assert catalog.last_turn(session) == (built[-1] if built else None)
         assert session.turns is None
     assert compared > 300
+
+
+def test_a_short_session_has_its_turns_built_once_and_kept(tmp_path: Path,
+                                                           make_samples_store: Callable[[Path], Store]) -> None:
+    """Below BUILD_WHOLE events a hit builds the session's turns whole and keeps them (a session
+    hit again costs nothing); the answers equal the single-turn path's."""
+    store = make_samples_store(tmp_path)
+    catalog = store.catalog
+    for session in catalog.sessions:
+        if not session.docs:
+            continue
+        session.turns = None
+        doc = session.docs[-1]
+        first = catalog.turn_of(doc)
+        assert session.turns is not None  # built whole and kept
+        assert catalog.turn_of(doc) == first and catalog.last_turn(session) == session.turns[-1]

@@ -30,6 +30,10 @@ TITLE_CHARS = 80
 PLACEHOLDERS = frozenset({"[image]", "[document]"})
 
 
+# A session this small has all its turns built (and kept) on first sight; a longer one has
+# only the turn asked for built, each time (building hundreds of turns costs more than a search).
+BUILD_WHOLE = 256
+
 @dataclass(slots=True, eq=False)
 class Session:
     key: str
@@ -421,6 +425,8 @@ class Catalog:
         turns are not built yet gets only this turn built (a search hit's case: building every
         turn of each hit's session cost more than the search itself at 1M events)."""
         session = self.session_of(doc_id)
+        if session.turns is None and len(session.docs) <= BUILD_WHOLE:
+            self._build_turns(session)
         if session.turns is not None:
             position = int(self.pos.view[doc_id])
             turn = session.turns[bisect.bisect_right(session.bounds or [0], position) - 1]
@@ -432,6 +438,8 @@ class Catalog:
     def last_turn(self, session: Session) -> Turn | None:
         """The session's last turn (whether the session is completed), built alone when its
         turns are not built yet."""
+        if session.turns is None and len(session.docs) <= BUILD_WHOLE:
+            self._build_turns(session)
         if session.turns is not None:
             return session.turns[-1] if session.turns else None
         return self._one_turn(session, len(session.docs) - 1) if session.docs else None
