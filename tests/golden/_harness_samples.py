@@ -31,6 +31,18 @@ def indexed(tmp_path_factory: pytest.TempPathFactory, folder: str, variable: str
     return store
 
 
+def indexed_from_source(home: Path, env: dict[str, str], name: str, harness: str, root: Path) -> Store:
+    """A state whose only source is a `[[sources]]` entry of the config file (a harness's data
+    at another root, e.g. a copy from another machine), indexed."""
+    home.mkdir(mode=0o700)
+    (home / "config.toml").write_text(f'[[sources]]\nname = "{name}"\nharness = "{harness}"\nroot = "{root}"\n')
+    config = load_config({"home": str(home)}, env=env)
+    assert [(s.name, s.harness) for s in config.sources] == [(name, harness)]
+    store = Store(config)
+    ingest_once(store)
+    return store
+
+
 def open_data(store: Store, id_: str) -> dict[str, Any]:
     return open_tool.run(store, {"id": id_}).structured["data"]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _harness_samples import SAMPLES, open_data, sessions
+from _harness_samples import SAMPLES, indexed_from_source, open_data, sessions
 
 from moraine.config import load_config
 from moraine.ingest.pipeline import ingest_once
@@ -117,11 +117,5 @@ def test_default_root_and_a_source_at_another_root(tmp_path: Path) -> None:
         ("opencode", str(tmp_path / ".local/share/opencode"))
     elsewhere = tmp_path / "backup" / "opencode-data"
     shutil.copytree(SAMPLES / "opencode", elsewhere)
-    (tmp_path / "s").mkdir(mode=0o700)
-    (tmp_path / "s" / "config.toml").write_text(
-        f'[[sources]]\nname = "old-laptop"\nharness = "opencode"\nroot = "{elsewhere}"\n')
-    config = load_config({"home": str(tmp_path / "s")}, env=base)
-    assert [(s.name, s.harness) for s in config.sources] == [("old-laptop", "opencode")]
-    store = Store(config)
-    ingest_once(store)
+    store = indexed_from_source(tmp_path / "s", base, "old-laptop", "opencode", elsewhere)
     assert len(sessions(store)) == 10

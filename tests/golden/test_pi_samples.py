@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _harness_samples import indexed, open_data, sessions
+from _harness_samples import indexed, indexed_from_source, open_data, sessions
 
 from moraine.config import load_config
-from moraine.ingest.pipeline import ingest_once
 from moraine.store.engine import Store
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data_samples" / "pi"
@@ -100,11 +99,5 @@ def test_pi_is_a_default_source_only_where_its_root_exists(tmp_path: Path) -> No
     elsewhere = tmp_path / "other-pi"
     (elsewhere / "--w--").mkdir(parents=True)
     shutil.copy(next((SAMPLES / "sessions" / "--work-pi-demo--").glob(f"*{FORK}.jsonl")), elsewhere / "--w--")
-    (tmp_path / "s").mkdir(mode=0o700)
-    (tmp_path / "s" / "config.toml").write_text(
-        f'[[sources]]\nname = "laptop-pi"\nharness = "pi"\nroot = "{elsewhere}"\n')
-    config = load_config({"home": str(tmp_path / "s")}, env=base)
-    assert [(s.name, s.harness) for s in config.sources] == [("laptop-pi", "pi")]
-    store = Store(config)
-    ingest_once(store)
+    store = indexed_from_source(tmp_path / "s", base, "laptop-pi", "pi", elsewhere)
     assert set(sessions(store)) == {FORK}
