@@ -61,8 +61,10 @@ class UidIndex:
     def compacted(self, uids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every live doc's uid, sorted, with its doc: what a snapshot stores."""
         docs = np.flatnonzero(self.alive.view)
-        order = np.argsort(uids[docs], kind="stable")
-        return uids[docs][order], docs[order].astype(np.int64)
+        live_uids = uids[docs]
+        sorted_docs = docs[np.argsort(live_uids, kind="stable")].astype(np.int64)
+        del live_uids  # one uid-wide copy at a time: 67 MB each at 1M events, at the snapshot's peak
+        return uids[sorted_docs], sorted_docs
 
     def restore(self, sorted_uids: np.ndarray, sorted_docs: np.ndarray) -> None:
         self.sorted_uids, self.sorted_docs, self.recent = sorted_uids, sorted_docs, {}
