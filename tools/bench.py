@@ -20,7 +20,7 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -103,24 +103,9 @@ def reference_engines(store: Store, queries: list[str]) -> tuple[dict[str, dict[
     except ImportError:
         pass
     try:
-        import tantivy
-
         started = time.perf_counter()
-        builder = tantivy.SchemaBuilder()
-        builder.add_text_field("body", stored=False)
-        index = tantivy.Index(builder.build())
-        writer = index.writer()
-        for text in texts:
-            writer.add_document(tantivy.Document(body=text))
-        writer.commit()
-        index.reload()
-        searcher = index.searcher()
+        tantivy_query = tantivy_engine(texts)
         builds["tantivy"] = time.perf_counter() - started
-
-        def tantivy_query(q: str) -> Any:
-            words = "".join(c if c.isalnum() else " " for c in q)  # no query-syntax characters
-            return searcher.search(index.parse_query(words, ["body"]), 10).hits if words.strip() else None
-
         results["tantivy"] = timed(tantivy_query, queries)
     except ImportError:
         pass
@@ -136,6 +121,28 @@ def reference_engines(store: Store, queries: list[str]) -> tuple[dict[str, dict[
 
     results["sqlite_fts5"] = timed(fts, queries)
     return results, builds
+
+
+def tantivy_engine(texts: Iterable[str]) -> Callable[[str], Any]:
+    """tantivy holding `texts` in memory (one text field, its default tokenizer), as a function
+    answering a query's top 10; ImportError when tantivy is not installed."""
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("body", stored=False)
+    index = tantivy.Index(builder.build())
+    writer = index.writer()
+    for text in texts:
+        writer.add_document(tantivy.Document(body=text))
+    writer.commit()
+    index.reload()
+    searcher = index.searcher()
+
+    def query(q: str) -> Any:
+        words = "".join(c if c.isalnum() else " " for c in q)  # no query-syntax characters
+        return searcher.search(index.parse_query(words, ["body"]), 10).hits if words.strip() else None
+
+    return query
 
 
 def cpu_ticks() -> list[int]:

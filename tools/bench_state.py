@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import make_queries, ok, timed
+from bench import make_queries, ok, tantivy_engine, timed
 from make_corpus import corpus_env
 from moraine.config import load_config
 from moraine.mcp_server.tools import search_sessions
@@ -67,23 +67,9 @@ def main() -> None:
     print(_line("global warm", timed(warm, queries, ok)))
     if args.no_tantivy:
         return
-    import tantivy
-
     default = np.array([TYPE_CODE[t] for t in DEFAULT_SEARCH_TYPES])
     docs = np.flatnonzero(np.isin(catalog.type_code.view, default) & store.index.live.view)
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field("body", stored=False)
-    index = tantivy.Index(builder.build())
-    writer = index.writer()
-    for doc in docs.tolist():
-        writer.add_document(tantivy.Document(body=catalog.event(doc).text))
-    writer.commit()
-    index.reload()
-    searcher = index.searcher()
-
-    def tantivy_query(q: str) -> Any:
-        words = "".join(c if c.isalnum() else " " for c in q)  # no query-syntax characters
-        return searcher.search(index.parse_query(words, ["body"]), 10).hits if words.strip() else None
+    tantivy_query = tantivy_engine(catalog.event(doc).text for doc in docs.tolist())
 
     for _ in range(2):  # alternating rounds: the ratio holds while the machine's speed drifts
         print(_line("tantivy", timed(tantivy_query, queries)))

@@ -112,43 +112,42 @@ class InvertedIndex:
     def live_parts(self, term: str) -> tuple[list[tuple[np.ndarray, np.ndarray]], int]:
         """A term's postings per segment and memtable chunk (deleted documents kept), and how
         many live documents hold it (exact: a deleted document never counts)."""
-        live = self.live.view
-        parts, df = [], 0
-        for segment, clean in zip(self.segments, self._clean_segments(), strict=True):
-            docs, tfs = segment.postings(term)
-            if len(docs):
-                parts.append((docs, tfs))
-                df += len(docs) if clean else int(np.count_nonzero(live[docs]))
-        for docs, tfs in self.mem.postings_parts(term):
-            if len(docs):
-                parts.append((docs, tfs))
-                df += int(np.count_nonzero(live[docs]))
-        return parts, df
+        found, df = self._found(term)
+        return [(docs, tfs) for _, _, docs, tfs in found], df
 
     def pieces(self, term: str, k1: float, b: float) -> tuple[list[Piece], int]:
-        """A term's postings per segment and memtable chunk, each with its window bounds (as
-        multiples of the term's weight, at today's avgdl) where its segment keeps them for
-        (k1, b); and its live document frequency, as `live_parts` counts it."""
-        live = self.live.view
+        """`live_parts`, each with its window bounds (as multiples of the term's weight, at
+        today's avgdl) where its segment keeps them for (k1, b)."""
+        found, df = self._found(term)
         avgdl = self.avgdl()
-        pieces, df = [], 0
-        for segment, clean in zip(self.segments, self._clean_segments(), strict=True):
-            i = segment.find(term)
-            if i < 0:
-                continue
-            docs, tfs = segment.postings_at(i)
-            df += len(docs) if clean else int(np.count_nonzero(live[docs]))
-            held = segment.window_bounds(i, (k1, b))
+        pieces = []
+        for segment, i, docs, tfs in found:
+            held = segment.window_bounds(i, (k1, b)) if segment is not None else None
             if held is None:
                 pieces.append(Piece(docs, tfs))
             else:
                 row, first, a_ref = held
                 pieces.append(Piece(docs, tfs, row * (max(1.0, avgdl / a_ref) / 255.0), first))
+        return pieces, df
+
+    def _found(self, term: str) -> tuple[list[tuple[Segment | None, int, np.ndarray, np.ndarray]], int]:
+        """(segment or None for the memtable, term index there, docs, tfs) of each non-empty
+        part, and the term's live document frequency."""
+        live = self.live.view
+        found: list[tuple[Segment | None, int, np.ndarray, np.ndarray]] = []
+        df = 0
+        for segment, clean in zip(self.segments, self._clean_segments(), strict=True):
+            i = segment.find(term)
+            if i < 0:
+                continue
+            docs, tfs = segment.postings_at(i)
+            found.append((segment, i, docs, tfs))
+            df += len(docs) if clean else int(np.count_nonzero(live[docs]))
         for docs, tfs in self.mem.postings_parts(term):
             if len(docs):
-                pieces.append(Piece(docs, tfs))
+                found.append((None, -1, docs, tfs))
                 df += int(np.count_nonzero(live[docs]))
-        return pieces, df
+        return found, df
 
     def seal(self) -> Segment | None:
         """Freeze the memtable into an immutable segment (no-op when empty)."""

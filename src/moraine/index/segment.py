@@ -261,7 +261,7 @@ class _Bounds:
     def __init__(self, doc_ids: np.ndarray, doc_lens: np.ndarray, params: tuple[float, float]) -> None:
         self.first, self.n = win.window_span(doc_ids)
         self.base = int(doc_ids.min()) if len(doc_ids) else 0
-        self.lens = np.zeros(int(doc_ids.max()) - self.base + 1 if len(doc_ids) else 0, dtype=np.float64)
+        self.lens = np.zeros(int(doc_ids.max()) - self.base + 1 if len(doc_ids) else 0, dtype=np.uint32)
         self.lens[np.asarray(doc_ids, dtype=np.int64) - self.base] = doc_lens
         self.params = (float(params[0]), float(params[1]), float(doc_lens.mean()) if len(doc_lens) else 1.0)
         self.terms: list[np.ndarray] = []

@@ -447,8 +447,7 @@ class Catalog:
     def _one_turn(self, session: Session, position: int) -> Turn:
         """The turn holding the session's event at `position`, built without the others."""
         docs = np.asarray(session.docs, dtype=np.int64)
-        starts = np.flatnonzero(self.starts_turn.view[docs])
-        bounds = [0, *starts[1:].tolist()] if len(starts) else [0]
+        bounds = self._turn_starts(docs)
         i = bisect.bisect_right(bounds, position) - 1
         lo, hi = bounds[i], bounds[i + 1] if i + 1 < len(bounds) else len(docs)
         span = docs[lo:hi]
@@ -463,11 +462,15 @@ class Catalog:
     def _build_turns(self, session: Session) -> None:
         docs = np.asarray(session.docs, dtype=np.int64)
         self.pos.view[docs] = np.arange(len(docs), dtype=np.int32)
-        starts = np.flatnonzero(self.starts_turn.view[docs])
-        bounds = [0, *starts[1:].tolist()] if len(starts) else [0]
+        bounds = self._turn_starts(docs)
         session.bounds = bounds
         session.turns = build_turns(docs, np.asarray(bounds, dtype=np.int64), self.type_code.view[docs],
                                     self.terminal.view[docs], self.commentary.view[docs], self.ts.view[docs])
+
+    def _turn_starts(self, docs: np.ndarray) -> list[int]:
+        """Where each turn of a session's ordered docs begins (the first always at 0)."""
+        starts = np.flatnonzero(self.starts_turn.view[docs])
+        return [0, *starts[1:].tolist()] if len(starts) else [0]
 
     def neighbours(self, session: Session) -> tuple[str | None, str | None]:
         """Previous and next session of the same project (same cwd), by start time."""
