@@ -17,14 +17,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 import msgpack
 
-from moraine import __version__, cli_query
+from moraine import __version__, cli_query, cli_status
 from moraine.config import Config, load_config
 from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
-from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.tools import index_status
@@ -107,161 +106,6 @@ def _caught_up_store(config: Config) -> Store:
     except OSError as exc:
         ingest_state(store).catch_up_error = os_error_message(exc)
     return store  # no log roots at all: empty answers, with the warning that names the roots watched
-
-
-class FileRow(TypedDict):
-    path: str
-    generation: int
-    offset: int
-    lines: int
-    exists: bool
-
-
-class QuarantinedLine(TypedDict):
-    file: str
-    generation: int
-    line: int
-    offset: int
-    reason: str
-
-
-class SkippedFrame(TypedDict):
-    wal: int
-    offset: int
-    reason: str
-
-
-class StatusReport(TypedDict):
-    """`moraine status --json`: its keys and their order are what scripts read."""
-
-    home: str
-    events: int
-    events_applied: int
-    sessions: int
-    live_events: int
-    searchable_documents: int
-    wal_bytes: int
-    wal_files: int
-    wal_events_since_snapshot: int
-    segments: int
-    segment_postings: list[int]
-    memtable_documents: int
-    generation: int | None
-    snapshot_ms: int | None
-    last_ingest_ms: int
-    torn_bytes_cut: int
-    pending_bytes: int
-    sources: dict[str, int]
-    daemon: dict[str, Any] | None
-    files: dict[str, list[FileRow]]
-    quarantined: list[QuarantinedLine]
-    unreadable_files: dict[str, str]
-    index: dict[str, Any]
-    skipped_wal_frames: list[SkippedFrame]
-
-
-def _status(config: Config, as_json: bool) -> int:
-    report = _status_report(config, Store(config, create=False))
-    if as_json:
-        print(json.dumps(report, indent=2))
-    else:
-        _print_status(config, report)
-    return 0
-
-
-def _status_report(config: Config, store: Store) -> StatusReport:
-    files: dict[str, list[FileRow]] = {}
-    exists = on_disk(store, store.checkpoints)
-    for path, cp in sorted(store.checkpoints.items()):
-        files.setdefault(cp.source, []).append(
-            {"path": path, "generation": cp.generation, "offset": cp.offset, "lines": cp.line,
-             "exists": exists[path]})
-    issues: list[QuarantinedLine] = [{"file": i.file, "generation": i.generation, "line": i.line,
-                                      "offset": i.offset, "reason": i.reason} for i in store.stats.issues]
-    return {
-        "home": str(config.home), "events": int(store.catalog.alive.view.sum()),
-        "events_applied": store.stats.events, "sessions": len(store.catalog.by_updated),
-        "live_events": int(store.catalog.alive.view.sum()),
-        "searchable_documents": store.index.n_docs, "wal_bytes": store.wal_set.size(),
-        "wal_files": len(store.wal_set.seqs()), "wal_events_since_snapshot": store.events_since_snapshot,
-        "segments": len(store.index.segments),
-        "segment_postings": [int(s.n_postings) for s in store.index.segments],
-        "memtable_documents": len(store.index.mem),
-        "generation": store.manifest.generation if store.manifest else None,
-        "snapshot_ms": store.manifest.created_ms if store.manifest else None,
-        "last_ingest_ms": store.stats.last_ingest_ms, "torn_bytes_cut": store.stats.torn_bytes,
-        "pending_bytes": pending_bytes(store.checkpoints), "sources": {k: len(v) for k, v in files.items()},
-        "daemon": index_status.daemon_report(config.home),
-        "files": files, "quarantined": issues, "unreadable_files": dict(sorted(store.file_issues.items())),
-        "index": index_status.report(store),  # the figures of the index_status tool, from the same function
-        "skipped_wal_frames": [{"wal": seq, "offset": offset, "reason": reason}
-                               for (seq, offset), reason in sorted(store.bad_frames.items())],
-    }
-
-
-def _print_status(config: Config, report: StatusReport) -> None:
-    print(f"Moraine state at {config.home}")
-    print(f"  {report['live_events']} events in {report['sessions']} sessions; "
-          f"{report['searchable_documents']} searchable documents")
-    generation = report["generation"]
-    print("  snapshot: " + (f"generation {generation}, {_when(report['snapshot_ms'])}" if generation else "none yet")
-          + f"; {report['segments']} segments + {report['memtable_documents']} documents in memory")
-    print(f"  WAL: {report['wal_files']} file(s), {report['wal_bytes']:,} bytes, "
-          f"{report['wal_events_since_snapshot']} events since the snapshot")
-    print(f"  last ingest: {_when(report['last_ingest_ms'])}")
-    _print_daemon(report["daemon"])
-    _print_sources(report)
-    print(f"  bytes not indexed yet: {report['pending_bytes']} (half-written last lines wait for their newline)")
-    _print_left_out(report)
-    _print_redaction(report["index"]["redactions"])
-
-
-def _print_daemon(daemon: dict[str, Any] | None) -> None:
-    if daemon:
-        print(f"  daemon: pid {daemon['pid']}, up {daemon['uptime_s']:.0f}s, {daemon['connections']} connection(s), "
-              f"{daemon['lag_bytes']} bytes behind the logs, socket {daemon['socket']}")
-    else:
-        print("  daemon: not running (`moraine daemon` starts it; `moraine mcp` does too)")
-
-
-def _print_sources(report: StatusReport) -> None:
-    for row in report["index"]["sources"]:
-        gone = sum(1 for e in report["files"].get(row["harness"], []) if not e["exists"])
-        print(f"  {row['name']}: {row['files']} files, {row['sessions']} sessions, {row['events']} events under "
-              f"{row['root']}, last ingest {row['last_ingest_at'] or 'never'}"
-              + (f" ({gone} no longer on disk, still searchable)" if gone else "")
-              + ("" if row["root_exists"] else " [root not found]"))
-
-
-def _print_left_out(report: StatusReport) -> None:
-    """What ingest could not use: quarantined lines, unreadable files, skipped WAL frames."""
-    issues = report["quarantined"]
-    print(f"  quarantined lines: {len(issues)}")
-    for issue in issues[:20]:
-        print(f"    {issue['file']}:{issue['line']} (offset {issue['offset']}): {issue['reason']}")
-    unreadable = report["unreadable_files"]
-    if unreadable:
-        print(f"  files not read (retried on every pass): {len(unreadable)}")
-        for path, reason in list(unreadable.items())[:20]:
-            print(f"    {path}: {reason}")
-    for frame in report["skipped_wal_frames"]:
-        print(f"  WAL frame skipped (wal {frame['wal']}, offset {frame['offset']}): {frame['reason']}")
-
-
-def _print_redaction(red: dict[str, Any]) -> None:
-    print(f"  redaction: {'on' if red['enabled'] else 'OFF'}; {red['total']} credentials redacted"
-          + (f", {red['extra_patterns']} extra pattern(s)" if red["extra_patterns"] else "")
-          + (f", {red['allow_patterns']} allow pattern(s)" if red["allow_patterns"] else ""))
-    for rule, count in red["by_rule"].items():
-        print(f"    [REDACTED:{rule}] {count}")
-    for warning in index_status.redaction_warnings(red):
-        print(f"  warning: {warning}")
-
-
-def _when(ms: int | None) -> str:
-    if not ms:
-        return "never"
-    return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(ms / 1000))
 
 
 def _emit(data: dict[str, Any], as_json: bool, text: str) -> None:
@@ -504,7 +348,7 @@ _COMMANDS: dict[str, Callable[[Config, argparse.Namespace], int]] = {
     "daemon": lambda config, args: _daemon(config, args.foreground, args.for_host),
     "stop": lambda config, args: _stop(config),
     "setup": _setup,
-    "status": lambda config, args: _status(config, args.json),
+    "status": lambda config, args: cli_status.status(config, args.json),
     "snapshot": lambda config, args: _snapshot(config, args.out, args.json),
     "restore": lambda config, args: _restore(config, args.path, args.json),
     "doctor": lambda config, args: _doctor(config, args.repair, args.json),
