@@ -72,17 +72,47 @@ def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path: Path, mo
     compared = 0
     for session in catalog.sessions:
         for doc in list(session.docs):
-            session.turns, session.bounds = None, None  # as a fresh process finds it
+            catalog._forget_turns(session)  # as a fresh process finds it
             one = catalog.turn_of(doc)
-            assert session.turns is None  # nothing cached on the way
+            assert session.turns is None  # the other turns are not built on the way
+            assert catalog.turn_of(doc)[1] is one[1]  # this one is kept: a second hit builds nothing
             catalog.turns(session)
             assert catalog.turn_of(doc) == one, (session.key, doc)
             compared += 1
         built = catalog.turns(session)
-        session.turns, session.bounds = None, None
+        catalog._forget_turns(session)
         assert catalog.last_turn(session) == (built[-1] if built else None)
         assert session.turns is None
     assert compared > 300
+
+
+def test_kept_single_turns_are_forgotten_when_the_session_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  make_samples_store: Callable[[Path], Store]) -> None:
+    """A long session's turns built one by one are dropped with its turns when an event of it
+    is retired: the answers after the change equal a whole build of the changed session."""
+    from moraine.store import catalog as catalog_module
+
+    monkeypatch.setattr(catalog_module, "BUILD_WHOLE", 0)
+    store = make_samples_store(tmp_path)
+    catalog = store.catalog
+    changed = 0
+    for session in catalog.sessions:
+        if len(session.docs) < 3:
+            continue
+        for doc in session.docs:
+            catalog.turn_of(doc)
+        catalog.last_turn(session)
+        assert session.some_turns
+        catalog._retire(session.docs[-1])
+        catalog._retire(session.docs[0])
+        assert session.some_turns is None and session.bounds is None
+        singles = [catalog.turn_of(doc) for doc in session.docs]
+        last = catalog.last_turn(session)
+        built = catalog.turns(session)
+        assert last == built[-1]
+        assert singles == [catalog.turn_of(doc) for doc in session.docs]
+        changed += 1
+    assert changed > 5
 
 
 def test_a_short_session_has_its_turns_built_once_and_kept(tmp_path: Path,

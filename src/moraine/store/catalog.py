@@ -54,8 +54,9 @@ class Session:
     tools: bool = False
     started_ms: int = 0
     updated_ms: int = 0
-    bounds: list[int] | None = None
+    bounds: list[int] | None = None  # where each turn starts; None: read again from the columns
     turns: list[Turn] | None = None
+    some_turns: dict[int, Turn] | None = None  # a long session's turns built one by one, by index
     stale_meta: bool = False  # events were retired: titles, flags, cwd, parent are folded again
     git_branch: str | None = None
     title_command: str | None = None  # a slash command, the title of a session with no typed prompt
@@ -199,7 +200,7 @@ class Catalog:
         session = self.sessions[int(self.session_ix.view[doc])]
         session.docs.remove(doc)
         session.order = None
-        session.turns = None
+        self._forget_turns(session)
         session.stale_meta = True
 
     def ordered(self, session: Session) -> list[tuple[Any, ...]]:
@@ -248,7 +249,7 @@ class Catalog:
                 order.insert(i, key)
                 session.docs.insert(i, doc_id)
             self._fold_meta(session, event)
-            session.turns = None
+            self._forget_turns(session)
 
     def _intern(self, table: list[str], kind: int, name: str | None) -> int:
         if not name:
@@ -422,48 +423,62 @@ class Catalog:
 
     def turn_of(self, doc_id: int) -> tuple[Session, Turn, int]:
         """The session, turn and one-based ordinal within the turn of a live doc. A session whose
-        turns are not built yet gets only this turn built (a search hit's case: building every
-        turn of each hit's session cost more than the search itself at 1M events)."""
+        turns are not built yet gets only this turn built, and kept (a search hit's case: building
+        every turn of each hit's session cost more than the search itself at 1M events)."""
         session = self.session_of(doc_id)
         if session.turns is None and len(session.docs) <= BUILD_WHOLE:
             self._build_turns(session)
-        if session.turns is not None:
-            position = int(self.pos.view[doc_id])
-            turn = session.turns[bisect.bisect_right(session.bounds or [0], position) - 1]
-            return session, turn, position - turn.start + 1
-        position = session.docs.index(doc_id)
-        turn = self._one_turn(session, position)
+        bounds = self._bounds(session)
+        position = int(self.pos.view[doc_id])
+        i = bisect.bisect_right(bounds, position) - 1
+        turn = session.turns[i] if session.turns is not None else self._one_turn(session, i)
         return session, turn, position - turn.start + 1
 
     def last_turn(self, session: Session) -> Turn | None:
-        """The session's last turn (whether the session is completed), built alone when its
-        turns are not built yet."""
+        """The session's last turn (whether the session is completed), built alone, and kept,
+        when its turns are not built yet."""
         if session.turns is None and len(session.docs) <= BUILD_WHOLE:
             self._build_turns(session)
         if session.turns is not None:
             return session.turns[-1] if session.turns else None
-        return self._one_turn(session, len(session.docs) - 1) if session.docs else None
+        return self._one_turn(session, len(self._bounds(session)) - 1) if session.docs else None
 
-    def _one_turn(self, session: Session, position: int) -> Turn:
-        """The turn holding the session's event at `position`, built without the others."""
-        docs = np.asarray(session.docs, dtype=np.int64)
-        bounds = self._turn_starts(docs)
-        i = bisect.bisect_right(bounds, position) - 1
-        lo, hi = bounds[i], bounds[i + 1] if i + 1 < len(bounds) else len(docs)
-        span = docs[lo:hi]
+    def _bounds(self, session: Session) -> list[int]:
+        """The session's turn starts, with each doc's position in the session set (once per
+        change of the session: a hit's turn is then a bisect away)."""
+        if session.bounds is None:
+            docs = np.asarray(session.docs, dtype=np.int64)
+            self.pos.view[docs] = np.arange(len(docs), dtype=np.int32)
+            session.bounds = self._turn_starts(docs)
+        return session.bounds
+
+    def _one_turn(self, session: Session, i: int) -> Turn:
+        """The session's turn of index `i`, built without the others and kept."""
+        if session.some_turns is None:
+            session.some_turns = {}
+        turn = session.some_turns.get(i)
+        if turn is not None:
+            return turn
+        bounds, n = self._bounds(session), len(session.docs)
+        lo, hi = bounds[i], bounds[i + 1] if i + 1 < len(bounds) else n
+        span = np.asarray(session.docs[lo:hi], dtype=np.int64)
         turn = build_turns(span, np.zeros(1, dtype=np.int64), self.type_code.view[span], self.terminal.view[span],
-                           self.commentary.view[span], self.ts.view[span], followed=hi < len(docs))[0]
+                           self.commentary.view[span], self.ts.view[span], followed=hi < n)[0]
         turn.ordinal, turn.start, turn.end = i + 1, lo, hi
+        session.some_turns[i] = turn
         return turn
+
+    @staticmethod
+    def _forget_turns(session: Session) -> None:
+        """The session changed: its turns, turn starts and positions are read again when next asked."""
+        session.turns = session.bounds = session.some_turns = None
 
     def turn_id(self, session: Session, ordinal: int) -> str:
         return f"turn:trn_{session.sid}_{ordinal}"
 
     def _build_turns(self, session: Session) -> None:
         docs = np.asarray(session.docs, dtype=np.int64)
-        self.pos.view[docs] = np.arange(len(docs), dtype=np.int32)
-        bounds = self._turn_starts(docs)
-        session.bounds = bounds
+        bounds = self._bounds(session)
         session.turns = build_turns(docs, np.asarray(bounds, dtype=np.int64), self.type_code.view[docs],
                                     self.terminal.view[docs], self.commentary.view[docs], self.ts.view[docs])
 
