@@ -85,7 +85,7 @@ def test_2_search_all_sessions(history: tuple[McpServer, dict[str, str]]) -> Non
     assert data["total_matches"] == 1 and len(data["searched_sessions"]) > 0
     assert data["searched_sessions_total"] == len(ids)  # no literal (case-insensitive): every session read
     data = _call(server, {"query": "Connection refused"})
-    assert data["searched_sessions"] == [ids["t1"]]  # the literal narrowed the sessions read
+    assert data["total_matches"] == 1 and data["searched_sessions_total"] == len(ids)  # every transcript read
 
 
 def test_3_context_lines(history: tuple[McpServer, dict[str, str]]) -> None:

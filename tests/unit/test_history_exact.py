@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from _agentlogs import LogWriter, populate
 
 from moraine.index.grep import compile_pattern
@@ -18,8 +19,9 @@ from moraine.mcp_server.tools import search_session_history as tool
 from moraine.store.engine import Store
 
 
-def _brute(store: Store, pattern: str) -> list[tuple[str, int]]:
-    """(session id, line number) of every matching transcript line, newest session first."""
+def _brute(store: Store, pattern: str, since_ms: int | None = None) -> list[tuple[str, int]]:
+    """(session id, line number) of every matching transcript line (of an event at or after
+    `since_ms`), newest session first."""
     rx = compile_pattern(pattern).regex  # the engine's own semantics (RE2: \w is ASCII), line by line
     found = []
     for session in reversed(store.catalog.by_updated):
@@ -30,7 +32,7 @@ def _brute(store: Store, pattern: str) -> list[tuple[str, int]]:
                 continue
             for line in event.text.split("\n"):
                 line_number += 1
-                if rx.search(line):
+                if rx.search(line) and (since_ms is None or event.ts_ms >= since_ms):
                     found.append((session.id, line_number))
     return found
 
@@ -72,9 +74,10 @@ def test_results_equal_a_brute_force_scan(tmp_path: Path) -> None:
 
 def test_worker_processes_and_every_path_equal_the_brute_force_scan(tmp_path: Path, monkeypatch: Any) -> None:
     """The same comparison over several chunk files plus texts still in memory, scanned by two
-    worker processes (forced: no size threshold), and in this process with a tiny limit on a
-    literal's places (the hand-over to one RE2 pass); patterns of every path: literal-only
-    (`w`, `w\\w*`, `x?w[0-9]*`), literal confirmed by RE2 (`w.*\\d`, `^w`), no literal."""
+    worker processes (forced: no size threshold), and in this process: by RE2 alone, with a
+    literal-only pattern handed over to `find` after its first match (a dense literal), and by
+    `find` from the start; patterns with and without a literal, literal-only (`w`, `w\\w*`,
+    `x?w[0-9]*`) or not (`w.*\\d`, `^w`)."""
     from _agentlogs import grow
 
     from moraine.index import grep
@@ -107,6 +110,42 @@ def test_worker_processes_and_every_path_equal_the_brute_force_scan(tmp_path: Pa
             assert got == want[: len(got)] and len(got) == min(100, len(want)), pattern
 
     check()  # worker processes for the chunk files, this process for the rest
-    monkeypatch.setattr(grep, "_PLACES_LIMIT", 3)
     store.config = config.model_copy(update={"search": config.search.model_copy(update={"history_workers": 1})})
-    check()  # in this process, common literals handed over to one RE2 pass
+    check()  # in this process
+    monkeypatch.setattr(grep, "_DENSE_AFTER", 0)
+    monkeypatch.setattr(grep, "_DENSE_PER_MB", 0)
+    check()  # a literal-only pattern's first run with a match by RE2, the rest by `find`
+    monkeypatch.setattr(grep, "_DENSE_PER_MB", -1)
+    check()  # by `find` from the start
+
+
+def test_a_time_window_with_out_of_scope_texts_read_through_equals_the_brute_force_scan(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """Texts out of scope between texts in scope (older events of the same sessions, events
+    without transcript lines) are read through when the gap is small (`grep._GAP`); their lines
+    must never count. Here every gap is read through and the window starts mid-history."""
+    from moraine.index import grep
+
+    writer = LogWriter(tmp_path / "logs", seed=31)
+    populate(writer, n_codex=6, n_claude=6, records_per_file=(30, 80))
+    config = writer.config(tmp_path / "state", search={"history_workers": 1})
+    store = Store(config)
+    ingest_once(store, snapshot=True)
+    catalog = store.catalog
+    alive = np.flatnonzero(catalog.alive.view)
+    since = int(np.median(catalog.ts.view[alive]))
+    words = sorted({w for s in catalog.sessions for w in (s.first_prompt or "").split() if len(w) > 3 and w.isalnum()})
+    rng = random.Random(4)
+    patterns = []
+    for _ in range(20):
+        w = rng.choice(words)
+        patterns += [w, f"{w}.*\\d", r"[A-Z]\w+\d"]
+    for gap in (grep._GAP, 1 << 40):
+        monkeypatch.setattr(grep, "_GAP", gap)
+        for pattern in patterns:
+            data = tool.search(store, {"query": pattern, "session_id": None, "context_lines": 0, "max_results": 100,
+                                       "since_ms": since, "until_ms": None}, deadline=float("inf"))
+            want = _brute(store, pattern, since)
+            assert data["total_matches"] == len(want), (gap, pattern)
+            got = [(m["session_id"], m["line_number"]) for m in data["matches"]]
+            assert got == want[: len(got)] and len(got) == min(100, len(want)), (gap, pattern)

@@ -1,5 +1,4 @@
-"""Regular expressions over session transcripts, in linear time (RE2), with a literal for
-candidate selection.
+"""Regular expressions over session transcripts, in linear time (RE2).
 
 Syntax is RE2's (https://github.com/google/re2/wiki/Syntax): Perl-like classes, repetition,
 groups, alternation, `(?i)` and the other flags; no backreferences or lookaround (they are
@@ -7,9 +6,13 @@ what makes a backtracking engine exponential). A pattern matches within one line
 and negated classes never cross a newline, `^` and `$` anchor at line ends. RE2 runs in time
 linear in the text, so `(a+)+$` over a megabyte line returns in milliseconds.
 
-`required_literal` finds a byte string every match must contain (the longest run of plain
-characters at the top level of the pattern): only events holding it are read, and a match is
-then confirmed by RE2 itself, so the pre-filter can only widen, never narrow, what is found.
+Texts are scanned in place by RE2, one call per matching line: RE2 skips ahead by a pattern's
+literal prefix itself (a rare literal is read at ~10-20 GB/s), so a separate literal pre-filter
+(`find` over the literal's places, then RE2 on each candidate line) lost everywhere on the 1M
+corpus but for literal-only patterns whose literal is dense. `required_literal` finds a byte
+string every match must contain (the longest run of plain characters at the top level of the
+pattern); when a line matches exactly where it holds that literal (`word`, `word\\w*`) and the
+literal proves dense, its places alone give the matching lines.
 """
 
 from __future__ import annotations
@@ -46,8 +49,7 @@ class InvalidPattern(ValueError):
 class Pattern:
     regex: Any  # the compiled pattern, over str
     literal: bytes | None
-    lines: Any = None  # over UTF-8 bytes, a whole line holding a match: one match per matching line
-    line: Any = None  # over UTF-8 bytes, the pattern itself: confirms one line read in place
+    line: Any = None  # over UTF-8 bytes, the pattern and the rest of its line: searches texts in place
     literal_only: bool = False  # a line matches exactly when it holds `literal` (`word`, `word\w*`)
 
 
@@ -60,10 +62,10 @@ def compile_pattern(query: str) -> Pattern:
         detail = exc.args[0] if exc.args else exc
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         raise InvalidPattern(text.replace("(?m)", "", 1)) from None
-    lines = re2.compile(("(?m)^.*(?:" + query + ").*$").encode("utf-8"), _OPTIONS)
-    line = re2.compile(("(?m)" + query).encode("utf-8"), _OPTIONS)
+    # the pattern, then the rest of its line: a call finds a matching line and where the next begins
+    line = re2.compile(("(?m)(?:" + query + ")[^\n]*").encode("utf-8"), _OPTIONS)
     literal = required_literal(query)
-    return Pattern(regex, literal, lines, line, literal is not None and _literal_only(query, literal))
+    return Pattern(regex, literal, line, literal is not None and _literal_only(query, literal))
 
 
 # What may stand beside the literal of a pattern that matches wherever the literal is: a
@@ -133,14 +135,6 @@ def _runs(items: list[Any]) -> list[str]:
     return runs
 
 
-def matching_lines(pattern: Pattern, text: str) -> list[tuple[int, str]]:
-    """(0-based line index, line) of every line of `text` where the pattern matches."""
-    if pattern.regex.search(text) is None:
-        return []
-    return [(i, line) for i, line in enumerate(text.split("\n")) if pattern.regex.search(line) is not None]
-
-
-
 def newline_positions(data: Any) -> np.ndarray:
     """Where the newlines of a buffer are (every line's end), as one array pass."""
     return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
@@ -150,97 +144,91 @@ def newline_positions(data: Any) -> np.ndarray:
 class LineHits:
     which: np.ndarray  # the text (index into starts) of each matching line
     offsets: np.ndarray  # the line's offset in that text
-    holding: np.ndarray | None  # the texts holding the literal (None: every text was read)
+
+
+# A literal-only pattern whose literal turns out this dense (matching lines per MB read, once
+# 1 MB is read) is finished by `find` over the literal's places: ~0.45 us of Python a place,
+# against ~1.4 us an RE2 call a matching line (1M corpus, newest 30 days: `session\w*`, 1,100
+# lines a MB, 303 ms by places and 512 by RE2; `Date\w*`, 70 a MB, 276 and 41 ms).
+_DENSE_PER_MB = 400
+_DENSE_AFTER = 1 << 20
 
 
 def matching_lines_in(pattern: Pattern, data: Any, starts: np.ndarray, ends: np.ndarray,
                       newlines: np.ndarray | None = None) -> LineHits:
     """Every matching line in the texts data[starts[i]:ends[i]] (newline-separated UTF-8, read in
-    place). With a literal, its places are found at memory speed and give the candidate lines;
-    a literal-only pattern needs nothing more, any other is confirmed line by line by RE2."""
-    if pattern.literal is None:
-        which, offsets = _regex_lines(pattern, data, starts, ends)
-        return LineHits(which, offsets, None)
-    places = _places(pattern.literal, data, starts, ends, None if pattern.literal_only else _PLACES_LIMIT)
-    if places is None:  # a common literal: RE2 alone is cheaper than a call per place and per line
-        which, offsets = _regex_lines(pattern, data, starts, ends)
-        return LineHits(which, offsets, None)
+    place). RE2 looks for the leftmost match from a position (skipping ahead by its literal
+    prefix where the pattern has one) and the search goes on at the next line: one call per
+    matching line, whatever the pattern. A dense literal-only pattern is finished by `find`."""
+    runs = _runs_of(starts, ends)
+    found, done = _by_regex(pattern, data, runs)
+    at = np.asarray(found, dtype=np.int64)
+    if done < len(runs):
+        at = np.concatenate([at, _places(pattern.literal or b"", data, runs[done:])])
+    if not len(at):
+        return LineHits(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     newlines = newline_positions(data) if newlines is None else newlines
-    line = np.searchsorted(newlines, places.astype(newlines.dtype))  # the line's end is newlines[line]
+    line = np.searchsorted(newlines, at.astype(newlines.dtype))  # the line's end is newlines[line]
     keep = np.ones(len(line), dtype=bool)
-    keep[1:] = line[1:] != line[:-1]  # places are sorted: one candidate per line
+    keep[1:] = line[1:] != line[:-1]  # places are sorted: one per line
     line = line[keep]
     line_start = np.where(line > 0, newlines[np.maximum(line - 1, 0)].astype(np.int64) + 1, 0)
     which = np.searchsorted(starts, line_start, side="right") - 1
-    inside = (which >= 0) & (line_start <= ends[np.maximum(which, 0)])
-    which, line, line_start = which[inside], line[inside], line_start[inside]
-    holding = np.unique(which)
-    if pattern.literal_only or not len(which):
-        return LineHits(which, line_start - starts[which], holding)
-    line_end = newlines[np.minimum(line, len(newlines) - 1)].astype(np.int64)
-    line_end = np.where(line < len(newlines), line_end, len(data))
-    confirmed = _confirm(pattern, data, line_start, line_end)
-    which, line_start = which[confirmed], line_start[confirmed]
-    return LineHits(which, line_start - starts[which], holding)
+    inside = (which >= 0) & (line_start <= ends[np.maximum(which, 0)])  # not in a gap's text
+    which, line_start = which[inside], line_start[inside]
+    return LineHits(which, line_start - starts[which])
 
 
-# Past this many places of a literal in one chunk, a call per place and per candidate line
-# costs more than RE2's one pass over the texts (measured on the 1M corpus: 205k places of
-# `error` cost 92 ms + 140 ms of confirmations, the pass 149 ms).
-_PLACES_LIMIT = 20_000
-
-
-def _confirm(pattern: Pattern, data: Any, line_start: np.ndarray, line_end: np.ndarray) -> np.ndarray:
-    """Which of these lines (read in place) the pattern matches."""
+def _by_regex(pattern: Pattern, data: Any, runs: list[tuple[int, int]]) -> tuple[list[int], int]:
+    """Where a match starts in each matching line, run by run, and how many runs were read
+    (fewer than all when a literal-only pattern proves dense: `find` reads the rest)."""
     match, unanchored = pattern.line._regexp.Match, _UNANCHORED
-    return np.asarray([match(unanchored, data, a, b)[0][0] >= 0
-                       for a, b in zip(line_start.tolist(), line_end.tolist(), strict=True)], dtype=bool)
-
-
-_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
-
-
-def _places(literal: bytes, data: Any, starts: np.ndarray, ends: np.ndarray, limit: int | None
-            ) -> np.ndarray | None:
-    """Sorted offsets of the literal inside the texts, one `find` pass over each run of them;
-    None once there are more than `limit`."""
     found: list[int] = []
-    find = data.find
-    step = len(literal)
-    for start, end in _runs_of(starts, ends):
-        at = find(literal, start, end)
-        while at >= 0:
-            found.append(at)
-            at = find(literal, at + step, end)
-        if limit is not None and len(found) > limit:
-            return None
-    return np.asarray(found, dtype=np.int64)
-
-
-def _runs_of(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
-    """The texts as runs of neighbours (a text's separator followed by the next text): each run
-    is read in one pass, and the texts between runs (other sessions, other days) are skipped."""
-    breaks = np.flatnonzero(starts[1:] != ends[:-1] + 1) + 1
-    firsts = np.concatenate([[0], breaks])
-    lasts = np.concatenate([breaks - 1, [len(starts) - 1]])
-    return list(zip(starts[firsts].tolist(), ends[lasts].tolist(), strict=True))
-
-
-def _regex_lines(pattern: Pattern, data: Any, starts: np.ndarray, ends: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Every matching line by RE2 alone (a pattern without a literal), one pass over each run
-    of texts."""
-    match, unanchored = pattern.lines._regexp.Match, _UNANCHORED
-    found: list[int] = []
-    for start, end in _runs_of(starts, ends):
+    read = 0
+    for done, (start, end) in enumerate(runs):
+        if pattern.literal_only and read >= _DENSE_AFTER and len(found) * (1 << 20) > _DENSE_PER_MB * read:
+            return found, done
         pos = start
         while pos <= end:
             span = match(unanchored, data, pos, end)[0]
             if span[0] < 0:
                 break
             found.append(span[0])
-            pos = span[1] + 1  # past the line's end: one match per line
-    at = np.asarray(found, dtype=np.int64)
-    which = np.searchsorted(starts, at, side="right") - 1
-    inside = (which >= 0) & (at <= ends[np.maximum(which, 0)])
-    return which[inside], at[inside] - starts[which[inside]]
+            pos = span[1] + 1  # on at the next line (the match ran to this one's end)
+        read += end - start + 1
+    return found, len(runs)
+
+
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+
+
+def _places(literal: bytes, data: Any, runs: list[tuple[int, int]]) -> np.ndarray:
+    """Sorted offsets of the literal in these runs, one `find` pass over each."""
+    found: list[int] = []
+    find = data.find
+    step = len(literal)
+    for start, end in runs:
+        at = find(literal, start, end)
+        while at >= 0:
+            found.append(at)
+            at = find(literal, at + step, end)
+    return np.asarray(found, dtype=np.int64)
+
+
+# Texts out of scope of up to this many bytes between two in scope are read through rather than
+# skipped: a run costs a few calls, and on the 1M corpus the newest 30 days' texts made 116k runs
+# (most gaps are one byte: an event without transcript lines) where 2.1k do; a line found in a
+# gap is dropped by its which-text check.
+_GAP = 256
+
+
+def _runs_of(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+    """The texts as runs of neighbours (a text's separator followed by the next text, or by a
+    gap of at most `_GAP` bytes): each run is read in one pass, and the texts between runs
+    (other sessions, other days) are skipped."""
+    if not len(starts):
+        return []
+    breaks = np.flatnonzero(starts[1:] - ends[:-1] - 1 > _GAP) + 1
+    firsts = np.concatenate([[0], breaks])
+    lasts = np.concatenate([breaks - 1, [len(starts) - 1]])
+    return list(zip(starts[firsts].tolist(), ends[lasts].tolist(), strict=True))
