@@ -20,7 +20,7 @@ from moraine.index.growable import Column
 from moraine.model import TYPE_CODE, Event, make_uid
 from moraine.store.contents import Contents
 from moraine.store.turns import Turn, build_turns
-from moraine.store.uids import UidIndex
+from moraine.store.uids import UidIndex, uid_keys
 
 USER = TYPE_CODE["user_input"]
 ASSISTANT = TYPE_CODE["assistant_response"]
@@ -150,7 +150,7 @@ class Catalog:
         self.file_names: list[str] = [""]
         self._interned: dict[tuple[int, str], int] = {}
         self.content = Contents()
-        self.by_uid = UidIndex(self.alive)
+        self.by_uid = UidIndex(self.alive, self.uid)
         self.sessions: list[Session] = []
         self.by_key: dict[str, int] = {}
         self.by_sid: dict[str, int] = {}
@@ -344,19 +344,19 @@ class Catalog:
 
     def snapshot_arrays(self) -> dict[str, np.ndarray]:
         arrays = {name: getattr(self, name).view for name in self.COLUMNS}
-        arrays["uid_sorted"], arrays["uid_docs"] = self.by_uid.compacted(self.uid.view)
+        arrays["uid_keys"], arrays["uid_docs"] = self.by_uid.compacted()
         lengths = np.array([len(s.docs) for s in self.sessions], dtype=np.int64)
         arrays["session_offsets"] = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        arrays["session_docs"] = (np.fromiter((d for s in self.sessions for d in s.docs), dtype=np.int64)
-                                  if self.sessions else np.zeros(0, np.int64))
+        arrays["session_docs"] = (np.fromiter((d for s in self.sessions for d in s.docs), dtype=np.int32)
+                                  if self.sessions else np.zeros(0, np.int32))  # doc ids are int32 throughout
         return arrays
 
-    def compact(self, sorted_uids: np.ndarray, sorted_docs: np.ndarray) -> None:
+    def compact(self, keys: np.ndarray, docs: np.ndarray) -> None:
         """After a snapshot: the uid map becomes the sorted arrays just written (not a dict of
         every uid added since the start), and the sessions' sort keys are dropped (rebuilt from
         the columns when a session grows again), so a bulk index does not hold either for
         every event it ever read."""
-        self.by_uid.restore(sorted_uids, sorted_docs)
+        self.by_uid.restore(keys, docs)
         for session in self.sessions:
             session.order = None
 
@@ -381,8 +381,11 @@ class Catalog:
                           for ix, name in enumerate(table) if ix}
         self.pos = Column(np.int32)
         self.pos.extend(np.zeros(self.uid.size, dtype=np.int32))
-        self.by_uid = UidIndex(self.alive)
-        self.by_uid.restore(arrays["uid_sorted"], arrays["uid_docs"])
+        self.by_uid = UidIndex(self.alive, self.uid)
+        if "uid_keys" in arrays:
+            self.by_uid.restore(arrays["uid_keys"], arrays["uid_docs"])
+        else:  # a snapshot of the uids themselves, sorted: in key order too
+            self.by_uid.restore(uid_keys(arrays["uid_sorted"]), np.asarray(arrays["uid_docs"]))
         bounds = np.asarray(arrays["session_offsets"]).tolist()
         docs = np.asarray(arrays["session_docs"]).tolist()
         fields = self._SESSION_FIELDS

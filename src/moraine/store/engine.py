@@ -319,7 +319,7 @@ class Store(FrameApplier):
         generation = (self.manifest.generation + 1) if self.manifest else 1
         self.manifest = write_generation(self.home, generation, wal_seq, arrays, meta, self.counts(), names,
                                          content, sums)
-        self.catalog.compact(arrays["cat.uid_sorted"], arrays["cat.uid_docs"])
+        self.catalog.compact(arrays["cat.uid_keys"], arrays["cat.uid_docs"])
         self.shared_sums = sums
         self.events_since_snapshot = self.frames_since_snapshot = 0
         self._collect_garbage()
