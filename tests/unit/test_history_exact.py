@@ -39,11 +39,12 @@ def _brute(store: Store, pattern: str, since_ms: int | None = None) -> list[tupl
 
 def _patterns(rng: random.Random, words: list[str]) -> list[str]:
     out = []
-    for _ in range(60):
+    for _ in range(90):
         w = rng.choice(words)
         out.append(rng.choice([
             w, f"{w} {rng.choice(words)}", f"^{w}", f"{w}$", f"(?i){w.upper()}", f"{w[:2]}\\w+", f"[{w[0]}]{w[1:]}",
             f"{w}|{rng.choice(words)}", f"(?:{w})+", f"{w[:3]}.*{rng.choice(words)[:3]}", r"\d{3,}", f"\\b{w}\\b",
+            f"\\A{w}", f"{w}\\z", f"(?-m)^{w}", f"(?i-m:{w.upper()}$)", f"\\Q{w}\\E", f"[]{w[0]}]{w[1:]}",
         ]))
     return out
 
@@ -69,7 +70,7 @@ def test_results_equal_a_brute_force_scan(tmp_path: Path) -> None:
             got = [(m["session_id"], m["line_number"]) for m in data["matches"]]
             assert got == want[: len(got)] and len(got) == min(100, len(want)), pattern
             checked += 1
-    assert checked == 120
+    assert checked == 180
 
 
 def test_worker_processes_and_every_path_equal_the_brute_force_scan(tmp_path: Path, monkeypatch: Any) -> None:
@@ -149,3 +150,18 @@ def test_a_time_window_with_out_of_scope_texts_read_through_equals_the_brute_for
             assert data["total_matches"] == len(want), (gap, pattern)
             got = [(m["session_id"], m["line_number"]) for m in data["matches"]]
             assert got == want[: len(got)] and len(got) == min(100, len(want)), (gap, pattern)
+
+
+def test_text_anchors_become_line_anchors() -> None:
+    """A search over many lines at once matches as each line alone would: `\\A`, `\\z` and
+    multi-line mode turned off are rewritten; escapes, quoted text and classes are not."""
+    from moraine.index.grep import line_anchored
+
+    cases = {
+        r"\Afoo\z": "(?m:^)foo(?m:$)", r"(?-m)^a$": "(?:)^a$", r"(?i-m)x": "(?i)x", r"(?s-mi:x)": "(?s-i:x)",
+        r"(?i-m:x)": "(?i:x)", r"(?-m:x)": "(?:x)", r"\\A": r"\\A", r"\QA\Az\E\z": r"\QA\Az\E(?m:$)",
+        r"[\A]\A": r"[\A](?m:^)", r"[]\z]": r"[]\z]", r"[[:alpha:]]\z": r"[[:alpha:]](?m:$)",
+        r"(?P<n>a)\A": r"(?P<n>a)(?m:^)", r"(?m)^a": "(?m)^a",
+    }
+    for query, expected in cases.items():
+        assert line_anchored(query) == expected, query

@@ -63,9 +63,71 @@ def compile_pattern(query: str) -> Pattern:
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         raise InvalidPattern(text.replace("(?m)", "", 1)) from None
     # the pattern, then the rest of its line: a call finds a matching line and where the next begins
-    line = re2.compile(("(?m)(?:" + query + ")[^\n]*").encode("utf-8"), _OPTIONS)
+    line = re2.compile(("(?m)(?:" + line_anchored(query) + ")[^\n]*").encode("utf-8"), _OPTIONS)
     literal = required_literal(query)
     return Pattern(regex, literal, line, literal is not None and _literal_only(query, literal))
+
+
+_FLAGS = re.compile(r"\(\?([imsU]*)(?:-([imsU]*))?([:)])")
+
+
+def line_anchored(query: str) -> str:
+    """The query with its text anchors made line anchors, for a search over many lines at once
+    that must match as if each line were searched alone: `\\A` and `\\z` become `(?m:^)` and
+    `(?m:$)`, and a flag group no longer turns multi-line mode off (`(?-m)`, `(?i-m:…)`): within
+    one line, text and line anchors are the same. Escapes, `\\Q…\\E` and classes are copied."""
+    out: list[str] = []
+    i, n = 0, len(query)
+    while i < n:
+        if query.startswith("\\Q", i):
+            end = query.find("\\E", i + 2)
+            end = n if end < 0 else end + 2
+            out.append(query[i:end])
+            i = end
+        elif query[i] == "\\":
+            pair = query[i : i + 2]
+            out.append({"\\A": "(?m:^)", "\\z": "(?m:$)"}.get(pair, pair))
+            i += 2
+        elif query[i] == "[":
+            end = _class_end(query, i)
+            out.append(query[i:end])
+            i = end
+        elif (flags := _FLAGS.match(query, i)) is not None:
+            out.append(_without_m_off(flags.group(1), (flags.group(2) or "").replace("m", ""), flags.group(3)))
+            i = flags.end()
+        else:
+            out.append(query[i])
+            i += 1
+    return "".join(out)
+
+
+def _without_m_off(on: str, off: str, close: str) -> str:
+    """A flag group `(?on-off)` or `(?on-off:` rewritten with `off` (m already removed)."""
+    if off:
+        return f"(?{on}-{off}{close}"
+    if on:
+        return f"(?{on}{close}"
+    return "(?:)" if close == ")" else "(?:"
+
+
+def _class_end(query: str, start: int) -> int:
+    """Where the character class opening at `start` ends (past its `]`): a `]` first in the
+    class is a member, escapes and `[:name:]` are skipped."""
+    i = start + 1
+    if query.startswith("^", i):
+        i += 1
+    if query.startswith("]", i):
+        i += 1
+    while i < len(query):
+        if query[i] == "\\":
+            i += 2
+        elif query.startswith("[:", i) and (close := query.find(":]", i + 2)) >= 0:
+            i = close + 2
+        elif query[i] == "]":
+            return i + 1
+        else:
+            i += 1
+    return len(query)
 
 
 # What may stand beside the literal of a pattern that matches wherever the literal is: a
