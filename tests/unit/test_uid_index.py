@@ -33,6 +33,7 @@ def test_uids_sharing_a_key_are_told_apart_by_the_uid_column() -> None:
     index = _index(uids, alive)
     assert len(np.unique(index.keys)) < len(index.keys)  # shared keys are present
     strangers = [u[:8] + make_uid("y", i)[8:] for i, u in enumerate(uids[:300])]  # a known key, another uid
+    strangers += [u + "zz" for u in uids[:50]] + [u[:20] for u in uids[50:100]]  # a uid's first 26 / 20 chars
     wanted = uids + strangers + [make_uid("z", i) for i in range(100)]
     expected = [doc if doc < len(uids) and alive[doc] else None for doc in range(len(wanted))]
     assert [index.get(u) for u in wanted] == expected

@@ -56,16 +56,22 @@ class Pattern:
 def compile_pattern(query: str) -> Pattern:
     if len(query) > MAX_PATTERN:
         raise InvalidPattern(f"pattern longer than {MAX_PATTERN} characters")
+    regex = _compile("(?m)" + query)
+    # the pattern, then the rest of its line: a call finds a matching line and where the next begins
+    line = _compile("(?m)(?:" + line_anchored(query) + ")[^\n]*", binary=True)
+    literal = required_literal(query)
+    literal_only = literal is not None and _literal_only(query, literal) \
+        and line.search(literal) is not None  # RE2 agrees that the literal alone is a match
+    return Pattern(regex, literal, line, literal_only)
+
+
+def _compile(pattern: str, binary: bool = False) -> Any:
     try:
-        regex = re2.compile("(?m)" + query, _OPTIONS)
+        return re2.compile(pattern.encode("utf-8") if binary else pattern, _OPTIONS)
     except re2.error as exc:
         detail = exc.args[0] if exc.args else exc
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         raise InvalidPattern(text.replace("(?m)", "", 1)) from None
-    # the pattern, then the rest of its line: a call finds a matching line and where the next begins
-    line = re2.compile(("(?m)(?:" + line_anchored(query) + ")[^\n]*").encode("utf-8"), _OPTIONS)
-    literal = required_literal(query)
-    return Pattern(regex, literal, line, literal is not None and _literal_only(query, literal))
 
 
 _FLAGS = re.compile(r"\(\?([imsU]*)(?:-([imsU]*))?([:)])")
@@ -75,17 +81,20 @@ def line_anchored(query: str) -> str:
     """The query with its text anchors made line anchors, for a search over many lines at once
     that must match as if each line were searched alone: `\\A` and `\\z` become `(?m:^)` and
     `(?m:$)`, and a flag group no longer turns multi-line mode off (`(?-m)`, `(?i-m:…)`): within
-    one line, text and line anchors are the same. Escapes, `\\Q…\\E` and classes are copied."""
+    one line, text and line anchors are the same. Escapes, `\\Q…\\E` and classes are copied (an
+    open `\\Q` is closed: the caller's suffix is not text). `\\C`, any byte, is refused: it
+    matches a newline even with `never_nl`."""
     out: list[str] = []
     i, n = 0, len(query)
     while i < n:
         if query.startswith("\\Q", i):
             end = query.find("\\E", i + 2)
-            end = n if end < 0 else end + 2
-            out.append(query[i:end])
-            i = end
+            out.append(query[i:] + "\\E" if end < 0 else query[i : end + 2])  # an open \Q ends with the query
+            i = n if end < 0 else end + 2
         elif query[i] == "\\":
             pair = query[i : i + 2]
+            if pair == "\\C":
+                raise InvalidPattern("\\C (any byte) is not supported: it matches across lines")
             out.append({"\\A": "(?m:^)", "\\z": "(?m:$)"}.get(pair, pair))
             i += 2
         elif query[i] == "[":
@@ -139,7 +148,7 @@ def _literal_only(query: str, literal: bytes) -> bool:
     """Whether a line matches exactly when it holds the literal: the pattern is the literal
     with, around it, only repetitions that may match nothing. Then matching lines are counted
     from the literal's places alone, with no regex call per line."""
-    if b"\n" in literal:
+    if b"\n" in literal or "{," in query:  # Python reads x{,n} as a repetition, RE2 as text
         return False
     try:
         items = list(sre_parse.parse(query))

@@ -59,7 +59,7 @@ class UidIndex:
         found: list[int | None] = [self.recent.get(u) for u in uids]
         if not len(self.keys):
             return found
-        misses = [i for i, doc in enumerate(found) if doc is None]
+        misses = [i for i, doc in enumerate(found) if doc is None and len(uids[i]) == 26]  # others are no uid
         if not misses:
             return found
         raw = np.array([uids[i].encode("ascii") for i in misses], dtype="S26")
