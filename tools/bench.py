@@ -33,8 +33,7 @@ from moraine.index.tokenize import tokenize
 from moraine.ingest.pipeline import ingest_once
 from moraine.mcp_server.tools import list_sessions, search_sessions
 from moraine.mcp_server.tools import open as open_tool
-from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE
-from moraine.sources._common import format_ts
+from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE, format_ts
 from moraine.store.engine import Store
 
 

@@ -28,7 +28,7 @@ from make_corpus import corpus_env
 from moraine.config import load_config
 from moraine.index.grep import compile_pattern
 from moraine.mcp_server.tools import search_session_history as tool
-from moraine.sources._common import format_ts
+from moraine.model import format_ts
 from moraine.store.engine import Store
 
 DAY_MS = 86_400_000

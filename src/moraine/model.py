@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -98,6 +99,13 @@ class IngestIssue:
 
 UID_RE = re.compile(r"^[a-z2-7]{26}$")  # what make_uid produces
 TS_MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z: the contract's format has four year digits
+
+
+def format_ts(ms: int) -> str:
+    """Epoch milliseconds → `2026-04-29T18:42:31.125Z`, the contract's only time format."""
+    t = time.gmtime(ms // 1000)
+    return (f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:"
+            f"{t.tm_sec:02d}.{ms % 1000:03d}Z")
 
 
 class LineRef(NamedTuple):  # a tuple: made once per log line, it must be cheap

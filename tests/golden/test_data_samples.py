@@ -17,7 +17,7 @@ import pytest
 
 from moraine.ingest.pipeline import ingest_once
 from moraine.mcp_server.tools import search_sessions
-from moraine.sources._common import format_ts
+from moraine.model import format_ts
 from moraine.store.engine import Store
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"

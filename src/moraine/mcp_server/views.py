@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 
 from moraine.mcp_server.contract import compact
-from moraine.model import EVENT_TYPES, Event
-from moraine.sources._common import format_ts
+from moraine.model import EVENT_TYPES, Event, format_ts
 from moraine.store.catalog import Catalog, Session, Turn
 from moraine.store.engine import Store
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import time
 from datetime import UTC, datetime
 from typing import Any, overload
 
@@ -112,13 +111,6 @@ def _parse_ts_ms(value: Any) -> int | None:
     except (ValueError, OverflowError):
         return None
     return ms if 0 <= ms <= TS_MAX_MS else None
-
-
-def format_ts(ms: int) -> str:
-    """Epoch milliseconds → `2026-04-29T18:42:31.125Z`, the contract's only time format."""
-    t = time.gmtime(ms // 1000)
-    return (f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:"
-            f"{t.tm_sec:02d}.{ms % 1000:03d}Z")
 
 
 def session_id_from_path(path: str) -> str | None:

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, TypedDict
 
-from moraine.model import TERMINAL_ABORT
-from moraine.sources._common import format_ts
+from moraine.model import TERMINAL_ABORT, format_ts
 from moraine.store.catalog import Session
 from moraine.store.engine import Store
 

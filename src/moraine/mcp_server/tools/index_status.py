@@ -21,7 +21,7 @@ from moraine.mcp_server.contract import (
     require_object,
     respond,
 )
-from moraine.sources._common import format_ts
+from moraine.model import format_ts
 from moraine.sources.redact import rules_fingerprint
 from moraine.store.engine import Store
 

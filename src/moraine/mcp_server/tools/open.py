@@ -34,8 +34,7 @@ from moraine.mcp_server.views import (
     turn_docs,
     turn_summary,
 )
-from moraine.model import Event
-from moraine.sources._common import format_ts
+from moraine.model import Event, format_ts
 from moraine.store.catalog import Session, Turn
 from moraine.store.engine import Store
 

@@ -21,8 +21,7 @@ from moraine.mcp_server.contract import (
 )
 from moraine.mcp_server.filters import SCHEMA, TIME_SCHEMA, Scope, doc_scope, parse_scope
 from moraine.mcp_server.views import session_times
-from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES
-from moraine.sources._common import format_ts
+from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES, format_ts
 from moraine.store.engine import Store
 
 NAME = "search_sessions"
