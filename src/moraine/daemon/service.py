@@ -377,6 +377,21 @@ class Daemon:
             self.backfilled = True
             self.backfill_done.set()
 
+    def _start_history_workers(self, store: Store) -> None:
+        """search_session_history's worker processes start once the backfill is done, when the
+        state holds enough text for its scans to use them: its first call would wait for them."""
+        search = self.config.search
+        text = sum(len(chunk.text_data) for chunk in store.catalog.content.chunks)
+        if search.history_workers < 2 or text < search.history_parallel_bytes:
+            return
+        from moraine.index import grep_pool
+
+        try:
+            pids = grep_pool.pool(search.history_workers).start()
+            log(f"history search workers started (pids {', '.join(map(str, sorted(pids)))})")
+        except Exception as exc:  # the first history call starts them instead
+            log(f"history search workers did not start: {type(exc).__name__}: {exc}")
+
     def _take_dirty(self) -> set[str]:
         """The logs marked since the last pass; they count as being read until the pass ends."""
         with self.dirty_lock:
@@ -395,6 +410,8 @@ class Daemon:
         self.store = store
         cfg = self.config
         self._backfill(store)
+        threading.Thread(target=self._start_history_workers, args=(store,), name="moraine-history-workers",
+                         daemon=True).start()
         next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
         next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
         while not self.stopping.is_set():

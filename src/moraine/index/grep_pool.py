@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import mmap
 import multiprocessing
+import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -47,6 +48,11 @@ def _pattern(query: str) -> Pattern:
     return compile_pattern(query)
 
 
+def _ready() -> int:
+    """A worker's first task: it has started and imported what a scan needs."""
+    return os.getpid()
+
+
 def _scan(query: str, text_path: str, starts: np.ndarray, ends: np.ndarray) -> LineHits:
     data, newlines = _open(text_path)
     return matching_lines_in(_pattern(query), data, starts, ends, newlines)
@@ -65,6 +71,12 @@ class GrepPool:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
             return self._pool
+
+    def start(self) -> set[int]:
+        """Start the workers now (the daemon does once its state is open): the first search then
+        finds them running instead of spawning them (0.4-0.9 s on the 1M state). Their pids."""
+        executor = self._executor()
+        return {future.result() for future in [executor.submit(_ready) for _ in range(self.workers)]}
 
     def submit(self, query: str, text_path: Path, starts: np.ndarray, ends: np.ndarray) -> Future[LineHits]:
         return self._executor().submit(_scan, query, str(text_path), starts, ends)
