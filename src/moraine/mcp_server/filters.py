@@ -17,8 +17,8 @@ import numpy as np
 from moraine.errors import ContractError
 from moraine.mcp_server.contract import parse_datetime
 from moraine.sources import ADAPTERS
-from moraine.store.catalog import Session
 from moraine.store.engine import Store
+from moraine.store.session import Session
 
 SCHEMA: dict[str, dict[str, Any]] = {
     "source": {"type": "array", "items": {"type": "string", "enum": list(ADAPTERS)}, "minItems": 1,

@@ -9,8 +9,10 @@ import numpy as np
 
 from moraine.mcp_server.contract import compact
 from moraine.model import EVENT_TYPES, Event, format_ts
-from moraine.store.catalog import Catalog, Session, Turn
+from moraine.store.catalog import Catalog
 from moraine.store.engine import Store
+from moraine.store.session import Session
+from moraine.store.turns import Turn
 
 
 def session_completed(catalog: Catalog, session: Session) -> bool:

@@ -14,9 +14,10 @@ from moraine.config import Config
 from moraine.index.searcher import InvertedIndex
 from moraine.model import Checkpoint, Event, IngestIssue
 from moraine.sources import ADAPTERS
-from moraine.store.catalog import Catalog, Session
+from moraine.store.catalog import Catalog
 from moraine.store.contents import pack_rows
 from moraine.store.redactions import Redactions
+from moraine.store.session import Session
 
 UNINDEXED = frozenset({"unknown"})
 Touched = dict[int, tuple[int, int, str | None]]  # session ix → (started_ms, updated_ms, cwd) before the frame

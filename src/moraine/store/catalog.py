@@ -1,4 +1,5 @@
-"""Sessions, turns and per-event metadata, derived from the normalized events.
+"""Sessions, turns and per-event metadata, derived from the normalized events (a session
+itself, and how an event folds into it, is `store.session`).
 
 Per-event metadata is columnar (numpy), event content is packed msgpack addressed by doc
 id, sessions are compact records ordered by `updated_at` in a `SortedKeyList`. Turns are
@@ -9,8 +10,6 @@ session changed, so late or re-read events can never leave stale turn boundaries
 from __future__ import annotations
 
 import bisect
-import re
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -19,112 +18,16 @@ from sortedcontainers import SortedKeyList, SortedList
 from moraine.index.growable import Column
 from moraine.model import TYPE_CODE, Event, make_uid
 from moraine.store.contents import Contents
+from moraine.store.session import Session, command_title, first_line, fold_event_meta, transcript_lines
 from moraine.store.turns import Turn, build_turns
 from moraine.store.uids import UidIndex, uid_keys
 
-USER = TYPE_CODE["user_input"]
-ASSISTANT = TYPE_CODE["assistant_response"]
-TOOL_CALL = TYPE_CODE["tool_call"]
 UNKNOWN = TYPE_CODE["unknown"]
-TITLE_CHARS = 80
-PLACEHOLDERS = frozenset({"[image]", "[document]"})
 
 
 # A session this small has all its turns built (and kept) on first sight; a longer one has
-# only the turn asked for built, each time (building hundreds of turns costs more than a search).
+# only the turns asked for built, and kept (building hundreds of turns costs more than a search).
 BUILD_WHOLE = 256
-
-@dataclass(slots=True, eq=False)
-class Session:
-    key: str
-    sid: str
-    source: str
-    docs: list[int] = field(default_factory=list)
-    order: list[tuple[Any, ...]] | None = field(default_factory=list)  # None: rebuild from the columns
-    file_ts: dict[str, int] = field(default_factory=dict)
-    cwd: str | None = None
-    parent_key: str | None = None
-    children: list[str] = field(default_factory=list)
-    title_custom: str | None = None
-    title_ai: str | None = None
-    title_summary: str | None = None
-    first_prompt: str | None = None
-    web: bool = False
-    moraine: bool = False
-    tools: bool = False
-    started_ms: int = 0
-    updated_ms: int = 0
-    bounds: list[int] | None = None  # where each turn starts; None: read again from the columns
-    turns: list[Turn] | None = None
-    some_turns: dict[int, Turn] | None = None  # a long session's turns built one by one, by index
-    stale_meta: bool = False  # events were retired: titles, flags, cwd, parent are folded again
-    git_branch: str | None = None
-    title_command: str | None = None  # a slash command, the title of a session with no typed prompt
-
-    @property
-    def id(self) -> str:
-        return f"session:ses_{self.sid}"
-
-    @property
-    def title(self) -> str | None:
-        return self.title_custom or self.title_ai or self.title_summary or self.first_prompt or self.title_command
-
-    @property
-    def mode(self) -> str:
-        if self.web:
-            return "web_search"
-        if self.moraine:
-            return "mcp_internal"
-        return "tool_calling" if self.tools else "chat"
-
-
-_COMMAND_NAME = re.compile(r"<command-name>\s*([^<]*?)\s*</command-name>")
-_COMMAND_ARGS = re.compile(r"<command-args>\s*([^<]*?)\s*</command-args>")
-
-
-def _command_title(text: str) -> str | None:
-    """`<command-name>/exit</command-name>…<command-args>now</command-args>` → `/exit now`
-    (the tags come in either order, with `<command-message>` among them)."""
-    name = _COMMAND_NAME.search(text)
-    if not name or not name.group(1):
-        return None
-    args = _COMMAND_ARGS.search(text)
-    return _first_line(name.group(1) + (" " + args.group(1) if args and args.group(1) else "")) or None
-
-
-def transcript_lines(event: Event) -> int:
-    """The event's lines in its session's transcript (what `search_session_history` greps):
-    every event with text but Moraine's own tool traffic and unknown records."""
-    if not event.text or event.excluded or event.type == "unknown":
-        return 0
-    return event.text.count("\n") + 1
-
-
-def _fold_event_meta(session: Session, meta: dict[str, Any]) -> None:
-    """An event's metadata into its session: titles and flags from any event, the first cwd,
-    parent and git branch seen."""
-    if meta.get("cwd") and not session.cwd:
-        session.cwd = meta["cwd"]
-    if meta.get("title_custom"):
-        session.title_custom = str(meta["title_custom"])
-    if meta.get("title_ai"):
-        session.title_ai = str(meta["title_ai"])
-    if meta.get("title_summary"):
-        session.title_summary = str(meta["title_summary"])
-    if meta.get("web"):
-        session.web = True
-    if meta.get("moraine"):
-        session.moraine = True
-    if meta.get("parent") and not session.parent_key:
-        session.parent_key = meta["parent"]
-    if meta.get("git_branch") and not session.git_branch:
-        session.git_branch = meta["git_branch"]
-
-
-def _first_line(text: str) -> str:
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip() and ln.strip() not in PLACEHOLDERS), "")
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
-
 
 class Catalog:
     """Every event ever applied, with its session, in deterministic order."""
@@ -264,13 +167,13 @@ class Catalog:
         """Fold one event into its session's titles, flags, cwd, parent and first prompt. Runs
         once per appended event: the metadata map is folded only when the event carries one."""
         if event.meta:
-            _fold_event_meta(session, event.meta)
+            fold_event_meta(session, event.meta)
         if event.type == "tool_call":
             session.tools = True
         if event.starts_turn and session.first_prompt is None and event.text.strip():
-            session.first_prompt = _first_line(event.text)
+            session.first_prompt = first_line(event.text)
         elif session.title_command is None and event.text.lstrip().startswith("<command-"):
-            session.title_command = _command_title(event.text)
+            session.title_command = command_title(event.text)
 
     def _refold_meta(self, session: Session) -> None:
         """Derive the session's titles, flags, cwd and parent again from its live events."""

@@ -187,6 +187,10 @@ class Contents:
         if len(fresh):
             yield _joined(fresh, [self.fresh_text[d - self.base] for d in fresh.tolist()])
 
+    def text_bytes(self) -> int:
+        """The bytes of text in chunk files (what a history scan reads in place)."""
+        return sum(len(chunk.text_data) for chunk in self.chunks)
+
     def _newlines(self, index: int, chunk: _Chunk) -> np.ndarray:
         """The newline positions of a chunk's texts: its `.nl.npy`, mapped; for a chunk written
         before that file existed, found by one array pass on first use and kept."""

@@ -30,9 +30,10 @@ from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
 from moraine.sources import configure_redaction
 from moraine.sources.redact import Settings, rules_fingerprint
 from moraine.store.apply import FrameApplier, StoreStats
-from moraine.store.catalog import Catalog, Session
+from moraine.store.catalog import Catalog
 from moraine.store.invariants import check_invariants
 from moraine.store.redactions import Redactions
+from moraine.store.session import Session
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
 from moraine.store.validate import packable_frame, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet

@@ -18,8 +18,8 @@ from itertools import pairwise
 from typing import Any, TypedDict
 
 from moraine.model import TERMINAL_ABORT, format_ts
-from moraine.store.catalog import Session
 from moraine.store.engine import Store
+from moraine.store.session import Session
 
 QUESTION_TOOLS = frozenset({"askuserquestion", "ask_user_question", "request_user_input", "ask_user"})
 CHOICE_RE = re.compile(r"\((?:y(?:es)?/n(?:o)?)\)|\[(?:y/n|Y/n|y/N)\]|\b(?:yes or no|y/n)\b", re.I)

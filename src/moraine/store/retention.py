@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from moraine.sources import REDACTED_PATH
-from moraine.store.catalog import Session
 from moraine.store.engine import Store
+from moraine.store.session import Session
 
 DAY_MS = 86_400_000
 

@@ -22,8 +22,8 @@ from moraine.mcp_server.contract import (
 from moraine.mcp_server.filters import SCHEMA, Scope, parse_scope
 from moraine.mcp_server.views import session_full
 from moraine.model import MODES
-from moraine.store.catalog import Session
 from moraine.store.engine import Store
+from moraine.store.session import Session
 
 NAME = "list_sessions"
 DESCRIPTION = (

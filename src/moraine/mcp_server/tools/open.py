@@ -35,8 +35,9 @@ from moraine.mcp_server.views import (
     turn_summary,
 )
 from moraine.model import Event, format_ts
-from moraine.store.catalog import Session, Turn
 from moraine.store.engine import Store
+from moraine.store.session import Session
+from moraine.store.turns import Turn
 
 NAME = "open"
 DESCRIPTION = (

@@ -23,9 +23,9 @@ from moraine.index import grep_pool
 from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
 from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_error
 from moraine.model import format_ts
-from moraine.store.catalog import Session, transcript_lines
 from moraine.store.contents import TextStretch, encode_text
 from moraine.store.engine import Store
+from moraine.store.session import Session, transcript_lines
 
 NAME = "search_session_history"
 DESCRIPTION = (
