@@ -17,6 +17,7 @@ import pytest
 from _agentlogs import SEARCHABLE, TextMaker, make_vocabulary
 from _bm25_reference import RefDoc, assert_hits_match, distinct_terms, index_add, ref_doc, reference_search
 
+from moraine.index.postings import ARRAYS as BLOCK_ARRAYS
 from moraine.index.searcher import InvertedIndex
 from moraine.index.segment import ARRAYS, Segment
 from moraine.index.tokenize import tokenize
@@ -279,8 +280,9 @@ def _snapshot(c: Corpus, requests) -> list[tuple]:
 
 
 def _assert_same_segment(a: Segment, b: Segment) -> None:
-    for name in ARRAYS:
-        x, y = getattr(a, name), getattr(b, name)
+    pairs = [(name, getattr(a, name), getattr(b, name)) for name in ARRAYS]
+    pairs += [(name, x, b.docs.arrays()[name]) for name, x in a.docs.arrays().items()]
+    for name, x, y in pairs:
         assert x.dtype == y.dtype, name
         assert np.array_equal(np.asarray(x), np.asarray(y)), name
 
@@ -323,8 +325,8 @@ def _assert_merge_is_single_segment(c: Corpus, merged: Segment) -> None:
     terms = [t.decode("utf-8") for t in merged.terms]
     assert terms == sorted(terms, key=lambda t: t.encode("utf-8"))
     offsets = merged.offsets.astype(np.int64)
-    assert offsets[0] == 0 and offsets[-1] == len(merged.docs) and np.all(np.diff(offsets) > 0)
-    steps = np.diff(merged.docs.astype(np.int64))
+    assert offsets[0] == 0 and offsets[-1] == merged.n_postings and np.all(np.diff(offsets) > 0)
+    steps = np.diff(merged.docs.all().astype(np.int64))
     within = np.ones(len(steps), dtype=bool)
     within[offsets[1:-1] - 1] = False  # a step across two terms' lists may go down
     assert np.all(steps[within] > 0)
@@ -339,17 +341,18 @@ def test_segment_save_load_mmap_round_trip(tmp_path: Path) -> None:
     loaded = []
     for i, seg in enumerate(c.index.segments):
         seg.save(tmp_path / f"seg{i}")
-        assert sorted(p.name for p in (tmp_path / f"seg{i}").iterdir()) == sorted(f"{n}.npy" for n in ARRAYS)
+        names = (*ARRAYS, *BLOCK_ARRAYS)
+        assert sorted(p.name for p in (tmp_path / f"seg{i}").iterdir()) == sorted(f"{n}.npy" for n in names)
         back = Segment.load(tmp_path / f"seg{i}")
-        for name in ARRAYS:  # mapped, not read: plain views over the file's map
-            array = getattr(back, name)
+        arrays = {name: getattr(back, name) for name in ARRAYS} | back.docs.arrays()
+        for name, array in arrays.items():  # mapped, not read: plain views over the file's map
             assert not array.flags.owndata and isinstance(array.base, np.memmap), name
         _assert_same_segment(seg, back)
         for raw in seg.terms[:: max(1, len(seg.terms) // 50)]:
             term = raw.decode("utf-8")
             d1, f1 = seg.postings(term)
             d2, f2 = back.postings(term)
-            assert np.array_equal(d1, d2) and np.array_equal(f1, f2) and len(d1) > 0
+            assert np.array_equal(d1.full(), d2.full()) and np.array_equal(f1, f2) and len(d1) > 0
         assert len(back.postings("zz-not-a-term-at-all-and-longer-than-most-terms")[0]) == 0
         loaded.append(back)
     c.index.segments = loaded
@@ -376,8 +379,8 @@ def test_multibyte_terms_in_segments_round_trip(tmp_path: Path) -> None:
     for text in texts:
         for term in set(tokenize(text)):
             assert len(back.postings(term)[0]) >= 1, term
-    assert back.postings("検索")[0].tolist() == [0, 4]
-    assert back.postings("搜索")[0].tolist() == [1]
+    assert back.postings("検索")[0].full().tolist() == [0, 4]
+    assert back.postings("搜索")[0].full().tolist() == [1]
 
 
 def test_mathematically_tied_scores_are_ordered_by_timestamp() -> None:
@@ -467,12 +470,12 @@ def test_streaming_merge_equals_a_plain_merge(tmp_path: Path, monkeypatch: pytes
     for seg in parts:
         for t, raw in enumerate(seg.terms.tolist()):
             lo, hi = int(seg.offsets[t]), int(seg.offsets[t + 1])
-            for doc, tf in zip(seg.docs[lo:hi].tolist(), seg.tf_slice(lo, hi).tolist(), strict=True):
+            for doc, tf in zip(seg.docs.all()[lo:hi].tolist(), seg.tf_slice(lo, hi).tolist(), strict=True):
                 if live[doc]:
                     expected.setdefault(raw, ([], []))[0].append(doc)
                     expected[raw][1].append(tf)
     assert merged.terms.tolist() == sorted(expected)
     for t, raw in enumerate(merged.terms.tolist()):
         lo, hi = int(merged.offsets[t]), int(merged.offsets[t + 1])
-        assert (merged.docs[lo:hi].tolist(), merged.tf_slice(lo, hi).tolist()) == expected[raw]
+        assert (merged.docs.all()[lo:hi].tolist(), merged.tf_slice(lo, hi).tolist()) == expected[raw]
     assert merged.doc_ids.tolist() == [d for p in parts for d in p.doc_ids.tolist() if live[d]]

@@ -32,7 +32,7 @@ def _postings(seg: Segment) -> dict[tuple[str, int], int]:
     found = {}
     for raw in seg.terms.tolist():
         docs, tfs = seg.postings(raw.decode())
-        found.update({(raw.decode(), d): t for d, t in zip(docs.tolist(), tfs.tolist(), strict=True)})
+        found.update({(raw.decode(), d): t for d, t in zip(docs.full().tolist(), tfs.tolist(), strict=True)})
     return found
 
 
@@ -40,7 +40,7 @@ def _old_layout(seg: Segment, directory: Path, truth: dict) -> None:
     """The segment as versions before byte frequencies wrote it: uint32 tfs, no overflow files."""
     seg.save(directory)
     exact = np.array([truth[(seg.terms[np.searchsorted(seg.offsets, i, side="right") - 1].decode(), int(d))]
-                      for i, d in enumerate(seg.docs.tolist())], dtype=np.uint32)
+                      for i, d in enumerate(seg.docs.all().tolist())], dtype=np.uint32)
     np.save(directory / "tfs.npy", exact)
     (directory / "tf_over_at.npy").unlink()
     (directory / "tf_over.npy").unlink()

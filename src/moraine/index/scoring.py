@@ -15,6 +15,7 @@ import numpy as np
 
 from moraine.errors import DeadlineExceeded
 from moraine.index.bm25 import idf, term_scores
+from moraine.index.postings import DocList
 
 if TYPE_CHECKING:
     from moraine.index.searcher import InvertedIndex
@@ -36,7 +37,7 @@ class QueryTerm:
     def __init__(self, index: InvertedIndex, term: str, k1: float, b: float) -> None:
         self.index, self.term, self.k1, self.b = index, term, k1, b
         self.whole = index.cached(term, k1, b)
-        self.parts: list[tuple[np.ndarray, np.ndarray]] = []
+        self.parts: list[tuple[DocList, np.ndarray]] = []
         if self.whole is not None:
             self.idf = self.whole.idf
         else:
@@ -49,7 +50,7 @@ class QueryTerm:
     def scored(self) -> TermScores:
         if self.whole is None:
             live = self.index.live.view
-            docs = np.concatenate([p[0] for p in self.parts]) if self.parts else np.zeros(0, np.uint32)
+            docs = np.concatenate([p[0].full() for p in self.parts]) if self.parts else np.zeros(0, np.uint32)
             tfs = np.concatenate([p[1] for p in self.parts]) if self.parts else np.zeros(0, np.uint32)
             keep = live[docs]
             self.whole = self.index.scored_entry(self.term, docs[keep], tfs[keep], self.idf, self.k1, self.b)
@@ -66,11 +67,9 @@ class QueryTerm:
             return hit, self.whole.contrib[where[hit]]
         hits, contribs = [], []
         for part_docs, part_tfs in self.parts:
-            where = np.searchsorted(part_docs, docs)
-            inside = where < len(part_docs)
-            hit = np.flatnonzero(inside)[part_docs[where[inside]] == docs[inside]]
+            hit, where = part_docs.locate(docs)
             if len(hit):
-                tfs = part_tfs[where[hit]]
+                tfs = part_tfs[where]
                 hits.append(hit)
                 contribs.append(term_scores(tfs, self.index.doc_len.view[docs[hit]], self.idf, self.index.avgdl(),
                                             self.k1, self.b))
@@ -80,7 +79,7 @@ class QueryTerm:
 
     def live_docs(self) -> np.ndarray:
         return self.scored().docs if self.whole is not None or not self.parts else \
-            np.concatenate([p[0][self.index.live.view[p[0]]] for p in self.parts]).astype(np.int64)
+            np.concatenate([d[self.index.live.view[d]] for d in (p[0].full() for p in self.parts)]).astype(np.int64)
 
 
 def score_terms(plan: list[QueryTerm], ok: np.ndarray, k: int, k1: float, deadline: float | None,

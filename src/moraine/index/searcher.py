@@ -18,6 +18,7 @@ from moraine.errors import DeadlineExceeded
 from moraine.index.bm25 import idf, max_attainable, term_scores
 from moraine.index.growable import Column
 from moraine.index.memtable import MemTable
+from moraine.index.postings import DocList, PlainList
 from moraine.index.scoring import QueryTerm, TermScores, score_counting, score_terms
 from moraine.index.segment import DEFAULT_PARAMS, Segment, merge_run
 from moraine.index.vocab import Vocabulary
@@ -109,7 +110,7 @@ class InvertedIndex:
             self._clean = (key, [bool(live[seg.doc_ids].all()) for seg in self.segments])
         return self._clean[1]
 
-    def live_parts(self, term: str) -> tuple[list[tuple[np.ndarray, np.ndarray]], int]:
+    def live_parts(self, term: str) -> tuple[list[tuple[DocList, np.ndarray]], int]:
         """A term's postings per segment and memtable chunk (deleted documents kept), and how
         many live documents hold it (exact: a deleted document never counts)."""
         found, df = self._found(term)
@@ -130,11 +131,11 @@ class InvertedIndex:
                 pieces.append(Piece(docs, tfs, row * (max(1.0, avgdl / a_ref) / 255.0), first))
         return pieces, df
 
-    def _found(self, term: str) -> tuple[list[tuple[Segment | None, int, np.ndarray, np.ndarray]], int]:
+    def _found(self, term: str) -> tuple[list[tuple[Segment | None, int, DocList, np.ndarray]], int]:
         """(segment or None for the memtable, term index there, docs, tfs) of each non-empty
         part, and the term's live document frequency."""
         live = self.live.view
-        found: list[tuple[Segment | None, int, np.ndarray, np.ndarray]] = []
+        found: list[tuple[Segment | None, int, DocList, np.ndarray]] = []
         df = 0
         for segment, clean in zip(self.segments, self._clean_segments(), strict=True):
             i = segment.find(term)
@@ -142,11 +143,11 @@ class InvertedIndex:
                 continue
             docs, tfs = segment.postings_at(i)
             found.append((segment, i, docs, tfs))
-            df += len(docs) if clean else int(np.count_nonzero(live[docs]))
-        for docs, tfs in self.mem.postings_parts(term):
-            if len(docs):
-                found.append((None, -1, docs, tfs))
-                df += int(np.count_nonzero(live[docs]))
+            df += len(docs) if clean else int(np.count_nonzero(live[docs.full()]))
+        for plain, tfs in self.mem.postings_parts(term):
+            if len(plain):
+                found.append((None, -1, PlainList(plain), tfs))
+                df += int(np.count_nonzero(live[plain]))
         return found, df
 
     def seal(self) -> Segment | None:
@@ -194,7 +195,7 @@ class InvertedIndex:
         parts, _ = self.live_parts(term)
         if not parts:
             return np.zeros(0, np.uint32), np.zeros(0, np.uint32)
-        docs, tfs = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        docs, tfs = np.concatenate([p[0].full() for p in parts]), np.concatenate([p[1] for p in parts])
         keep = self.live.view[docs]
         return docs[keep], tfs[keep]
 
@@ -338,12 +339,10 @@ class InvertedIndex:
             term_idf = idf(n, df)
             idfs.append(term_idf)
             for part_docs, part_tfs in parts:
-                where = np.searchsorted(part_docs, docs)
-                inside = where < len(part_docs)
-                hit = np.flatnonzero(inside)[part_docs[where[inside]] == docs[inside]]
+                hit, where = part_docs.locate(docs)
                 if not len(hit):
                     continue
-                tfs = part_tfs[where[hit]]
+                tfs = part_tfs[where]
                 scores[hit] += term_scores(tfs, self.doc_len.view[docs[hit]], term_idf, avgdl, k1, b)
                 counts[hit] += 1
         matched = counts >= max(1, min_match if len(terms) > 1 else 1)

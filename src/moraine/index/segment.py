@@ -3,7 +3,9 @@
 Arrays (one `.npy` each when persisted, opened with `mmap_mode="r"`):
   terms    sorted UTF-8 terms, fixed-width bytes (`np.searchsorted` finds a term)
   offsets  int64, len(terms)+1: postings of term i are [offsets[i], offsets[i+1])
-  docs     uint32 global doc ids, increasing within a term
+  heads, widths, spos, d1, d2, d4
+           global doc ids, increasing within a term, in blocks of gaps (see index/postings.py);
+           a segment written before 2026-11-25 has them plain instead: `docs`, uint32
   tfs      uint8 term frequencies, 255 where the frequency is higher (uint32 in segments written
            before 2026-11-24, with no overflow arrays)
   tf_over_at  int64 the positions (into docs/tfs) whose frequency is above 255, increasing
@@ -20,6 +22,7 @@ the rest is patched into a term's slice when it is read, so scores stay exact).
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 from dataclasses import dataclass
@@ -30,9 +33,23 @@ import numpy as np
 from moraine.durable import fsync_path
 from moraine.index import windows as win
 from moraine.index.memtable import MemTable
+from moraine.index.postings import ARRAYS as BLOCK_ARRAYS
+from moraine.index.postings import (
+    BLOCK,
+    DTYPES,
+    STREAMS,
+    WIDTHS,
+    Blocks,
+    DocColumn,
+    DocList,
+    Plain,
+    PlainList,
+    encode,
+    spos_dtype,
+)
 
-ARRAYS = ("terms", "offsets", "docs", "tfs", "doc_ids", "doc_lens", "tf_over_at", "tf_over",
-          "win_terms", "win_g", "win_meta")
+ARRAYS = ("terms", "offsets", "tfs", "doc_ids", "doc_lens", "tf_over_at", "tf_over", "win_terms", "win_g",
+          "win_meta")  # and the doc ids' arrays: BLOCK_ARRAYS, or "docs" in the older layout
 # absent from older segments: empty
 OPTIONAL = {"tf_over_at": np.int64, "tf_over": np.uint32, "win_terms": np.int64, "win_g": np.uint8,
             "win_meta": np.float64}
@@ -44,7 +61,7 @@ TF_CAP = 255
 class Segment:
     terms: np.ndarray
     offsets: np.ndarray
-    docs: np.ndarray
+    docs: DocColumn
     tfs: np.ndarray
     doc_ids: np.ndarray
     doc_lens: np.ndarray
@@ -94,7 +111,8 @@ class Segment:
         bounds = _Bounds(doc_ids, doc_lens, params)
         bounds.add(offsets, 0, len(terms), docs, exact)
         small, over_at, over = narrow_tfs(exact, 0)
-        return cls(terms, offsets, docs, small, doc_ids, doc_lens, over_at, over, *bounds.arrays())
+        return cls(terms, offsets, Blocks.build(offsets, docs), small, doc_ids, doc_lens, over_at, over,
+                   *bounds.arrays())
 
     @classmethod
     def merge(cls, parts: list[Segment], live: np.ndarray | None = None, directory: Path | None = None,
@@ -131,7 +149,7 @@ class Segment:
             if parts else np.zeros(0, np.uint32)
         windows = _Bounds(doc_ids, doc_lens, params)
         out = _Output(directory)
-        docs = out.stream("docs", np.uint32, int(offsets[-1]))
+        docs = _BlockStreams(out, offsets)
         tfs = out.stream("tfs", np.uint8, int(offsets[-1]))
         over_at: list[np.ndarray] = []
         over: list[np.ndarray] = []
@@ -155,7 +173,7 @@ class Segment:
                 dest = starts + np.arange(len(part_docs), dtype=np.int64)
                 run_docs[dest], run_tfs[dest] = part_docs, part_tfs
                 np.add.at(fill, slot, run_kept)  # slots repeat where a term no part kept shares one
-            docs.write(run_docs)
+            docs.write(run_docs, offsets[lo : hi + 1])
             windows.add(offsets, lo, hi, run_docs, run_tfs)
             small, run_over_at, run_over = narrow_tfs(run_tfs, int(offsets[lo]))
             tfs.write(small)
@@ -177,13 +195,13 @@ class Segment:
         i = int(self.terms.searchsorted(np.array(key, dtype=self.terms.dtype)))
         return i if i < len(self.terms) and self.terms[i] == key else -1
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+    def postings(self, term: str) -> tuple[DocList, np.ndarray]:
         i = self.find(term)
-        return self.postings_at(i) if i >= 0 else (self.docs[:0], self.tfs[:0])
+        return self.postings_at(i) if i >= 0 else (PlainList(np.zeros(0, np.uint32)), self.tfs[:0])
 
-    def postings_at(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+    def postings_at(self, i: int) -> tuple[DocList, np.ndarray]:
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
-        return self.docs[lo:hi], self.tf_slice(lo, hi)
+        return self.docs.term(i), self.tf_slice(lo, hi)
 
     def window_bounds(self, i: int, params: tuple[float, float]) -> tuple[np.ndarray, int, float] | None:
         """Term i's window bounds (bytes), its first window and A_ref, when this segment keeps
@@ -218,8 +236,8 @@ class Segment:
     def save(self, directory: Path) -> None:
         """Write the arrays durably into a temp directory, then rename it into place."""
         out = _Output(directory)
-        for name in ARRAYS:
-            array = np.asarray(getattr(self, name))
+        arrays = {name: np.asarray(getattr(self, name)) for name in ARRAYS} | self.docs.arrays()
+        for name, array in arrays.items():
             out.stream(name, array.dtype, len(array)).write(array)
         out.close()
 
@@ -227,11 +245,15 @@ class Segment:
     def load(cls, directory: Path) -> Segment:
         # Plain ndarray views of the maps (they keep the maps alive): a `memmap` slice costs
         # ten times a plain one, and a query slices each term's postings in every segment.
-        return cls.from_arrays({name: _load(directory, name) for name in ARRAYS}, directory.name)
+        names = ARRAYS + (BLOCK_ARRAYS if (directory / "heads.npy").exists() else ("docs",))
+        return cls.from_arrays({name: _load(directory, name) for name in names}, directory.name)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], name: str = "") -> Segment:
-        return cls(arrays["terms"], arrays["offsets"], arrays["docs"], arrays["tfs"], arrays["doc_ids"],
+        offsets = arrays["offsets"]
+        docs: DocColumn = Plain(offsets, arrays["docs"]) if "docs" in arrays else \
+            Blocks(offsets, *(arrays[name] for name in BLOCK_ARRAYS))
+        return cls(arrays["terms"], offsets, docs, arrays["tfs"], arrays["doc_ids"],
                    arrays["doc_lens"], arrays["tf_over_at"], arrays["tf_over"], arrays["win_terms"], arrays["win_g"],
                    arrays["win_meta"], name)
 
@@ -309,7 +331,7 @@ class _Reader:
 
     def postings(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         start, end = int(self.part.offsets[lo]), int(self.part.offsets[hi])
-        return _read(self.part.docs, start, end), self.part.tf_slice(start, end, _read(self.part.tfs, start, end))
+        return self.part.docs.run(lo, hi, _read), self.part.tf_slice(start, end, _read(self.part.tfs, start, end))
 
     def kept_counts(self, live: np.ndarray | None) -> np.ndarray:
         """Each term's postings that survive the merge (read a run at a time)."""
@@ -320,7 +342,7 @@ class _Reader:
         kept = np.zeros(len(lengths), dtype=np.int64)
         for lo, hi in _term_runs(offsets):
             base = int(offsets[lo])
-            alive = live[_read(self.part.docs, base, int(offsets[hi]))].astype(np.int64)
+            alive = live[self.part.docs.run(lo, hi, _read)].astype(np.int64)
             kept[lo:hi] = np.add.reduceat(alive, (offsets[lo:hi] - base).astype(np.int64)) if len(alive) else 0
         return kept
 
@@ -334,19 +356,28 @@ def _read(array: np.ndarray, start: int, end: int) -> np.ndarray:
 
 
 class _Stream:
-    """One output array: appended a piece at a time (to a `.npy` file, or into memory)."""
+    """One output array: appended a piece at a time (to a `.npy` file, or into memory). Its
+    length may be unknown when it starts (None): the file's header is then written again,
+    at the same size, once the length is known."""
 
-    def __init__(self, path: Path | None, dtype: np.dtype | type, length: int) -> None:
-        self.dtype, self.length = np.dtype(dtype), length
+    def __init__(self, path: Path | None, dtype: np.dtype | type, length: int | None) -> None:
+        self.dtype, self.length, self.written = np.dtype(dtype), length, 0
         self.pieces: list[np.ndarray] = []
         self.fh = None
         if path is not None:
             self.fh = open(path, "wb")  # noqa: SIM115 (closed in close())
-            np.lib.format.write_array_header_1_0(self.fh, {"descr": np.lib.format.dtype_to_descr(self.dtype),
-                                                           "fortran_order": False, "shape": (length,)})
+            self.header = self._header(length or 0)
+            self.fh.write(self.header)
+
+    def _header(self, length: int) -> bytes:
+        out = io.BytesIO()
+        np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(self.dtype),
+                                                   "fortran_order": False, "shape": (length,)})
+        return out.getvalue()
 
     def write(self, piece: np.ndarray) -> None:
         piece = np.ascontiguousarray(piece, dtype=self.dtype)
+        self.written += len(piece)
         if self.fh is None:
             self.pieces.append(piece)
         else:
@@ -354,11 +385,37 @@ class _Stream:
 
     def close(self) -> np.ndarray | None:
         if self.fh is None:
-            return np.concatenate(self.pieces) if self.pieces else np.zeros(self.length, self.dtype)
+            return np.concatenate(self.pieces) if self.pieces else np.zeros(0, self.dtype)
+        if self.length is None:
+            header = self._header(self.written)
+            if len(header) != len(self.header):  # never at any array size numpy can hold
+                raise ValueError(f"npy header grew from {len(self.header)} to {len(header)} bytes")
+            self.fh.seek(0)
+            self.fh.write(header)
         self.fh.flush()
         os.fsync(self.fh.fileno())
         self.fh.close()
         return None
+
+
+class _BlockStreams:
+    """A merge's doc ids, encoded into blocks a run of terms at a time (see index/postings.py)."""
+
+    def __init__(self, out: _Output, offsets: np.ndarray) -> None:
+        n_blocks = int(((np.diff(offsets) + BLOCK - 1) // BLOCK).sum())
+        self.heads = out.stream("heads", np.uint32, n_blocks)
+        self.widths = out.stream("widths", np.uint8, n_blocks)
+        self.spos = out.stream("spos", spos_dtype(int(offsets[-1])), n_blocks)
+        self.gaps = {width: out.stream(STREAMS[width], DTYPES[width], None) for width in WIDTHS}
+
+    def write(self, docs: np.ndarray, offsets: np.ndarray) -> None:
+        """The doc ids of a run of terms whose offsets are `offsets`."""
+        enc = encode(docs, np.diff(offsets), {width: self.gaps[width].written for width in WIDTHS})
+        self.heads.write(enc.heads)
+        self.widths.write(enc.widths)
+        self.spos.write(enc.spos)
+        for width in WIDTHS:
+            self.gaps[width].write(enc.streams[width])
 
 
 class _Output:
@@ -374,7 +431,7 @@ class _Output:
                 shutil.rmtree(self.temp)
             self.temp.mkdir(parents=True)
 
-    def stream(self, name: str, dtype: np.dtype | type, length: int) -> _Stream:
+    def stream(self, name: str, dtype: np.dtype | type, length: int | None) -> _Stream:
         path = self.temp / f"{name}.npy" if self.temp is not None else None
         self.streams[name] = _Stream(path, dtype, length)
         return self.streams[name]
@@ -387,7 +444,7 @@ class _Output:
 
     def close(self) -> dict[str, np.ndarray | None]:
         """Finish every array; a directory is made durable and renamed into place."""
-        arrays = {name: self.streams[name].close() for name in ARRAYS}
+        arrays = {name: stream.close() for name, stream in self.streams.items()}
         if self.temp is None or self.directory is None:
             return arrays
         fsync_path(self.temp)

@@ -29,6 +29,7 @@ import numpy as np
 
 from moraine.errors import DeadlineExceeded
 from moraine.index.bm25 import term_scores
+from moraine.index.postings import DocList, ranges_in
 
 WINDOW = 512  # doc ids per window
 MIN_TABLED = 4096  # postings of a term in a segment before it keeps window bounds
@@ -42,7 +43,7 @@ class Piece:
     """One segment's (or memtable chunk's) postings of a query term, with its window bounds
     as multiples of the term's saturation weight when the segment keeps them."""
 
-    docs: np.ndarray
+    docs: DocList
     tfs: np.ndarray
     bound: np.ndarray | None = None  # float per window from `first_window`: ≥ tf-part of any posting
     first_window: int = 0
@@ -101,7 +102,7 @@ def score_windows(terms: list[tuple[float, list[Piece]]], ok: np.ndarray, doc_le
         term = _Term(term_idf * (k1 + 1.0), term_idf, [], [])
         for piece in pieces:
             if piece.bound is None:
-                d = np.asarray(piece.docs, dtype=np.int64)
+                d = np.asarray(piece.docs.full(), dtype=np.int64)
                 c = term_scores(piece.tfs, doc_len[d], term_idf, avgdl, k1, b)
                 term.exact.append((d, c))
                 _raise_to(bounds[t], d // WINDOW, c)
@@ -141,17 +142,6 @@ def _raise_to(bound: np.ndarray, windows: np.ndarray, values: np.ndarray) -> Non
     bound[at] = np.maximum(bound[at], top)
 
 
-def _ranges(docs: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
-    """Positions in sorted `docs` of the values in [lows[i], highs[i]) for every i (disjoint,
-    increasing ranges), in order."""
-    a, z = np.searchsorted(docs, lows), np.searchsorted(docs, highs)
-    n = z - a
-    total = int(n.sum())
-    if not total:
-        return np.zeros(0, np.int64)
-    return np.repeat(a - np.cumsum(n) + n, n) + np.arange(total)
-
-
 def _score_batch(terms: list[_Term], wins: np.ndarray, bounds: np.ndarray, theta: float, ok: np.ndarray,
                  doc_len: np.ndarray, k1: float, b: float, avgdl: float) -> tuple[np.ndarray, np.ndarray, int]:
     """The documents of windows `wins` that can reach `theta`, with exact scores, and how many
@@ -171,12 +161,12 @@ def _score_batch(terms: list[_Term], wins: np.ndarray, bounds: np.ndarray, theta
             continue
         lo, hi = lows[essential], lows[essential] + WINDOW
         for d, c in term.exact:
-            at = _ranges(d, lo, hi)
+            at = ranges_in(d, lo, hi)
             found_docs.append(d[at])
             found_scores.append(c[at])
         for piece in term.tabled:
-            at = _ranges(piece.docs, lo, hi)
-            d = np.asarray(piece.docs[at], dtype=np.int64)
+            at, held = piece.docs.ranges(lo, hi)
+            d = held.astype(np.int64)
             found_docs.append(d)
             found_scores.append(term_scores(piece.tfs[at], doc_len[d], term.idf, avgdl, k1, b))
     if not found_docs:
@@ -212,9 +202,7 @@ def _probe(term: _Term, docs: np.ndarray, doc_len: np.ndarray, k1: float, b: flo
             hit = d[where] == docs
             out[hit] += c[where[hit]]
     for piece in term.tabled:
-        where = np.searchsorted(piece.docs, docs)
-        inside = np.flatnonzero(where < len(piece.docs))
-        hit = inside[piece.docs[where[inside]] == docs[inside]]
+        hit, where = piece.docs.locate(docs)
         if len(hit):
-            out[hit] += term_scores(piece.tfs[where[hit]], doc_len[docs[hit]], term.idf, avgdl, k1, b)
+            out[hit] += term_scores(piece.tfs[where], doc_len[docs[hit]], term.idf, avgdl, k1, b)
     return out

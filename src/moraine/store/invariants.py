@@ -34,7 +34,7 @@ def check_invariants(store: Store) -> None:
         assert (session in c.by_updated) == bool(session.docs)
     previous = -1
     for segment in ix.segments:
-        assert np.all(np.diff(segment.offsets) >= 0) and int(segment.offsets[-1]) == len(segment.docs)
+        assert np.all(np.diff(segment.offsets) >= 0) and int(segment.offsets[-1]) == segment.n_postings
         assert np.all(segment.terms[1:] > segment.terms[:-1]), "segment terms not sorted"
         if len(segment.doc_ids):
             assert int(segment.doc_ids[0]) > previous, "segments overlap"
