@@ -1,7 +1,9 @@
 """Immutable index segments: CSR postings with a sorted term dictionary, in numpy arrays.
 
 Arrays (one `.npy` each when persisted, opened with `mmap_mode="r"`):
-  terms    sorted UTF-8 terms, fixed-width bytes (`np.searchsorted` finds a term)
+  terms    sorted UTF-8 terms, fixed-width bytes (`np.searchsorted` finds a term); on disk packed
+           as term_bytes (uint8, the terms joined) and term_ends (uint32, or int64 past 4 GiB),
+           widened on load (`terms.npy`, fixed-width, in segments written before 2026-11-25)
   offsets  int64, len(terms)+1: postings of term i are [offsets[i], offsets[i+1])
   heads, widths, spos, d1, d2, d4
            global doc ids, increasing within a term, in blocks of gaps (see index/postings.py);
@@ -184,7 +186,7 @@ class Segment:
                             ("tf_over_at", np.concatenate([np.zeros(0, np.int64), *over_at])),
                             ("tf_over", np.concatenate([np.zeros(0, np.uint32), *over])),
                             *zip(("win_terms", "win_g", "win_meta"), windows.arrays(), strict=True)):
-            out.stream(name, array.dtype, len(array)).write(array)
+            out.array(name, array)
         return out.finish(cls)
 
     def find(self, term: str) -> int:
@@ -238,7 +240,7 @@ class Segment:
         out = _Output(directory)
         arrays = {name: np.asarray(getattr(self, name)) for name in ARRAYS} | self.docs.arrays()
         for name, array in arrays.items():
-            out.stream(name, array.dtype, len(array)).write(array)
+            out.array(name, array)
         out.close()
 
     @classmethod
@@ -246,6 +248,8 @@ class Segment:
         # Plain ndarray views of the maps (they keep the maps alive): a `memmap` slice costs
         # ten times a plain one, and a query slices each term's postings in every segment.
         names = ARRAYS + (BLOCK_ARRAYS if (directory / "heads.npy").exists() else ("docs",))
+        if (directory / "term_bytes.npy").exists():
+            names = tuple(n for n in names if n != "terms") + TERM_FILES
         return cls.from_arrays({name: _load(directory, name) for name in names}, directory.name)
 
     @classmethod
@@ -253,7 +257,8 @@ class Segment:
         offsets = arrays["offsets"]
         docs: DocColumn = Plain(offsets, arrays["docs"]) if "docs" in arrays else \
             Blocks(offsets, *(arrays[name] for name in BLOCK_ARRAYS))
-        return cls(arrays["terms"], offsets, docs, arrays["tfs"], arrays["doc_ids"],
+        terms = arrays["terms"] if "terms" in arrays else unpack_terms(arrays["term_bytes"], arrays["term_ends"])
+        return cls(terms, offsets, docs, arrays["tfs"], arrays["doc_ids"],
                    arrays["doc_lens"], arrays["tf_over_at"], arrays["tf_over"], arrays["win_terms"], arrays["win_g"],
                    arrays["win_meta"], name)
 
@@ -263,6 +268,43 @@ def _load(directory: Path, name: str) -> np.ndarray:
     if name in OPTIONAL and not path.exists():
         return np.zeros(0, OPTIONAL[name])
     return np.load(path, mmap_mode="r", allow_pickle=False).view(np.ndarray)
+
+
+TERM_FILES = ("term_bytes", "term_ends")
+UNPACK_TERMS = 65_536  # terms widened per step on load (bounds the index arrays it builds)
+
+
+def pack_terms(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The dictionary as a file keeps it: the UTF-8 terms joined, and where each ends. In memory
+    a segment's terms are fixed-width (as wide as its longest, so `searchsorted` finds one);
+    on disk that width cost 64 bytes a term where they average 16-23."""
+    terms = np.ascontiguousarray(terms)
+    width = terms.dtype.itemsize
+    lengths = np.char.str_len(terms).astype(np.int64) if len(terms) else np.zeros(0, np.int64)
+    grid = terms.view(np.uint8).reshape(len(terms), width)
+    joined = grid[np.arange(width) < lengths[:, None]]
+    ends = np.cumsum(lengths)
+    return joined, ends.astype(np.uint32) if len(ends) == 0 or ends[-1] < 2**32 else ends
+
+
+def unpack_terms(joined: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The fixed-width terms from their packed form (a step of UNPACK_TERMS terms at a time)."""
+    ends = np.asarray(ends, dtype=np.int64)
+    starts = np.concatenate(([0], ends[:-1])) if len(ends) else ends
+    lengths = ends - starts
+    width = max(int(lengths.max()), 1) if len(lengths) else 1
+    grid = np.zeros((len(ends), width), dtype=np.uint8)
+    flat = grid.reshape(-1)
+    for lo in range(0, len(ends), UNPACK_TERMS):
+        part = slice(lo, lo + UNPACK_TERMS)
+        n = lengths[part]
+        total = int(n.sum())
+        if not total:
+            continue
+        first = int(starts[lo])
+        at = np.repeat(np.arange(lo, lo + len(n), dtype=np.int64) * width - np.cumsum(n) + n, n) + np.arange(total)
+        flat[at] = joined[first : first + total]
+    return grid.view(f"S{width}").reshape(-1)
 
 
 def narrow_tfs(tfs: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -430,6 +472,14 @@ class _Output:
             if self.temp.exists():
                 shutil.rmtree(self.temp)
             self.temp.mkdir(parents=True)
+
+    def array(self, name: str, array: np.ndarray) -> None:
+        """One whole array; a directory keeps the term dictionary packed (`pack_terms`)."""
+        if name == "terms" and self.temp is not None:
+            for part_name, part in zip(TERM_FILES, pack_terms(array), strict=True):
+                self.stream(part_name, part.dtype, len(part)).write(part)
+            return
+        self.stream(name, array.dtype, len(array)).write(array)
 
     def stream(self, name: str, dtype: np.dtype | type, length: int | None) -> _Stream:
         path = self.temp / f"{name}.npy" if self.temp is not None else None

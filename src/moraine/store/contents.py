@@ -3,13 +3,15 @@
 A chunk holds the docs added between two snapshots, from `<first doc>`:
     <first>-<tag>.zst       the rows, msgpack (the event's text left out: ""), in zstd frames of
                             ROWS_PER_FRAME rows each, compressed with the chunk's dictionary
-    <first>-<tag>.zoff.npy  frame offsets in .zst (int64, frames+1)
+    <first>-<tag>.zoff.npy  frame offsets in .zst (frames+1)
     <first>-<tag>.dict      the zstd dictionary, trained on a sample of the chunk's rows (empty:
                             none, a chunk too small to train one)
-    <first>-<tag>.off.npy   row offsets in the rows joined uncompressed (int64, len+1): row j is
+    <first>-<tag>.off.npy   row offsets in the rows joined uncompressed (len+1): row j is
                             frame j // ROWS_PER_FRAME, at off[j] - off[first row of its frame]
     <first>-<tag>.txt       the texts, UTF-8, each followed by a newline
-    <first>-<tag>.toff.npy  text offsets (int64, len+1): text i is txt[toff[i] : toff[i+1] - 1]
+    <first>-<tag>.toff.npy  text offsets (len+1): text i is txt[toff[i] : toff[i+1] - 1]
+                            (the three offset arrays are uint32, or int64 past 4 GiB or
+                            written before 2026-11-25)
     <first>-<tag>.nl.npy    where the newlines of .txt are (uint32, or int64 past 4 GiB): every
                             line's end, so a regex search finds the line around a literal without
                             reading the text (a chunk written before it existed has it computed
@@ -277,9 +279,11 @@ def _file_newlines(path: Path, block: int = 8 << 20) -> np.ndarray:
 
 
 def _offsets(lengths: np.ndarray) -> np.ndarray:
+    """Offsets from lengths: uint32 while they fit (every chunk so far; half the bytes of the
+    int64 that chunks written before 2026-11-25 hold, read the same)."""
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    return offsets
+    return offsets.astype(np.uint32) if offsets[-1] < 2**32 else offsets
 
 
 def _train(rows: list[bytes]) -> zstandard.ZstdCompressionDict | None:
