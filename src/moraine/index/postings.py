@@ -147,6 +147,7 @@ def encode(docs: np.ndarray, counts: np.ndarray, base: dict[int, int] | None = N
 
 
 def spos_dtype(postings: int) -> type:
+    """Stream positions are uint32 while a segment holds under 4 Gi postings (half the bytes)."""
     return np.uint32 if postings < 2**32 else np.int64
 
 
