@@ -19,7 +19,8 @@ from _bm25_reference import RefDoc, assert_hits_match, distinct_terms, index_add
 
 from moraine.index.postings import ARRAYS as BLOCK_ARRAYS
 from moraine.index.searcher import InvertedIndex
-from moraine.index.segment import ARRAYS, TERM_FILES, Segment
+from moraine.index.segment import ARRAYS, Segment
+from moraine.index.segment_files import TERM_FILES
 from moraine.index.tokenize import tokenize
 from moraine.model import EVENT_TYPES, TYPE_CODE
 

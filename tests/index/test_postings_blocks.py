@@ -13,6 +13,7 @@ import pytest
 
 from moraine.index import postings as postings_module
 from moraine.index import segment as segment_module
+from moraine.index import segment_files
 from moraine.index.postings import BLOCK, Blocks, Plain, PlainList, block_lengths
 from moraine.index.segment import Segment
 
@@ -144,20 +145,20 @@ def test_the_term_dictionary_packs_and_widens_back_exactly(tmp_path: Path, monke
     """On disk the dictionary is its terms joined (no fixed width); loading widens it again, a
     step at a time, to the array `searchsorted` needs; a segment of the older fixed-width
     layout loads as before."""
-    monkeypatch.setattr(segment_module, "UNPACK_TERMS", 7)
+    monkeypatch.setattr(segment_files, "UNPACK_TERMS", 7)
     rng = random.Random(3)
     part = _segments(rng, 1)[0]
     long_terms = sorted({*part.terms.tolist(), "検索".encode(), b"x" * 64, b"ab"})
     terms = np.array(long_terms)
-    joined, ends = segment_module.pack_terms(terms)
+    joined, ends = segment_files.pack_terms(terms)
     assert len(joined) == sum(map(len, long_terms)) and ends.dtype == np.uint32
-    widened = segment_module.unpack_terms(joined, ends)
+    widened = segment_files.unpack_terms(joined, ends)
     assert widened.dtype == terms.dtype and widened.tolist() == long_terms
     part.save(tmp_path / "new")
     assert not (tmp_path / "new" / "terms.npy").exists()
     loaded = Segment.load(tmp_path / "new")
     assert loaded.terms.dtype == part.terms.dtype and loaded.terms.tolist() == part.terms.tolist()
-    for name in segment_module.TERM_FILES:  # as a version before packed terms wrote it
+    for name in segment_files.TERM_FILES:  # as a version before packed terms wrote it
         (tmp_path / "new" / f"{name}.npy").unlink()
     np.save(tmp_path / "new" / "terms.npy", part.terms)
     old = Segment.load(tmp_path / "new")

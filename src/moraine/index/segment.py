@@ -24,37 +24,20 @@ the rest is patched into a term's slice when it is read, so scores stay exact).
 
 from __future__ import annotations
 
-import io
-import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from moraine.durable import fsync_path
 from moraine.index import windows as win
 from moraine.index.memtable import MemTable
 from moraine.index.postings import ARRAYS as BLOCK_ARRAYS
-from moraine.index.postings import (
-    BLOCK,
-    DTYPES,
-    STREAMS,
-    WIDTHS,
-    Blocks,
-    DocColumn,
-    DocList,
-    Plain,
-    PlainList,
-    encode,
-    spos_dtype,
-)
+from moraine.index.postings import Blocks, DocColumn, DocList, Plain, PlainList
+from moraine.index.segment_files import TERM_FILES, BlockStreams, Output, load_array, read_range, unpack_terms
 
 ARRAYS = ("terms", "offsets", "tfs", "doc_ids", "doc_lens", "tf_over_at", "tf_over", "win_terms", "win_g",
           "win_meta")  # and the doc ids' arrays: BLOCK_ARRAYS, or "docs" in the older layout
 # absent from older segments: empty
-OPTIONAL = {"tf_over_at": np.int64, "tf_over": np.uint32, "win_terms": np.int64, "win_g": np.uint8,
-            "win_meta": np.float64}
 DEFAULT_PARAMS = (1.2, 0.75)  # BM25 k1, b the window bounds are computed for
 TF_CAP = 255
 
@@ -150,8 +133,8 @@ class Segment:
         doc_lens = np.concatenate([p.doc_lens[live[p.doc_ids]] if live is not None else p.doc_lens for p in parts]) \
             if parts else np.zeros(0, np.uint32)
         windows = _Bounds(doc_ids, doc_lens, params)
-        out = _Output(directory)
-        docs = _BlockStreams(out, offsets)
+        out = Output(directory)
+        docs = BlockStreams(out, offsets)
         tfs = out.stream("tfs", np.uint8, int(offsets[-1]))
         over_at: list[np.ndarray] = []
         over: list[np.ndarray] = []
@@ -237,7 +220,7 @@ class Segment:
 
     def save(self, directory: Path) -> None:
         """Write the arrays durably into a temp directory, then rename it into place."""
-        out = _Output(directory)
+        out = Output(directory)
         arrays = {name: np.asarray(getattr(self, name)) for name in ARRAYS} | self.docs.arrays()
         for name, array in arrays.items():
             out.array(name, array)
@@ -250,7 +233,7 @@ class Segment:
         names = ARRAYS + (BLOCK_ARRAYS if (directory / "heads.npy").exists() else ("docs",))
         if (directory / "term_bytes.npy").exists():
             names = tuple(n for n in names if n != "terms") + TERM_FILES
-        return cls.from_arrays({name: _load(directory, name) for name in names}, directory.name)
+        return cls.from_arrays({name: load_array(directory, name) for name in names}, directory.name)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], name: str = "") -> Segment:
@@ -261,50 +244,6 @@ class Segment:
         return cls(terms, offsets, docs, arrays["tfs"], arrays["doc_ids"],
                    arrays["doc_lens"], arrays["tf_over_at"], arrays["tf_over"], arrays["win_terms"], arrays["win_g"],
                    arrays["win_meta"], name)
-
-
-def _load(directory: Path, name: str) -> np.ndarray:
-    path = directory / f"{name}.npy"
-    if name in OPTIONAL and not path.exists():
-        return np.zeros(0, OPTIONAL[name])
-    return np.load(path, mmap_mode="r", allow_pickle=False).view(np.ndarray)
-
-
-TERM_FILES = ("term_bytes", "term_ends")
-UNPACK_TERMS = 65_536  # terms widened per step on load (bounds the index arrays it builds)
-
-
-def pack_terms(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The dictionary as a file keeps it: the UTF-8 terms joined, and where each ends. In memory
-    a segment's terms are fixed-width (as wide as its longest, so `searchsorted` finds one);
-    on disk that width cost 64 bytes a term where they average 16-23."""
-    terms = np.ascontiguousarray(terms)
-    width = terms.dtype.itemsize
-    lengths = np.char.str_len(terms).astype(np.int64) if len(terms) else np.zeros(0, np.int64)
-    grid = terms.view(np.uint8).reshape(len(terms), width)
-    joined = grid[np.arange(width) < lengths[:, None]]
-    ends = np.cumsum(lengths)
-    return joined, ends.astype(np.uint32) if len(ends) == 0 or ends[-1] < 2**32 else ends
-
-
-def unpack_terms(joined: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The fixed-width terms from their packed form (a step of UNPACK_TERMS terms at a time)."""
-    ends = np.asarray(ends, dtype=np.int64)
-    starts = np.concatenate(([0], ends[:-1])) if len(ends) else ends
-    lengths = ends - starts
-    width = max(int(lengths.max()), 1) if len(lengths) else 1
-    grid = np.zeros((len(ends), width), dtype=np.uint8)
-    flat = grid.reshape(-1)
-    for lo in range(0, len(ends), UNPACK_TERMS):
-        part = slice(lo, lo + UNPACK_TERMS)
-        n = lengths[part]
-        total = int(n.sum())
-        if not total:
-            continue
-        first = int(starts[lo])
-        at = np.repeat(np.arange(lo, lo + len(n), dtype=np.int64) * width - np.cumsum(n) + n, n) + np.arange(total)
-        flat[at] = joined[first : first + total]
-    return grid.view(f"S{width}").reshape(-1)
 
 
 def narrow_tfs(tfs: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -373,7 +312,8 @@ class _Reader:
 
     def postings(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         start, end = int(self.part.offsets[lo]), int(self.part.offsets[hi])
-        return self.part.docs.run(lo, hi, _read), self.part.tf_slice(start, end, _read(self.part.tfs, start, end))
+        tfs = self.part.tf_slice(start, end, read_range(self.part.tfs, start, end))
+        return self.part.docs.run(lo, hi, read_range), tfs
 
     def kept_counts(self, live: np.ndarray | None) -> np.ndarray:
         """Each term's postings that survive the merge (read a run at a time)."""
@@ -384,125 +324,9 @@ class _Reader:
         kept = np.zeros(len(lengths), dtype=np.int64)
         for lo, hi in _term_runs(offsets):
             base = int(offsets[lo])
-            alive = live[self.part.docs.run(lo, hi, _read)].astype(np.int64)
+            alive = live[self.part.docs.run(lo, hi, read_range)].astype(np.int64)
             kept[lo:hi] = np.add.reduceat(alive, (offsets[lo:hi] - base).astype(np.int64)) if len(alive) else 0
         return kept
-
-
-def _read(array: np.ndarray, start: int, end: int) -> np.ndarray:
-    mapped = array.base if isinstance(array.base, np.memmap) else None
-    if mapped is None or mapped.filename is None:
-        return np.asarray(array[start:end])
-    return np.fromfile(mapped.filename, dtype=array.dtype, count=end - start,
-                       offset=mapped.offset + start * array.dtype.itemsize)
-
-
-class _Stream:
-    """One output array: appended a piece at a time (to a `.npy` file, or into memory). Its
-    length may be unknown when it starts (None): the file's header is then written again,
-    at the same size, once the length is known."""
-
-    def __init__(self, path: Path | None, dtype: np.dtype | type, length: int | None) -> None:
-        self.dtype, self.length, self.written = np.dtype(dtype), length, 0
-        self.pieces: list[np.ndarray] = []
-        self.fh = None
-        if path is not None:
-            self.fh = open(path, "wb")  # noqa: SIM115 (closed in close())
-            self.header = self._header(length or 0)
-            self.fh.write(self.header)
-
-    def _header(self, length: int) -> bytes:
-        out = io.BytesIO()
-        np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(self.dtype),
-                                                   "fortran_order": False, "shape": (length,)})
-        return out.getvalue()
-
-    def write(self, piece: np.ndarray) -> None:
-        piece = np.ascontiguousarray(piece, dtype=self.dtype)
-        self.written += len(piece)
-        if self.fh is None:
-            self.pieces.append(piece)
-        else:
-            self.fh.write(piece.tobytes())
-
-    def close(self) -> np.ndarray | None:
-        if self.fh is None:
-            return np.concatenate(self.pieces) if self.pieces else np.zeros(0, self.dtype)
-        if self.length is None:
-            header = self._header(self.written)
-            if len(header) != len(self.header):  # never at any array size numpy can hold
-                raise ValueError(f"npy header grew from {len(self.header)} to {len(header)} bytes")
-            self.fh.seek(0)
-            self.fh.write(header)
-        self.fh.flush()
-        os.fsync(self.fh.fileno())
-        self.fh.close()
-        return None
-
-
-class _BlockStreams:
-    """A merge's doc ids, encoded into blocks a run of terms at a time (see index/postings.py)."""
-
-    def __init__(self, out: _Output, offsets: np.ndarray) -> None:
-        n_blocks = int(((np.diff(offsets) + BLOCK - 1) // BLOCK).sum())
-        self.heads = out.stream("heads", np.uint32, n_blocks)
-        self.widths = out.stream("widths", np.uint8, n_blocks)
-        self.spos = out.stream("spos", spos_dtype(int(offsets[-1])), n_blocks)
-        self.gaps = {width: out.stream(STREAMS[width], DTYPES[width], None) for width in WIDTHS}
-
-    def write(self, docs: np.ndarray, offsets: np.ndarray) -> None:
-        """The doc ids of a run of terms whose offsets are `offsets`."""
-        enc = encode(docs, np.diff(offsets), {width: self.gaps[width].written for width in WIDTHS})
-        self.heads.write(enc.heads)
-        self.widths.write(enc.widths)
-        self.spos.write(enc.spos)
-        for width in WIDTHS:
-            self.gaps[width].write(enc.streams[width])
-
-
-class _Output:
-    """Where a segment is written: arrays in memory, or `.npy` files appended in a temp directory
-    that becomes `directory` when finished (fsynced, then renamed)."""
-
-    def __init__(self, directory: Path | None) -> None:
-        self.directory = directory
-        self.streams: dict[str, _Stream] = {}
-        self.temp = directory.with_name(directory.name + ".tmp") if directory is not None else None
-        if self.temp is not None:
-            if self.temp.exists():
-                shutil.rmtree(self.temp)
-            self.temp.mkdir(parents=True)
-
-    def array(self, name: str, array: np.ndarray) -> None:
-        """One whole array; a directory keeps the term dictionary packed (`pack_terms`)."""
-        if name == "terms" and self.temp is not None:
-            for part_name, part in zip(TERM_FILES, pack_terms(array), strict=True):
-                self.stream(part_name, part.dtype, len(part)).write(part)
-            return
-        self.stream(name, array.dtype, len(array)).write(array)
-
-    def stream(self, name: str, dtype: np.dtype | type, length: int | None) -> _Stream:
-        path = self.temp / f"{name}.npy" if self.temp is not None else None
-        self.streams[name] = _Stream(path, dtype, length)
-        return self.streams[name]
-
-    def finish(self, cls: type[Segment]) -> Segment:
-        arrays = self.close()
-        if self.directory is None:
-            return cls.from_arrays({name: array for name, array in arrays.items() if array is not None})
-        return cls.load(self.directory)
-
-    def close(self) -> dict[str, np.ndarray | None]:
-        """Finish every array; a directory is made durable and renamed into place."""
-        arrays = {name: stream.close() for name, stream in self.streams.items()}
-        if self.temp is None or self.directory is None:
-            return arrays
-        fsync_path(self.temp)
-        if self.directory.exists():  # left by a crash before its generation was published
-            shutil.rmtree(self.directory)
-        os.replace(self.temp, self.directory)
-        fsync_path(self.directory.parent)
-        return arrays
 
 
 def merge_run(sizes: list[int]) -> tuple[int, int] | None:
