@@ -1,6 +1,6 @@
 """`grep.matching_lines_in` against a line-by-line RE2 check, seeded: texts in and out of
 scope side by side (gaps read through), empty lines, non-ASCII text, anchors, flags, and the
-switch of a literal-only pattern to `find` forced at random. Also the patterns RE2 and
+literal-only patterns' array scan over windows of every width. Also the patterns RE2 and
 Python's parser read differently, and the ones refused."""
 
 from __future__ import annotations
@@ -44,8 +44,7 @@ def test_matching_lines_equal_a_line_by_line_check(monkeypatch: pytest.MonkeyPat
         if not starts:
             continue
         pattern = compile_pattern(rng.choice(_PATTERNS))
-        monkeypatch.setattr(grep, "_DENSE_AFTER", rng.choice([0, 1 << 20]))
-        monkeypatch.setattr(grep, "_DENSE_PER_MB", rng.choice([-1, 0, 400]))
+        monkeypatch.setattr(grep, "_WINDOW_GAP", rng.choice([0, 256, 1 << 40]))
         hits = matching_lines_in(pattern, data, np.array(starts), np.array(ends))
         got = list(zip(hits.which.tolist(), hits.offsets.tolist(), strict=True))
         assert got == [(w, o) for w, o, line in lines if pattern.regex.search(line)], pattern

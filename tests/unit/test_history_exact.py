@@ -75,9 +75,9 @@ def test_results_equal_a_brute_force_scan(tmp_path: Path) -> None:
 
 def test_worker_processes_and_every_path_equal_the_brute_force_scan(tmp_path: Path, monkeypatch: Any) -> None:
     """The same comparison over several chunk files plus texts still in memory, scanned by two
-    worker processes (forced: no size threshold), and in this process: by RE2 alone, with a
-    literal-only pattern handed over to `find` after its first match (a dense literal), and by
-    `find` from the start; patterns with and without a literal, literal-only (`w`, `w\\w*`,
+    worker processes (forced: no size threshold; a chunk whole or cut in pieces), and in this
+    process, with a literal-only pattern's array scan over windows split at gaps and over one
+    window a chunk; patterns with and without a literal, literal-only (`w`, `w\\w*`,
     `x?w[0-9]*`) or not (`w.*\\d`, `^w`)."""
     from _agentlogs import grow
 
@@ -111,13 +111,12 @@ def test_worker_processes_and_every_path_equal_the_brute_force_scan(tmp_path: Pa
             assert got == want[: len(got)] and len(got) == min(100, len(want)), pattern
 
     check()  # worker processes for the chunk files, this process for the rest
+    monkeypatch.setattr(tool, "_MIN_PIECE", 1)
+    check()  # each chunk cut into pieces of a few texts, taken by whichever worker is free
     store.config = config.model_copy(update={"search": config.search.model_copy(update={"history_workers": 1})})
     check()  # in this process
-    monkeypatch.setattr(grep, "_DENSE_AFTER", 0)
-    monkeypatch.setattr(grep, "_DENSE_PER_MB", 0)
-    check()  # a literal-only pattern's first run with a match by RE2, the rest by `find`
-    monkeypatch.setattr(grep, "_DENSE_PER_MB", -1)
-    check()  # by `find` from the start
+    monkeypatch.setattr(grep, "_WINDOW_GAP", 1 << 40)
+    check()  # a literal-only pattern's array scan over one window a chunk
 
 
 def test_a_time_window_with_out_of_scope_texts_read_through_equals_the_brute_force_scan(

@@ -9,10 +9,10 @@ linear in the text, so `(a+)+$` over a megabyte line returns in milliseconds.
 Texts are scanned in place by RE2, one call per matching line: RE2 skips ahead by a pattern's
 literal prefix itself (a rare literal is read at ~10-20 GB/s), so a separate literal pre-filter
 (`find` over the literal's places, then RE2 on each candidate line) lost everywhere on the 1M
-corpus but for literal-only patterns whose literal is dense. `required_literal` finds a byte
-string every match must contain (the longest run of plain characters at the top level of the
-pattern); when a line matches exactly where it holds that literal (`word`, `word\\w*`) and the
-literal proves dense, its places alone give the matching lines.
+corpus. `required_literal` finds a byte string every match must contain (the longest run of
+plain characters at the top level of the pattern); when a line matches exactly where it holds
+that literal (`word`, `word\\w*`), the literal's places alone give the matching lines, found by
+array passes (`index.literal`) with no call per line.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 import re2
+
+from moraine.index.literal import literal_places
 
 try:  # Python's own parser gives the pattern's structure; RE2-only syntax simply has no literal
     from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -217,25 +219,17 @@ class LineHits:
     offsets: np.ndarray  # the line's offset in that text
 
 
-# A literal-only pattern whose literal turns out this dense (matching lines per MB read, once
-# 1 MB is read) is finished by `find` over the literal's places: ~0.45 us of Python a place,
-# against ~1.4 us an RE2 call a matching line (1M corpus, newest 30 days: `session\w*`, 1,100
-# lines a MB, 303 ms by places and 512 by RE2; `Date\w*`, 70 a MB, 276 and 41 ms).
-_DENSE_PER_MB = 400
-_DENSE_AFTER = 1 << 20
-
-
 def matching_lines_in(pattern: Pattern, data: Any, starts: np.ndarray, ends: np.ndarray,
                       newlines: np.ndarray | None = None) -> LineHits:
     """Every matching line in the texts data[starts[i]:ends[i]] (newline-separated UTF-8, read in
     place). RE2 looks for the leftmost match from a position (skipping ahead by its literal
     prefix where the pattern has one) and the search goes on at the next line: one call per
-    matching line, whatever the pattern. A dense literal-only pattern is finished by `find`."""
-    runs = _runs_of(starts, ends)
-    found, done = _by_regex(pattern, data, runs)
-    at = np.asarray(found, dtype=np.int64)
-    if done < len(runs):
-        at = np.concatenate([at, _places(pattern.literal or b"", data, runs[done:])])
+    matching line. A literal-only pattern needs no call at all: its literal's places are the
+    matches (`literal.literal_places`, array passes over wider windows)."""
+    if pattern.literal_only:
+        at = literal_places(pattern.literal or b"", data, _runs_of(starts, ends, _WINDOW_GAP))
+    else:
+        at = np.asarray(_by_regex(pattern, data, _runs_of(starts, ends, _GAP)), dtype=np.int64)
     if not len(at):
         return LineHits(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     newlines = newline_positions(data) if newlines is None else newlines
@@ -250,15 +244,11 @@ def matching_lines_in(pattern: Pattern, data: Any, starts: np.ndarray, ends: np.
     return LineHits(which, line_start - starts[which])
 
 
-def _by_regex(pattern: Pattern, data: Any, runs: list[tuple[int, int]]) -> tuple[list[int], int]:
-    """Where a match starts in each matching line, run by run, and how many runs were read
-    (fewer than all when a literal-only pattern proves dense: `find` reads the rest)."""
+def _by_regex(pattern: Pattern, data: Any, runs: list[tuple[int, int]]) -> list[int]:
+    """Where a match starts in each matching line, run by run."""
     match, unanchored = pattern.line._regexp.Match, _UNANCHORED
     found: list[int] = []
-    read = 0
-    for done, (start, end) in enumerate(runs):
-        if pattern.literal_only and read >= _DENSE_AFTER and len(found) * (1 << 20) > _DENSE_PER_MB * read:
-            return found, done
+    for start, end in runs:
         pos = start
         while pos <= end:
             span = match(unanchored, data, pos, end)[0]
@@ -266,40 +256,28 @@ def _by_regex(pattern: Pattern, data: Any, runs: list[tuple[int, int]]) -> tuple
                 break
             found.append(span[0])
             pos = span[1] + 1  # on at the next line (the match ran to this one's end)
-        read += end - start + 1
-    return found, len(runs)
+    return found
 
 
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 
 
-def _places(literal: bytes, data: Any, runs: list[tuple[int, int]]) -> np.ndarray:
-    """Sorted offsets of the literal in these runs, one `find` pass over each."""
-    found: list[int] = []
-    find = data.find
-    step = len(literal)
-    for start, end in runs:
-        at = find(literal, start, end)
-        while at >= 0:
-            found.append(at)
-            at = find(literal, at + step, end)
-    return np.asarray(found, dtype=np.int64)
-
-
 # Texts out of scope of up to this many bytes between two in scope are read through rather than
 # skipped: a run costs a few calls, and on the 1M corpus the newest 30 days' texts made 116k runs
 # (most gaps are one byte: an event without transcript lines) where 2.1k do; a line found in a
-# gap is dropped by its which-text check.
+# gap is dropped by its which-text check. Array passes over a window cost ~0.1 ms more than a
+# call, so the literal scan reads through gaps of up to `_WINDOW_GAP`.
 _GAP = 256
+_WINDOW_GAP = 1 << 16
 
 
-def _runs_of(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+def _runs_of(starts: np.ndarray, ends: np.ndarray, gap: int) -> list[tuple[int, int]]:
     """The texts as runs of neighbours (a text's separator followed by the next text, or by a
-    gap of at most `_GAP` bytes): each run is read in one pass, and the texts between runs
+    gap of at most `gap` bytes): each run is read in one pass, and the texts between runs
     (other sessions, other days) are skipped."""
     if not len(starts):
         return []
-    breaks = np.flatnonzero(starts[1:] - ends[:-1] - 1 > _GAP) + 1
+    breaks = np.flatnonzero(starts[1:] - ends[:-1] - 1 > gap) + 1
     firsts = np.concatenate([[0], breaks])
     lasts = np.concatenate([breaks - 1, [len(starts) - 1]])
     return list(zip(starts[firsts].tolist(), ends[lasts].tolist(), strict=True))
