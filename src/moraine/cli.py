@@ -77,13 +77,13 @@ def _index(config: Config, as_json: bool) -> int:
     summary = ingest_once(store, terminal_progress("indexing"), snapshot=True)
     _require_logs(store, summary)
     if as_json:
-        print(json.dumps({**summary.as_dict(), "total_events": int(store.catalog.alive.view.sum()),
-                          "sessions": len(store.catalog.by_updated), "home": str(config.home)}))
+        print(json.dumps({**summary.as_dict(), "total_events": store.live_event_count(),
+                          "sessions": store.session_count(), "home": str(config.home)}))
     else:
         rate = summary.events / summary.seconds if summary.seconds else 0.0
         print(f"indexed {summary.events} new events from {summary.files_read} of {summary.files_seen} files "
               f"in {summary.seconds:.1f}s ({rate:,.0f} events/s); {summary.issues} line(s) quarantined; "
-              f"{len(store.catalog.by_updated)} sessions, {int(store.catalog.alive.view.sum())} events "
+              f"{store.session_count()} sessions, {store.live_event_count()} events "
               f"in {config.home}")
         for root in summary.roots_missing:
             print(f"note: source root not found: {root}")
@@ -91,7 +91,7 @@ def _index(config: Config, as_json: bool) -> int:
 
 
 def _require_logs(store: Store, summary: IngestSummary) -> None:
-    if summary.files_seen == 0 and not store.catalog.sessions:
+    if summary.files_seen == 0 and not store.session_total():
         roots = ", ".join(str(s.root) for s in store.config.sources if s.enabled)
         raise NoLogsError(f"no agent logs found under {roots}; set CODEX_HOME / CLAUDE_CONFIG_DIR or add "
                           f"sources to {store.config.home / 'config.toml'}")

@@ -14,8 +14,6 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeAlias
 
-import numpy as np
-
 from moraine import querylog
 from moraine.mcp_server.contract import ToolResult
 from moraine.model import MODES, SEARCHABLE_TYPES
@@ -239,15 +237,12 @@ def moraine_id(store: Store, ref: str) -> str:
     and `claude --resume` show it) or a log file's path; MCP `open` keeps the contract's IDs."""
     if ref.startswith(("session:", "turn:", "event:")):
         return ref
-    catalog = store.catalog
     for source in ADAPTERS:
-        ix = catalog.by_key.get(f"{source}:{ref}", catalog.by_key.get(f"{source}:{ref.lower()}"))
-        if ix is not None:
-            return catalog.sessions[ix].id
+        for key in (f"{source}:{ref}", f"{source}:{ref.lower()}"):
+            if (session := store.session_by_key(key)) is not None:
+                return session.id
     for candidate in (ref, str(Path(ref).expanduser().resolve())):
-        key = path_key(candidate)
-        if key in catalog.file_names:
-            docs = np.flatnonzero((catalog.file_ix.view == catalog.file_names.index(key)) & catalog.alive.view)
-            if len(docs):
-                return catalog.sessions[int(catalog.session_ix.view[docs[0]])].id
+        file_key = path_key(candidate)
+        if file_key is not None and (session := store.session_of_file(file_key)) is not None:
+            return session.id
     return ref  # open answers invalid_id, naming what an ID looks like

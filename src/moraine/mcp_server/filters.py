@@ -103,36 +103,5 @@ def doc_scope(store: Store, scope: Scope, within: np.ndarray | None) -> np.ndarr
     docs) intersected with the filters."""
     if not scope.sessions_filtered and scope.since_ms is None and scope.until_ms is None:
         return within
-    catalog = store.catalog
-    if within is not None:
-        docs = within
-        mask = np.ones(len(docs), dtype=bool)
-        if scope.sessions_filtered:
-            mask &= _session_mask(store, scope)[catalog.session_ix.view[docs]]
-    else:
-        docs = None
-        mask = _session_mask(store, scope)[catalog.session_ix.view] if scope.sessions_filtered else \
-            np.ones(len(catalog.content), dtype=bool)
-    ts = catalog.ts.view if docs is None else catalog.ts.view[docs]
-    if scope.since_ms is not None:
-        mask &= ts >= scope.since_ms
-    if scope.until_ms is not None:
-        mask &= ts < scope.until_ms
-    return np.flatnonzero(mask) if docs is None else docs[mask]
-
-
-def _session_mask(store: Store, scope: Scope) -> np.ndarray:
-    """Sessions in scope, without visiting each: a harness is a code column, a directory and its
-    subdirectories a walk over the distinct project directories."""
-    catalog = store.catalog
-    mask = np.ones(len(catalog.sessions), dtype=bool)
-    if scope.sources is not None:
-        codes = [i for i, name in enumerate(catalog.source_names) if name in scope.sources]
-        mask &= np.isin(catalog.session_source.view, codes)
-    if scope.cwd is not None:
-        in_dir = np.zeros(len(catalog.sessions), dtype=bool)
-        for cwd, members in catalog.projects.items():
-            if cwd == scope.cwd or cwd.startswith(scope.cwd.rstrip("/") + "/"):
-                in_dir[[catalog.by_sid[sid] for _, sid in members]] = True
-        mask &= in_dir
-    return mask
+    sessions = store.session_mask(scope.sources, scope.cwd) if scope.sessions_filtered else None
+    return store.docs_in_scope(sessions, scope.since_ms, scope.until_ms, within)

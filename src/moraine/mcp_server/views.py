@@ -5,19 +5,11 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-import numpy as np
-
 from moraine.mcp_server.contract import compact
-from moraine.model import EVENT_TYPES, Event, format_ts
-from moraine.store.catalog import Catalog
+from moraine.model import Event, format_ts
 from moraine.store.engine import Store
 from moraine.store.session import Session
 from moraine.store.turns import Turn
-
-
-def session_completed(catalog: Catalog, session: Session) -> bool:
-    last = catalog.last_turn(session)
-    return last is not None and last.completed
 
 
 def native_id(session: Session) -> str:
@@ -58,35 +50,27 @@ def session_brief(store: Store, session: Session) -> dict[str, Any]:
 
 
 def session_times(store: Store, session: Session) -> dict[str, Any]:
-    catalog = store.catalog
     return {
         **session_brief(store, session),
         "started_at": format_ts(session.started_ms),
         "updated_at": format_ts(session.updated_ms),
-        "completed": session_completed(catalog, session),
+        "completed": store.session_completed(session),
     }
 
 
 def session_full(store: Store, session: Session) -> dict[str, Any]:
-    catalog = store.catalog
     return {
         **session_times(store, session),
-        "turn_count": len(catalog.turns(session)),
+        "turn_count": len(store.turns(session)),
         "event_count": len(session.docs),
         "mode": session.mode,
         "cwd": session.cwd,
-        "parent_session_id": _session_id_of_key(catalog, session.parent_key),
+        "parent_session_id": store.session_id_of_key(session.parent_key),
     }
 
 
-def _session_id_of_key(catalog: Catalog, key: str | None) -> str | None:
-    if key is None or key not in catalog.by_key:
-        return None
-    return catalog.sessions[catalog.by_key[key]].id
-
-
-def event_id(catalog: Catalog, doc: int | None) -> str | None:
-    return None if doc is None else catalog.event_id(doc)
+def event_id(store: Store, doc: int | None) -> str | None:
+    return None if doc is None else store.event_id(doc)
 
 
 def event_summary_text(event: Event) -> str:
@@ -98,41 +82,22 @@ def event_summary_text(event: Event) -> str:
     return text
 
 
-def text_ref(catalog: Catalog, doc: int | None) -> dict[str, Any] | None:
+def text_ref(store: Store, doc: int | None) -> dict[str, Any] | None:
     """`{event_id, text, truncated}` summary of an event, or null."""
     if doc is None:
         return None
-    text, truncated = compact(event_summary_text(catalog.event(doc)))
-    return {"event_id": catalog.event_id(doc), "text": text, "truncated": truncated}
+    text, truncated = compact(event_summary_text(store.event(doc)))
+    return {"event_id": store.event_id(doc), "text": text, "truncated": truncated}
 
 
 def turn_docs(session: Session, turn: Turn) -> list[int]:
     return session.docs[turn.start : turn.end]
 
 
-def first_seen_types(catalog: Catalog, docs: list[int]) -> list[str]:
-    codes: np.ndarray | list[int] = catalog.type_code.view[docs] if docs else []
-    seen: dict[str, None] = {}
-    for code in codes:
-        seen.setdefault(EVENT_TYPES[int(code)], None)
-    return list(seen)
-
-
-def tools_called(catalog: Catalog, docs: list[int]) -> list[str]:
-    ids: np.ndarray | list[int] = catalog.tool_ix.view[docs] if docs else []
-    calls: np.ndarray | list[int] = catalog.type_code.view[docs] if docs else []
-    seen: dict[str, None] = {}
-    for code, ix in zip(calls, ids, strict=True):
-        if EVENT_TYPES[int(code)] == "tool_call" and ix:
-            seen.setdefault(catalog.tool_names[int(ix)], None)
-    return list(seen)
-
-
 def turn_summary(store: Store, session: Session, turn: Turn) -> dict[str, Any]:
-    catalog = store.catalog
     docs = turn_docs(session, turn)
-    terminal = event_id(catalog, turn.terminal_doc)
-    tid = catalog.turn_id(session, turn.ordinal)
+    terminal = event_id(store, turn.terminal_doc)
+    tid = store.turn_id(session, turn.ordinal)
     return {
         "id": tid,
         "ordinal": turn.ordinal,
@@ -141,17 +106,9 @@ def turn_summary(store: Store, session: Session, turn: Turn) -> dict[str, Any]:
         "event_count": len(docs),
         "started_at": format_ts(turn.started_ms),
         "updated_at": format_ts(turn.updated_ms),
-        "user_input": text_ref(catalog, turn.user_doc),
-        "final_response": text_ref(catalog, turn.final_doc),
-        "tools_called": tools_called(catalog, docs),
-        "event_types": first_seen_types(catalog, docs),
+        "user_input": text_ref(store, turn.user_doc),
+        "final_response": text_ref(store, turn.final_doc),
+        "tools_called": store.tools_called(docs),
+        "event_types": store.event_types(docs),
         "open": {"turn_id": tid, "terminal_event_id": terminal},
     }
-
-
-def originating_model(catalog: Catalog, session: Session, position: int) -> str | None:
-    """The latest model named at or before this event in its session."""
-    lo = max(0, position - 2000)
-    ids = catalog.model_ix.view[session.docs[lo : position + 1]]
-    nonzero = ids[ids > 0]
-    return catalog.model_names[int(nonzero[-1])] if len(nonzero) else None

@@ -32,8 +32,8 @@ from moraine.sources.redact import Settings, rules_fingerprint
 from moraine.store.apply import FrameApplier, StoreStats
 from moraine.store.catalog import Catalog
 from moraine.store.invariants import check_invariants
+from moraine.store.reading import Reading
 from moraine.store.redactions import Redactions
-from moraine.store.session import Session
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
 from moraine.store.validate import packable_frame, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
@@ -43,9 +43,10 @@ class _Reload(Exception):
     """A WAL frame failed to apply midway: the in-memory state is rebuilt without it."""
 
 
-class Store(FrameApplier):
+class Store(FrameApplier, Reading):
     """State directory layout: see `store.snapshot` (CURRENT, generations, segments, content,
-    wal/) plus `lock`, the writer lock."""
+    wal/) plus `lock`, the writer lock. What tools read of it: `Reading` (sessions, turns,
+    events, doc sets), with `search` here."""
 
     def __init__(self, config: Config, *, create: bool = True) -> None:
         self.config = config
@@ -333,9 +334,9 @@ class Store(FrameApplier):
         return None
 
     def counts(self) -> dict[str, int]:
-        return {"events": self.stats.events, "live_events": int(np.count_nonzero(self.catalog.alive.view)),
+        return {"events": self.stats.events, "live_events": self.live_event_count(),
                 "docs": len(self.catalog.content), "searchable": self.index.n_docs,
-                "sessions": len(self.catalog.by_updated), "segments": len(self.index.segments),
+                "sessions": self.session_count(), "segments": len(self.index.segments),
                 "files": len(self.checkpoints)}
 
     def _check(self) -> None:
@@ -359,13 +360,6 @@ class Store(FrameApplier):
             allowed_types=allowed, tiebreak_ts=c.ts.view, tiebreak_uid=c.uid.view, scope=scope,
             deadline=deadline, exact_total=exact_total, min_match=min_match,
         )
-
-    def session_by_sid(self, sid: str) -> Session | None:
-        ix = self.catalog.by_sid.get(sid)
-        return None if ix is None else self.catalog.sessions[ix]
-
-    def doc_by_uid(self, uid: str) -> int | None:
-        return self.catalog.by_uid.get(uid)
 
     def redaction_counts(self) -> dict[str, int]:
         return self.redactions.counts(self.catalog.alive.view, self.stats.issues, self.checkpoints)

@@ -8,8 +8,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.contract import (
@@ -50,22 +48,19 @@ def daemon_report(home: Path) -> dict[str, Any] | None:
 
 def source_report(store: Store) -> list[dict[str, Any]]:
     """Per configured source: its root, files, sessions, events and last ingest."""
-    catalog = store.catalog
-    names = [s.source for s in catalog.sessions]
-    alive = catalog.alive.view
-    per_session = np.bincount(catalog.session_ix.view[alive], minlength=len(names)) if len(names) else np.zeros(0)
+    counts = store.harness_counts()
     rows = []
     for source in store.config.sources:
         if not source.enabled:
             continue
         harness = source.harness
-        sessions = [i for i, name in enumerate(names) if name == harness and catalog.sessions[i].docs]
+        sessions, events = counts.get(harness, (0, 0))
         last = store.stats.last_by_source.get(harness)
         root = Path(source.root).expanduser()
         rows.append({
             "name": source.name, "harness": harness, "root": str(root), "root_exists": root.is_dir(),
             "files": sum(1 for cp in store.checkpoints.values() if cp.source == harness),
-            "sessions": len(sessions), "events": int(per_session[sessions].sum()) if sessions else 0,
+            "sessions": sessions, "events": events,
             "last_ingest_at": format_ts(last) if last else None,
         })
     return rows
@@ -75,8 +70,8 @@ def report(store: Store) -> dict[str, Any]:
     """Every figure of `index_status` (and of `moraine status`)."""
     manifest = store.manifest
     return {
-        "sessions": len(store.catalog.by_updated),
-        "events": int(np.count_nonzero(store.catalog.alive.view)),
+        "sessions": store.session_count(),
+        "events": store.live_event_count(),
         "searchable_documents": store.index.n_docs,
         "sources": source_report(store),
         "pending_bytes": pending_bytes(store.checkpoints),

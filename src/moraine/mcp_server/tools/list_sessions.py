@@ -93,8 +93,6 @@ def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, dea
           budget_s: float, scope: Scope) -> tuple[list[Session], bool]:
     """Sessions with updated_at >= start and started_at < end, keyset-paged after the cursor."""
     sig = _signature(request, start_ms, end_ms)
-    by_updated = store.catalog.by_updated
-    desc = request["sort"] == "desc"
     after: tuple[int, str] | None = None
     if request["cursor"]:
         cursor = decode_cursor(request["cursor"])
@@ -102,15 +100,8 @@ def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, dea
             raise ContractError("invalid_request", "cursor does not match the current list_sessions filter "
                                 "and sort", {"field": "cursor"})
         after = (int(cursor["u"]), str(cursor["i"]))
-    if desc:
-        keys = by_updated.irange_key(min_key=(start_ms, ""), max_key=after, inclusive=(True, False),
-                                     reverse=True)
-    elif after is not None:
-        keys = by_updated.irange_key(min_key=after, inclusive=(False, True))
-    else:
-        keys = by_updated.irange_key(min_key=(start_ms, ""))
     found: list[Session] = []
-    for i, session in enumerate(keys):
+    for i, session in enumerate(store.sessions_updated(start_ms, after, newest_first=request["sort"] == "desc")):
         if i % 512 == 0 and time.monotonic() > deadline:
             raise DeadlineExceeded(int(budget_s * 1000))
         if session.started_ms >= end_ms or (request["mode"] and session.mode != request["mode"]):

@@ -25,12 +25,9 @@ from moraine.mcp_server.contract import (
 from moraine.mcp_server.views import (
     event_id,
     event_summary_text,
-    first_seen_types,
-    originating_model,
     session_brief,
     session_full,
     text_ref,
-    tools_called,
     turn_docs,
     turn_summary,
 )
@@ -139,24 +136,23 @@ def _locate(store: Store, parsed: ParsedId, raw: str) -> tuple[Session, Turn | N
         doc = store.doc_by_uid(parsed.key)
         if doc is None:
             raise missing
-        event_session, turn, _ = store.catalog.turn_of(doc)
+        event_session, turn, _ = store.turn_of(doc)
         return event_session, turn, doc
     session = store.session_by_sid(parsed.key)
     if session is None or not session.docs:  # unknown, or every event retired (its log forgotten)
         raise missing
     if parsed.kind == "session":
         return session, None, None
-    turns = store.catalog.turns(session)
+    turns = store.turns(session)
     if parsed.ordinal > len(turns):
         raise missing
     return session, turns[parsed.ordinal - 1], None
 
 
 def _open_session(store: Store, session: Session, request: dict[str, Any]) -> dict[str, Any]:
-    catalog = store.catalog
-    previous, following = catalog.neighbours(session)
-    children = [catalog.sessions[catalog.by_key[k]].id for k in session.children if k in catalog.by_key]
-    turns = catalog.turns(session)
+    previous, following = store.neighbours(session)
+    children = store.children_ids(session)
+    turns = store.turns(session)
     start = _page_start(request, session.id)
     budget = int(store.config.mcp.max_reply_chars * LIST_SHARE)
     page, following_page = _page(turns, start, budget, lambda turn: turn_summary(store, session, turn))
@@ -173,18 +169,17 @@ def _open_session(store: Store, session: Session, request: dict[str, Any]) -> di
 
 
 def _adjacent_turns(store: Store, session: Session, turn: Turn) -> tuple[str | None, str | None]:
-    catalog = store.catalog
-    count = len(catalog.turns(session))
-    previous = catalog.turn_id(session, turn.ordinal - 1) if turn.ordinal > 1 else None
-    following = catalog.turn_id(session, turn.ordinal + 1) if turn.ordinal < count else None
+    count = len(store.turns(session))
+    previous = store.turn_id(session, turn.ordinal - 1) if turn.ordinal > 1 else None
+    following = store.turn_id(session, turn.ordinal + 1) if turn.ordinal < count else None
     return previous, following
 
 
 def _event_row(store: Store, turn: Turn, doc: int, ordinal: int) -> dict[str, Any]:
-    event = store.catalog.event(doc)
+    event = store.event(doc)
     summary, truncated = compact(event_summary_text(event))
     return {
-        "id": store.catalog.event_id(doc), "ordinal": ordinal, "type": event.type,
+        "id": store.event_id(doc), "ordinal": ordinal, "type": event.type,
         "timestamp": format_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
         "tool_name": event.tool_name if event.type in ("tool_call", "tool_response") else None,
         "model": event.model, "summary": summary, "truncated": truncated,
@@ -192,10 +187,9 @@ def _event_row(store: Store, turn: Turn, doc: int, ordinal: int) -> dict[str, An
 
 
 def _open_turn(store: Store, session: Session, turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
-    catalog = store.catalog
     docs = turn_docs(session, turn)
     previous, following = _adjacent_turns(store, session, turn)
-    tid = catalog.turn_id(session, turn.ordinal)
+    tid = store.turn_id(session, turn.ordinal)
     start = _page_start(request, tid)
     budget = int(store.config.mcp.max_reply_chars * LIST_SHARE)
     numbered = list(enumerate(docs, start=1))
@@ -203,24 +197,24 @@ def _open_turn(store: Store, session: Session, turn: Turn, request: dict[str, An
     return {
         "kind": "turn",
         "turn": {
-            "id": catalog.turn_id(session, turn.ordinal), "session_id": session.id, "ordinal": turn.ordinal,
-            "completed": turn.completed, "terminal_event_id": event_id(catalog, turn.terminal_doc),
+            "id": tid, "session_id": session.id, "ordinal": turn.ordinal,
+            "completed": turn.completed, "terminal_event_id": event_id(store, turn.terminal_doc),
             "event_count": len(docs), "started_at": format_ts(turn.started_ms),
             "updated_at": format_ts(turn.updated_ms),
         },
         "session": session_brief(store, session),
         "summary": {
-            "user_input": text_ref(catalog, turn.user_doc),
-            "final_response": text_ref(catalog, turn.final_doc),
-            "tools_called": tools_called(catalog, docs),
-            "event_types": first_seen_types(catalog, docs),
+            "user_input": text_ref(store, turn.user_doc),
+            "final_response": text_ref(store, turn.final_doc),
+            "tools_called": store.tools_called(docs),
+            "event_types": store.event_types(docs),
         },
         "events": rows,
         "next_cursor": _cursor(tid, following_page),
         "traversal": {
             "session_id": session.id, "previous_turn_id": previous, "next_turn_id": following,
-            "first_event_id": event_id(catalog, docs[0]) if docs else None,
-            "last_event_id": event_id(catalog, docs[-1]) if docs else None,
+            "first_event_id": event_id(store, docs[0]) if docs else None,
+            "last_event_id": event_id(store, docs[-1]) if docs else None,
         },
     }
 
@@ -255,18 +249,17 @@ def _content(event: Event, request: dict[str, Any], budget: int) -> dict[str, An
 
 
 def _open_event(store: Store, session: Session, turn: Turn, doc: int, request: dict[str, Any]) -> dict[str, Any]:
-    catalog = store.catalog
-    event = catalog.event(doc)
-    position = int(catalog.pos.view[doc])
+    event = store.event(doc)
+    position = store.position_in_session(doc)
     ordinal = position - turn.start + 1
     previous, following = _adjacent_turns(store, session, turn)
-    tid = catalog.turn_id(session, turn.ordinal)
+    tid = store.turn_id(session, turn.ordinal)
     return {
         "kind": "event",
         "event": {
-            "id": catalog.event_id(doc), "session_id": session.id, "turn_id": tid, "ordinal": ordinal,
+            "id": store.event_id(doc), "session_id": session.id, "turn_id": tid, "ordinal": ordinal,
             "type": event.type, "timestamp": format_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
-            "model": event.model, "originating_model": originating_model(catalog, session, position),
+            "model": event.model, "originating_model": store.model_at(session, position),
             "tool_name": event.tool_name,
         },
         "content": _content(event, request, int(store.config.mcp.max_reply_chars * PAGE_SHARE)),
@@ -274,8 +267,8 @@ def _open_event(store: Store, session: Session, turn: Turn, doc: int, request: d
         "turn": {"id": tid, "ordinal": turn.ordinal, "completed": turn.completed},
         "traversal": {
             "session_id": session.id, "turn_id": tid,
-            "previous_event_id": event_id(catalog, session.docs[position - 1]) if position > turn.start else None,
-            "next_event_id": event_id(catalog, session.docs[position + 1]) if position + 1 < turn.end else None,
+            "previous_event_id": event_id(store, session.docs[position - 1]) if position > turn.start else None,
+            "next_event_id": event_id(store, session.docs[position + 1]) if position + 1 < turn.end else None,
             "previous_turn_id": previous, "next_turn_id": following,
         },
         "source": {"file": event.file, "line": event.line, "offset": event.offset},
@@ -291,7 +284,7 @@ def _answer(store: Store, call: Call) -> Answer:
     call.sla_ms = SLA[parsed.kind]
     session, turn, doc = _locate(store, parsed, request["id"])
     if parsed.kind == "session":
-        if len(store.catalog.turns(session)) > 100:
+        if len(store.turns(session)) > 100:
             call.sla_ms = SLA_BIG_SESSION
         data = _open_session(store, session, request)
     elif parsed.kind == "turn":

@@ -25,7 +25,7 @@ from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_da
 from moraine.model import format_ts
 from moraine.store.contents import TextStretch, encode_text
 from moraine.store.engine import Store
-from moraine.store.session import Session, transcript_lines
+from moraine.store.session import Session
 
 NAME = "search_session_history"
 DESCRIPTION = (
@@ -113,7 +113,7 @@ def _canonical(args: Any) -> dict[str, Any]:
 def _scope(store: Store, session_id: str | None) -> list[Session]:
     """The sessions to search, newest first."""
     if session_id is None:
-        return [s for s in reversed(store.catalog.by_updated) if s.docs]
+        return store.sessions_newest_first()
     try:
         parsed = parse_id(session_id, "session_id")
     except ContractError:
@@ -129,19 +129,15 @@ class _Transcript:
 
     def __init__(self, store: Store, session: Session) -> None:
         self.store, self.session = store, session
-        catalog = store.catalog
-        docs = np.asarray(session.docs, dtype=np.int64)
-        counts = catalog.nlines.view[docs]
-        for i in np.flatnonzero(counts < 0).tolist():  # a state written before the column existed
-            counts[i] = catalog.nlines.view[docs[i]] = transcript_lines(catalog.event(int(docs[i])))
-        self.docs, self.counts = docs, counts.astype(np.int64)
+        self.docs = np.asarray(session.docs, dtype=np.int64)
+        self.counts = store.line_counts(self.docs)
         self.position = {doc: i for i, doc in enumerate(session.docs)}
         self.before = np.concatenate([[0], np.cumsum(self.counts)[:-1]])  # lines before each event
         self.texts: dict[int, list[str]] = {}
 
     def lines(self, position: int) -> list[str]:
         if position not in self.texts:
-            self.texts[position] = self.store.catalog.event(int(self.docs[position])).text.split("\n")
+            self.texts[position] = self.store.event(int(self.docs[position])).text.split("\n")
         return self.texts[position]
 
     def context(self, position: int, line: int, count: int, step: int) -> list[str]:
@@ -170,22 +166,8 @@ def _cut(line: str) -> str:
 
 def _candidates(store: Store, sessions: list[Session], request: dict[str, Any]) -> np.ndarray:
     """Docs that may hold a match: in a transcript and in scope."""
-    catalog = store.catalog
-    if len(sessions) == 1:
-        docs = np.sort(np.asarray(sessions[0].docs, dtype=np.int64))
-        return docs[_in_window(catalog.nlines.view[docs], catalog.ts.view[docs], request)]
-    # every live doc: masks over whole columns (gathering them by doc id first cost 15-75 ms at 2M docs)
-    return np.flatnonzero(catalog.alive.view & _in_window(catalog.nlines.view, catalog.ts.view, request))
-
-
-def _in_window(nlines: np.ndarray, ts: np.ndarray, request: dict[str, Any]) -> np.ndarray:
-    """Which of these docs have transcript lines inside the request's time window."""
-    keep = nlines != 0
-    if request["since_ms"] is not None:
-        keep &= ts >= request["since_ms"]
-    if request["until_ms"] is not None:
-        keep &= ts < request["until_ms"]
-    return keep
+    return store.transcript_docs(sessions[0] if request["session_id"] is not None else None,
+                                 request["since_ms"], request["until_ms"])
 
 
 def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, Any]:
@@ -215,13 +197,12 @@ def _searched(store: Store, sessions: list[Session], docs: np.ndarray, request: 
               ) -> tuple[list[Session], np.ndarray]:
     """The sessions whose text is read (those with transcript lines in the window), newest
     first, and each session's rank among them by its index (len(searched): not searched)."""
-    catalog = store.catalog
-    ixs = [catalog.by_key[s.key] for s in sessions]
+    ixs = [store.session_index(s) for s in sessions]
     if request["session_id"] is None:  # a count by session, not np.unique: a sort of every doc cost 20-40 ms at 1M
-        read = np.bincount(catalog.session_ix.view[docs], minlength=len(catalog.sessions))[ixs] > 0
+        read = np.bincount(store.sessions_of(docs), minlength=store.session_total())[ixs] > 0
         sessions = [s for s, keep in zip(sessions, read.tolist(), strict=True) if keep]
         ixs = np.asarray(ixs, dtype=np.int64)[read].tolist()
-    rank = np.full(len(catalog.sessions), len(sessions), dtype=np.int64)
+    rank = np.full(store.session_total(), len(sessions), dtype=np.int64)
     rank[ixs] = np.arange(len(sessions))
     return sessions, rank
 
@@ -233,7 +214,7 @@ class _Scan:
 
     def __init__(self, store: Store, pattern: Pattern, query: str, docs: np.ndarray, deadline: float) -> None:
         self.pattern, self.deadline = pattern, deadline
-        self.stretches = list(store.catalog.content.text_chunks(docs))
+        self.stretches = list(store.text_chunks(docs))
         config = store.config.search
         size = sum(_text_bytes(s) for s in self.stretches if s.path is not None)
         self.futures: dict[int, Future[LineHits]] = {}
@@ -302,7 +283,7 @@ def _first_hits(store: Store, rank: np.ndarray, docs: np.ndarray, offsets: np.nd
     these can be shown: the rest are only counted, so they are never unpacked)."""
     if not len(docs):
         return {}
-    session_ix = store.catalog.session_ix.view[docs].astype(np.int64)
+    session_ix = store.sessions_of(docs)
     hit_rank = rank[session_ix]
     cut = int(np.searchsorted(np.cumsum(np.bincount(hit_rank)), min(len(docs), limit)))  # the limit-th hit's rank
     chosen = np.flatnonzero(hit_rank <= cut)
@@ -317,12 +298,11 @@ def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[
              request: dict[str, Any]) -> list[dict[str, Any]]:
     """The first `max_results` matching lines, newest session first, in transcript order, with
     context; cut short if the reply would outgrow the host's bound."""
-    catalog = store.catalog
     matches: list[dict[str, Any]] = []
     used, budget = 0, int(store.config.mcp.max_reply_chars * 0.4)  # in the JSON and again in the text
     n = request["context_lines"]
     for session in searched:
-        hits = found.get(catalog.by_key[session.key])
+        hits = found.get(store.session_index(session))
         if not hits:
             continue
         transcript = _Transcript(store, session)
@@ -336,7 +316,7 @@ def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[
                 "matched_text": _cut(transcript.lines(position)[line]),
                 "context_before": transcript.context(position, line, n, -1),
                 "context_after": transcript.context(position, line, n, 1),
-                "timestamp": format_ts(int(catalog.ts.view[doc])), "event_id": catalog.event_id(doc),
+                "timestamp": format_ts(store.event_time(doc)), "event_id": store.event_id(doc),
             })
             used += sum(len(x) + 8 for x in (*matches[-1]["context_before"], *matches[-1]["context_after"],
                                              matches[-1]["matched_text"])) + 200

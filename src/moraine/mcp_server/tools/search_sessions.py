@@ -130,7 +130,7 @@ def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
                             {"kind": parsed.kind, "id": within})
     if parsed.kind == "session":
         return np.asarray(session.docs, dtype=np.int64), SLA_SESSION
-    turns = store.catalog.turns(session)
+    turns = store.turns(session)
     if parsed.ordinal > len(turns):
         raise ContractError("not_found", "turn not found", {"kind": "turn", "id": within})
     turn = turns[parsed.ordinal - 1]
@@ -138,11 +138,10 @@ def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
 
 
 def _hit(store: Store, rank: int, doc: int, score: float, terms: list[str]) -> dict[str, Any]:
-    catalog = store.catalog
-    session, turn, ordinal = catalog.turn_of(doc)
-    event = catalog.event(doc)
-    eid = catalog.event_id(doc)
-    tid = catalog.turn_id(session, turn.ordinal)
+    session, turn, ordinal = store.turn_of(doc)
+    event = store.event(doc)
+    eid = store.event_id(doc)
+    tid = store.turn_id(session, turn.ordinal)
     text, truncated = snippet(event.text, terms)
     return {
         "rank": rank,
