@@ -164,3 +164,22 @@ def test_text_anchors_become_line_anchors() -> None:
     }
     for query, expected in cases.items():
         assert line_anchored(query) == expected, query
+
+
+def test_searched_sessions_are_listed_newest_first_up_to_the_cap(tmp_path: Path, monkeypatch: Any) -> None:
+    """`searched_sessions` lists at most MAX_SEARCHED_LISTED sessions (1,000: the reply stays within
+    the hosts' bound), the newest first; `searched_sessions_total` counts them all. Lowered here
+    so a small corpus crosses it."""
+    writer = LogWriter(tmp_path / "logs", seed=41)
+    populate(writer, n_codex=5, n_claude=5, records_per_file=(10, 20))
+    store = Store(writer.config(tmp_path / "state"))
+    ingest_once(store, snapshot=False)
+    request = {"query": "(?i)e", "session_id": None, "context_lines": 0, "max_results": 5,
+               "since_ms": None, "until_ms": None}
+    full = tool.search(store, request, deadline=float("inf"))
+    newest = [s.id for s in store.sessions_newest_first()]
+    assert full["searched_sessions"] == newest and full["searched_sessions_total"] == len(newest) >= 8
+    monkeypatch.setattr(tool, "MAX_SEARCHED_LISTED", 3)
+    capped = tool.search(store, request, deadline=float("inf"))
+    assert capped["searched_sessions"] == newest[:3] and capped["searched_sessions_total"] == len(newest)
+    assert capped["total_matches"] == full["total_matches"]
