@@ -108,6 +108,25 @@ def format_ts(ms: int) -> str:
             f"{t.tm_sec:02d}.{ms % 1000:03d}Z")
 
 
+# The contract's IDs, written and read here only (the store orders sessions by theirs, the MCP
+# layer parses them with ID_RE): `session:ses_<sid>`, `turn:trn_<sid>_<ordinal>`, `event:evt_<uid>`,
+# where a sid or uid is 26 characters of lower-case base32.
+ID_RE = re.compile(r"^(session):ses_([a-z2-7]{26})$|^(turn):trn_([a-z2-7]{26})_([1-9][0-9]{0,8})$"
+                   r"|^(event):evt_([a-z2-7]{26})$")
+
+
+def session_ref(sid: str) -> str:
+    return f"session:ses_{sid}"
+
+
+def turn_ref(sid: str, ordinal: int) -> str:
+    return f"turn:trn_{sid}_{ordinal}"
+
+
+def event_ref(uid: str) -> str:
+    return f"event:evt_{uid}"
+
+
 class LineRef(NamedTuple):  # a tuple: made once per log line, it must be cheap
     """Where a record came from: enough to quarantine it or to derive its identity."""
 

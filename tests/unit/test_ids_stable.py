@@ -214,3 +214,24 @@ def test_uid_is_the_base32_of_the_blake2b_digest() -> None:
                  rng.randint(0, 50)]
         digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode("utf-8"), digest_size=16).digest()
         assert make_uid(*parts) == base64.b32encode(digest).decode().rstrip("=").lower()
+
+
+def test_the_id_format_is_written_once_and_parses_back() -> None:
+    """The contract's IDs are written by `model` only (the store orders sessions by theirs) and
+    parsed by `contract.parse_id` against the same `ID_RE`: what one writes, the other reads."""
+    from moraine.errors import ContractError
+    from moraine.mcp_server.contract import parse_id
+    from moraine.model import event_ref, session_ref, turn_ref
+
+    sid, uid = "a" * 20 + "234567", "z" * 26
+    assert (parse_id(session_ref(sid)).kind, parse_id(session_ref(sid)).key) == ("session", sid)
+    parsed = parse_id(turn_ref(sid, 12))
+    assert (parsed.kind, parsed.key, parsed.ordinal) == ("turn", sid, 12)
+    assert (parse_id(event_ref(uid)).kind, parse_id(event_ref(uid)).key) == ("event", uid)
+    for bad in (session_ref("short"), turn_ref(sid, 0), event_ref(uid.upper()), "session:" + sid):
+        with pytest.raises(ContractError):
+            parse_id(bad)
+    src = Path(__file__).resolve().parents[2] / "src" / "moraine"
+    writers = sorted(str(p.relative_to(src)) for p in src.rglob("*.py")
+                     if any(prefix in p.read_text() for prefix in ("ses_", "trn_", "evt_")))
+    assert writers == ["model.py"], writers

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from moraine.errors import ContractError, DeadlineExceeded
 from moraine.ingest.state import ingest_state
+from moraine.model import ID_RE
 from moraine.wire import loads_bounded
 
 if TYPE_CHECKING:
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
 
 ERROR_CODES = ("invalid_request", "invalid_id", "not_found", "unsupported_event_type",
                "deadline_exceeded", "internal_error")
-ID_RE = re.compile(r"^(session):ses_([a-z2-7]{26})$|^(turn):trn_([a-z2-7]{26})_([1-9][0-9]{0,8})$"
-                   r"|^(event):evt_([a-z2-7]{26})$")
 OFFSET_RE = re.compile(r"(?:[zZ]|[+-]\d{2}:\d{2})$")
 SUMMARY_CHARS = 300
 

@@ -16,7 +16,7 @@ import numpy as np
 from sortedcontainers import SortedKeyList, SortedList
 
 from moraine.index.growable import Column
-from moraine.model import TYPE_CODE, Event, make_uid
+from moraine.model import TYPE_CODE, Event, event_ref, make_uid, session_ref, turn_ref
 from moraine.store.contents import Contents
 from moraine.store.session import Session, command_title, first_line, fold_event_meta, transcript_lines
 from moraine.store.turns import Turn, build_turns
@@ -316,7 +316,7 @@ class Catalog:
         return Event.from_wire(self.content.row(doc_id))
 
     def event_id(self, doc_id: int) -> str:
-        return f"event:evt_{self.uid.view[doc_id].decode('ascii')}"
+        return event_ref(self.uid.view[doc_id].decode("ascii"))
 
     def session_of(self, doc_id: int) -> Session:
         return self.sessions[int(self.session_ix.view[doc_id])]
@@ -380,7 +380,7 @@ class Catalog:
         session.turns = session.bounds = session.some_turns = None
 
     def turn_id(self, session: Session, ordinal: int) -> str:
-        return f"turn:trn_{session.sid}_{ordinal}"
+        return turn_ref(session.sid, ordinal)
 
     def _build_turns(self, session: Session) -> None:
         docs = np.asarray(session.docs, dtype=np.int64)
@@ -401,4 +401,4 @@ class Catalog:
         i = ordered.index((session.started_ms, session.sid))
         prev_sid = ordered[i - 1][1] if i > 0 else None
         next_sid = ordered[i + 1][1] if i + 1 < len(ordered) else None
-        return (f"session:ses_{prev_sid}" if prev_sid else None, f"session:ses_{next_sid}" if next_sid else None)
+        return (session_ref(prev_sid) if prev_sid else None, session_ref(next_sid) if next_sid else None)

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from moraine.model import Event
+from moraine.model import Event, session_ref
 from moraine.store.turns import Turn
 
 TITLE_CHARS = 80
@@ -48,7 +48,7 @@ class Session:
 
     @property
     def id(self) -> str:
-        return f"session:ses_{self.sid}"
+        return session_ref(self.sid)
 
     @property
     def title(self) -> str | None:
