@@ -306,7 +306,7 @@ class Daemon:
     def _catch_up_for_call(self, store: Store, arrived: float) -> None:
         """Concurrent calls share catch-up passes: a pass that began after this call arrived
         has read every line written before it, so the call need not run its own."""
-        from moraine.ingest.pipeline import ingest_once
+        from moraine.ingest.pipeline import ingest_once, moved_newest
 
         with self.call_catch_up:
             if self.last_call_catch_up >= arrived:
@@ -315,8 +315,10 @@ class Daemon:
             changed = self._changed_for_call()
             if changed is None:  # the watcher cannot say: look at every live log
                 ingest_once(store, live_only=True)
-            elif changed:
-                ingest_once(store, only=changed)
+                return
+            named = changed | moved_newest(store)  # and what was written last, reported or not yet
+            if named:
+                ingest_once(store, only=named)
                 with self.dirty_lock:
                     self.dirty -= changed
 

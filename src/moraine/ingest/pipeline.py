@@ -10,6 +10,7 @@ import copy
 import errno
 import fnmatch
 import gc
+import heapq
 import itertools
 import multiprocessing
 import os
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from moraine.ingest.state import ingest_state
+from moraine.ingest.state import NEWEST_LOGS, ingest_state
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.ingest.whole import Replaces, change_token, delta, read_whole
 from moraine.model import Checkpoint, LineRef
@@ -262,6 +263,7 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
             horizon, mtimes = time.time() - RECENT_S, ingest_state(store).mtimes
             files = [f for f in files if f[1] not in store.checkpoints or mtimes.get(f[1], 0.0) >= horizon]
         work = _changed(store, files, problems)
+        _note_newest(store, files, walked=only is None and not live_only)
         total = sum(size - cp.offset for _, _, _, cp, size in work)
         limit = store.config.ingest.batch_events
         tasks = [(path, key, adapter.name, cp.to_wire(), limit) for path, key, adapter, cp, _ in work]
@@ -291,6 +293,36 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     gc.freeze()
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _note_newest(store: Store, files: list[tuple[str, str, Adapter]], walked: bool) -> None:
+    """Keep the logs written last: after a walk, the NEWEST_LOGS of newest mtime; after a pass
+    over the files a watcher named, those first."""
+    ingest = ingest_state(store)
+    if walked:
+        newest = heapq.nlargest(NEWEST_LOGS, files, key=lambda f: ingest.mtimes.get(f[1], 0.0))
+        ingest.newest = {path: key for path, key, _ in newest}
+    elif files and len(files) <= NEWEST_LOGS:
+        ingest.note_written([(path, key) for path, key, _ in files])
+
+
+def moved_newest(store: Store) -> set[str]:
+    """Those of the logs written last whose size or mtime moved since they were last read: a
+    stat each, so a call sees a write the watcher has not reported yet (its note travels
+    through three threads; under load a call can arrive first)."""
+    ingest = ingest_state(store)
+    moved = set()
+    for path, key in ingest.newest.items():
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        checkpoint = store.checkpoints.get(key)
+        adapter = None if checkpoint is None else ADAPTERS.get(checkpoint.source)
+        if checkpoint is None or stat.st_mtime > ingest.mtimes.get(key, float("-inf")) or (
+                stat.st_size != checkpoint.size and not (adapter is not None and adapter.whole(path))):
+            moved.add(path)  # a log read whole keeps its own change token: its mtime says enough
+    return moved
 
 
 def _file_issue_changes(store: Store, problems: dict[str, str], listed: set[str], read: set[str]

@@ -3,7 +3,7 @@
 The Store is the durable state (events, index, checkpoints): it knows nothing of logs being
 watched. The run state here is rebuilt by the next pass after a restart, so it is neither
 persisted nor part of the Store: the walk's cache of folders, the mtimes that decide what a
-quick catch-up stats, and what the tools report about freshness (bytes behind, backfill
+quick catch-up stats, the logs written last, and what the tools report about freshness (bytes behind, backfill
 still running, why the last catch-up failed).
 """
 
@@ -27,6 +27,18 @@ class IngestState:
     lag_bytes: int = 0  # complete-line bytes known in the logs but not yet ingested
     backfilling: bool = False  # a daemon's first pass over the logs is still running
     catch_up_error: str | None = None  # why the last read-before-answer failed (disk full, …)
+    # The logs written most recently (path → key), newest first: a call's catch-up stats these
+    # besides what the watcher named, since its note of a write can arrive after the call does.
+    newest: dict[str, str] = field(default_factory=dict)
+
+    def note_written(self, logs: list[tuple[str, str]]) -> None:
+        """These (path, key) were just seen written: first among the newest, NEWEST_LOGS kept."""
+        fresh = dict(logs)
+        fresh.update((path, key) for path, key in self.newest.items() if path not in fresh)
+        self.newest = dict(list(fresh.items())[:NEWEST_LOGS])
+
+
+NEWEST_LOGS = 64  # about the sessions a person has running at once, with room to spare
 
 
 _STATES: WeakKeyDictionary[Store, IngestState] = WeakKeyDictionary()

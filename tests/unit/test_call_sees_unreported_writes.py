@@ -1,0 +1,62 @@
+"""A call's catch-up reads the logs written last even when the watcher has not reported the
+write yet: its note travels through three threads, and under load (CI's first test, 32 clients
+while a writer appends) a call can arrive first. The daemon here runs a real watcher that
+watches another folder, so the note never comes: the stat of the newest logs must find the
+appended lines on its own. Also which logs count as the newest."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from _agentlogs import LogWriter, grow, populate
+
+from moraine.daemon.service import Daemon
+from moraine.ingest import pipeline, state
+from moraine.ingest.pipeline import ingest_once, moved_newest
+from moraine.ingest.state import ingest_state
+from moraine.store.engine import Store
+
+
+def _store(tmp_path: Path) -> tuple[LogWriter, Store]:
+    writer = LogWriter(tmp_path / "logs", seed=12)
+    populate(writer, n_codex=3, n_claude=3, records_per_file=(10, 20))
+    store = Store(writer.config(tmp_path / "state"))
+    ingest_once(store)  # a walk: the newest logs noted
+    return writer, store
+
+
+def test_a_call_reads_what_the_watcher_has_not_reported(tmp_path: Path) -> None:
+    writer, store = _store(tmp_path)
+    daemon = Daemon(store.config)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    daemon.observer = daemon._watch([elsewhere])  # running, and silent about the logs
+    daemon.watched = {Path(s.root).expanduser() for s in store.config.sources if s.enabled}
+    try:
+        assert moved_newest(store) == set()
+        before = store.live_event_count()
+        grow(writer, 0, (5, 10))  # appends to some of the logs
+        moved = moved_newest(store)
+        assert moved and not daemon.dirty
+        daemon._catch_up_for_call(store, time.monotonic())
+        assert store.live_event_count() > before
+        assert moved_newest(store) == set()
+        assert ingest_once(store).events == 0  # a full pass finds nothing left: the call read it all
+    finally:
+        daemon.observer.stop()
+
+
+def test_the_newest_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline, "NEWEST_LOGS", 2)
+    monkeypatch.setattr(state, "NEWEST_LOGS", 2)
+    _, store = _store(tmp_path)
+    ingest = ingest_state(store)
+    by_mtime = sorted(ingest.mtimes, key=lambda key: ingest.mtimes[key], reverse=True)
+    assert list(ingest.newest.values()) == by_mtime[:2]  # after a walk: newest mtimes
+    oldest = by_mtime[-1]
+    ingest_once(store, only={oldest})  # a watcher named it: first now
+    assert next(iter(ingest.newest)) == oldest and len(ingest.newest) == 2
+    ingest.note_written([("a", "a"), ("b", "b"), ("c", "c")])
+    assert list(ingest.newest) == ["a", "b"]
