@@ -54,9 +54,10 @@ def test_the_newest_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     _, store = _store(tmp_path)
     ingest = ingest_state(store)
     by_mtime = sorted(ingest.mtimes, key=lambda key: ingest.mtimes[key], reverse=True)
-    assert list(ingest.newest.values()) == by_mtime[:2]  # after a walk: newest mtimes
+    assert [key for _, key, _ in ingest.newest.values()] == by_mtime[:2]  # after a walk: newest mtimes
     oldest = by_mtime[-1]
     ingest_once(store, only={oldest})  # a watcher named it: first now
     assert next(iter(ingest.newest)) == oldest and len(ingest.newest) == 2
-    ingest.note_written([("a", "a"), ("b", "b"), ("c", "c")])
+    adapter = next(iter(ingest.newest.values()))[2]
+    ingest.note_written([("a", "a", adapter), ("b", "b", adapter), ("c", "c", adapter)])
     assert list(ingest.newest) == ["a", "b"]

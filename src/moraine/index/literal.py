@@ -18,19 +18,18 @@ from typing import Any
 import numpy as np
 
 _SAMPLE = 1 << 18  # bytes of the windows that rarity is measured on
-_EMPTY = np.zeros(0, dtype=np.int64)
 
 
 def literal_places(literal: bytes, data: Any, windows: list[tuple[int, int]]) -> np.ndarray:
     """Sorted start offsets of every occurrence of `literal` (2+ bytes, overlapping ones too)
     lying wholly inside one of the windows data[lo:hi] (sorted, disjoint)."""
     if len(literal) < 2 or not windows or not len(data):
-        return _EMPTY
+        return np.zeros(0, dtype=np.int64)
     buf = np.frombuffer(data, dtype=np.uint8)
     lit = np.frombuffer(literal, dtype=np.uint8)
     pair, order = _plan(lit, _sample(buf, windows))
     found = [_in_window(buf[lo:hi], lit, pair, order) + lo for lo, hi in windows if hi - lo >= len(lit)]
-    return np.concatenate(found) if found else _EMPTY
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def _sample(buf: np.ndarray, windows: list[tuple[int, int]]) -> np.ndarray:

@@ -301,28 +301,17 @@ def _note_newest(store: Store, files: list[tuple[str, str, Adapter]], walked: bo
     ingest = ingest_state(store)
     if walked:
         newest = heapq.nlargest(NEWEST_LOGS, files, key=lambda f: ingest.mtimes.get(f[1], 0.0))
-        ingest.newest = {path: key for path, key, _ in newest}
-    elif files and len(files) <= NEWEST_LOGS:
-        ingest.note_written([(path, key) for path, key, _ in files])
+        ingest.newest = {log[0]: log for log in newest}
+    elif files:
+        ingest.note_written(files)
 
 
 def moved_newest(store: Store) -> set[str]:
-    """Those of the logs written last whose size or mtime moved since they were last read: a
-    stat each, so a call sees a write the watcher has not reported yet (its note travels
-    through three threads; under load a call can arrive first)."""
-    ingest = ingest_state(store)
-    moved = set()
-    for path, key in ingest.newest.items():
-        try:
-            stat = os.stat(path)
-        except OSError:
-            continue
-        checkpoint = store.checkpoints.get(key)
-        adapter = None if checkpoint is None else ADAPTERS.get(checkpoint.source)
-        if checkpoint is None or stat.st_mtime > ingest.mtimes.get(key, float("-inf")) or (
-                stat.st_size != checkpoint.size and not (adapter is not None and adapter.whole(path))):
-            moved.add(path)  # a log read whole keeps its own change token: its mtime says enough
-    return moved
+    """Those of the logs written last that hold something unread, by the test every pass makes
+    (`_changed`: a stat each, a log read whole by its change token), so a call sees a write the
+    watcher has not reported yet (its note travels through three threads; under load a call can
+    arrive first)."""
+    return {path for path, _, _, _, _ in _changed(store, list(ingest_state(store).newest.values()), {})}
 
 
 def _file_issue_changes(store: Store, problems: dict[str, str], listed: set[str], read: set[str]

@@ -16,6 +16,7 @@ from weakref import WeakKeyDictionary
 from moraine.ingest.watcher import Discovery
 
 if TYPE_CHECKING:
+    from moraine.sources import Adapter
     from moraine.store.engine import Store
 
 
@@ -27,14 +28,15 @@ class IngestState:
     lag_bytes: int = 0  # complete-line bytes known in the logs but not yet ingested
     backfilling: bool = False  # a daemon's first pass over the logs is still running
     catch_up_error: str | None = None  # why the last read-before-answer failed (disk full, …)
-    # The logs written most recently (path → key), newest first: a call's catch-up stats these
-    # besides what the watcher named, since its note of a write can arrive after the call does.
-    newest: dict[str, str] = field(default_factory=dict)
+    # The logs written most recently (path → (path, key, adapter)), newest first: a call's
+    # catch-up looks at these besides what the watcher named, since its note of a write can
+    # arrive after the call does.
+    newest: dict[str, tuple[str, str, Adapter]] = field(default_factory=dict)
 
-    def note_written(self, logs: list[tuple[str, str]]) -> None:
-        """These (path, key) were just seen written: first among the newest, NEWEST_LOGS kept."""
-        fresh = dict(logs)
-        fresh.update((path, key) for path, key in self.newest.items() if path not in fresh)
+    def note_written(self, logs: list[tuple[str, str, Adapter]]) -> None:
+        """These logs were just seen written: first among the newest, NEWEST_LOGS kept."""
+        fresh = {log[0]: log for log in logs[:NEWEST_LOGS]}
+        fresh.update((path, log) for path, log in self.newest.items() if path not in fresh)
         self.newest = dict(list(fresh.items())[:NEWEST_LOGS])
 
 
