@@ -11,9 +11,9 @@ import errno
 import fnmatch
 import gc
 import heapq
-import itertools
 import multiprocessing
 import os
+import pickle
 import sys
 import time
 from collections import deque
@@ -264,14 +264,15 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
             files = [f for f in files if f[1] not in store.checkpoints or mtimes.get(f[1], 0.0) >= horizon]
         work = _changed(store, files, problems)
         _note_newest(store, files, walked=only is None and not live_only)
-        total = sum(size - cp.offset for _, _, _, cp, size in work)
         limit = store.config.ingest.batch_events
         tasks = [(path, key, adapter.name, cp.to_wire(), limit) for path, key, adapter, cp, _ in work]
+        sizes = [size - cp.offset for _, _, _, cp, size in work]
+        total = sum(sizes)
         summary.files_read = len(tasks)
         use_pool = parallel if parallel is not None else (total >= PARALLEL_BYTES and (os.cpu_count() or 1) > 1)
         pending = _Pending()
         done = 0
-        for parts in _normalized(tasks, use_pool, store.config.ingest.workers):
+        for parts in _normalized(tasks, sizes, use_pool, store.config.ingest.workers):
             for part in parts:
                 if part[6] is not None:
                     problems[part[0]] = part[6]
@@ -326,34 +327,45 @@ def _file_issue_changes(store: Store, problems: dict[str, str], listed: set[str]
     return changes
 
 
-AHEAD = 4  # task groups in flight per worker: enough to keep them busy, never the whole corpus
+AHEAD = 4  # task groups in flight per worker at least: enough to keep them busy on small logs
 GROUP = 4  # files per task group (one round trip to a worker each)
+# Log bytes the workers may parse ahead of the indexer. The indexer stops for seconds at a
+# time to seal, merge and publish; the workers parse on through those stops only if this
+# covers them (at 1M events, with a bound of 8 groups, they idled 40 s of 200).
+RUN_AHEAD_BYTES = 128 * 1024 * 1024
 
 
-def _normalized(tasks: list[Task], use_pool: bool, workers: int) -> Iterator[list[Part]]:
-    """Normalized parts in task order; with a pool, the workers run ahead of the indexer by a
-    bounded number of files (back-pressure: `Executor.map` would submit every file at once and
-    hold every finished result until the indexer reached it, the corpus in memory)."""
+def _normalized(tasks: list[Task], sizes: list[int], use_pool: bool, workers: int) -> Iterator[list[Part]]:
+    """Normalized parts in task order (`sizes`: each task's new log bytes). With a pool, the
+    workers run ahead of the indexer by at most RUN_AHEAD_BYTES of logs (back-pressure:
+    `Executor.map` would submit every file at once and hold every finished result until the
+    indexer reached it, the corpus in memory). Finished results wait pickled, about a third
+    of their size as objects, so running far ahead costs little memory."""
     if not use_pool:
         yield from map(normalize_file, tasks)
         return
     context = multiprocessing.get_context("spawn")
-    groups = (tasks[i : i + GROUP] for i in range(0, len(tasks), GROUP))
+    groups = ((tasks[i : i + GROUP], sum(sizes[i : i + GROUP])) for i in range(0, len(tasks), GROUP))
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=configure_redaction,
                              initargs=(current(),)) as pool:  # the same rules as this process
-        in_flight: deque[Future[list[list[Part]]]] = deque()
-        for group in itertools.islice(groups, workers * AHEAD):
-            in_flight.append(pool.submit(_normalize_group, group))
-        while in_flight:
-            done = in_flight.popleft().result()
-            following = next(groups, None)
-            if following is not None:
-                in_flight.append(pool.submit(_normalize_group, following))
-            yield from done
+        in_flight: deque[tuple[Future[bytes], int]] = deque()
+        ahead = 0
+        while True:
+            while len(in_flight) < workers * AHEAD or ahead < RUN_AHEAD_BYTES:
+                group = next(groups, None)
+                if group is None:
+                    break
+                in_flight.append((pool.submit(_normalize_group, group[0]), group[1]))
+                ahead += group[1]
+            if not in_flight:
+                return
+            future, size = in_flight.popleft()
+            ahead -= size
+            yield from pickle.loads(future.result())
 
 
-def _normalize_group(tasks: list[Task]) -> list[list[Part]]:
-    return [normalize_file(task) for task in tasks]
+def _normalize_group(tasks: list[Task]) -> bytes:
+    return pickle.dumps([normalize_file(task) for task in tasks], protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _changed(store: Store, files: Iterable[tuple[str, str, Adapter]], problems: dict[str, str]
