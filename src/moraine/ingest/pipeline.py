@@ -361,7 +361,9 @@ def _normalized(tasks: list[Task], sizes: list[int], use_pool: bool, workers: in
                 return
             future, size = in_flight.popleft()
             ahead -= size
-            yield from pickle.loads(future.result())
+            done = pickle.loads(future.result())
+            del future  # and its pickled copy of `done`: one large log's results are held once
+            yield from done
 
 
 def _normalize_group(tasks: list[Task]) -> bytes:
