@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _agentlogs import LogWriter, populate
+from _agentlogs import LogWriter, grow, populate
 
 from moraine.ingest import pipeline
 from moraine.ingest.pipeline import ingest_once
-from moraine.model import Checkpoint
+from moraine.model import DEFAULT_SEARCH_TYPES, Checkpoint
 from moraine.sources import ADAPTERS
 from moraine.store.engine import Store
 
@@ -76,16 +76,48 @@ def _doc_rows(store: Store) -> list[tuple[str, int, str]]:
             for doc in range(len(store.catalog.content))]
 
 
+def _search(store: Store, terms: list[str]) -> tuple[list[int], list[float], int]:
+    hits = store.search(terms, 10, list(DEFAULT_SEARCH_TYPES), None, None)
+    return hits.docs.tolist(), hits.raw.tolist(), hits.total
+
+
 def test_a_pass_with_workers_builds_the_state_a_pass_without_them_builds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Also: the pooled pass built the whole index, so it ends merged into one published
+    segment, where the serial pass (seals every 100 docs) keeps the usual tiers."""
     writer = _logs(tmp_path, seed=11, files=40)
     monkeypatch.setattr(pipeline, "AHEAD", 1)
     monkeypatch.setattr(pipeline, "RUN_AHEAD_BYTES", 64 * 1024)
-    pooled = Store(writer.config(tmp_path / "pooled", ingest={"batch_events": 50}))
-    serial = Store(writer.config(tmp_path / "serial", ingest={"batch_events": 50}))
+    small = {"ingest": {"batch_events": 50}, "store": {"seal_events": 100, "snapshot_events": 400, "fsync": "never"}}
+    pooled = Store(writer.config(tmp_path / "pooled", **small))
+    serial = Store(writer.config(tmp_path / "serial", **small))
     assert ingest_once(pooled, parallel=True).events == ingest_once(serial, parallel=False).events > 500
     assert _doc_rows(pooled) == _doc_rows(serial)
-    terms = random.Random(3).sample(sorted(serial.index.vocab.terms), 40)
-    for term in terms:
+    assert len(pooled.index.segments) == 1 and len(pooled.index.mem) == 0
+    assert len(serial.index.segments) + (len(serial.index.mem) > 0) > 1, [s.n_postings for s in serial.index.segments]
+    reopened = Store(writer.config(tmp_path / "pooled", **small), create=False)  # what was published
+    assert len(reopened.index.segments) == 1 and reopened.counts() == pooled.counts()
+    rng = random.Random(3)
+    vocabulary = sorted(serial.index.vocab.terms)
+    for term in rng.sample(vocabulary, 40):
         for got, want in zip(pooled.index.postings(term), serial.index.postings(term), strict=True):
             assert np.array_equal(got, want), term
+    for _ in range(30):
+        terms = rng.sample(vocabulary, rng.randint(1, 4))
+        assert _search(reopened, terms) == _search(pooled, terms)
+        docs, raw, total = _search(pooled, terms)
+        want_docs, want_raw, want_total = _search(serial, terms)
+        assert docs == want_docs and total == want_total and np.allclose(raw, want_raw, rtol=1e-12), terms
+
+
+def test_a_pass_that_adds_a_little_keeps_the_usual_merges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    writer = _logs(tmp_path, seed=13, files=40)
+    store = Store(writer.config(tmp_path / "state", store={"seal_events": 100, "fsync": "never"}))
+    merges: list[int] = []
+    real = Store.merge_all
+    monkeypatch.setattr(Store, "merge_all", lambda self: (merges.append(self.index.n_docs), real(self))[1])
+    ingest_once(store, parallel=True)
+    assert len(merges) == 1 and len(store.index.segments) == 1
+    grow(writer, n_new_files=2, records=(5, 20))  # far less than the index holds
+    assert ingest_once(store, parallel=True).events > 0
+    assert len(merges) == 1

