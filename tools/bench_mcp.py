@@ -103,7 +103,8 @@ async def run(corpus: Path, calls: int, state: Path | None = None, touch: int = 
     home = Path(tempfile.mkdtemp(prefix="moraine-bench-mcp-"))
     if state is not None:  # an indexed state of this corpus, copied: the daemon serves it as it is
         started = time.perf_counter()
-        shutil.copytree(state, home / "state", symlinks=True)
+        # not `run/`: a daemon serving the original may still hold its socket and lock there
+        shutil.copytree(state, home / "state", symlinks=True, ignore=shutil.ignore_patterns("run"))
         print(f"state copied in {time.perf_counter() - started:.1f} s")
     # every harness folder the corpus may have (one it lacks is no source)
     env = {"MORAINE_HOME": str(home / "state"), **corpus_env(corpus), "PATH": os.environ.get("PATH", ""),
