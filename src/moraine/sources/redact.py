@@ -35,7 +35,7 @@ from functools import lru_cache
 
 import re2
 
-from moraine.sources.secret_keys import assignment_spans
+from moraine.sources.secret_keys import KEY_WORDS, assignment_spans
 from moraine.sources.secret_rules import END, PROVIDERS, TOKEN_RULES, Rule
 from moraine.sources.secret_values import DOTTED, TYPE_NAME, Span, entropy, is_reference, mixed, random_looking
 
@@ -275,8 +275,25 @@ def spans(text: str) -> list[Span]:
     return _merged(text, _rule_spans(proxy))
 
 
+def _any_evidence() -> re2._Regexp:
+    """One DFA for the three kinds of evidence: a text none of them touches (most texts: 86%
+    of a generated corpus's, and prose and code without `key`, `token`, `secret`, … alike)
+    is answered by one search instead of three passes, each with its own call overhead. A
+    span of any kind starts at a match of its own pattern, so none is missed."""
+    options = re2.Options()
+    options.max_mem = 128 << 20  # the shapes' ~70 alternatives and the two word lists
+    options.never_capture = True
+    kinds = (_SHAPES.pattern, KEY_WORDS.pattern, _CONTEXT.pattern)
+    return re2.compile("|".join(f"(?:{pattern})" for pattern in kinds), options)
+
+
+_ANY_EVIDENCE = _any_evidence()
+
+
 def _rule_spans(proxy: str) -> list[Span]:
     data = proxy.encode("ascii")  # RE2 is several times faster on bytes than on str
+    if _ANY_EVIDENCE.search(data) is None:
+        return []
     return _shape_spans(proxy, data) + assignment_spans(proxy, data) + _context_spans(proxy, data)
 
 

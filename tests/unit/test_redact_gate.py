@@ -1,0 +1,54 @@
+"""The one-pass gate in front of the three redaction passes (`redact._ANY_EVIDENCE`) must
+never hide a credential: wherever any of the three finds a span, the gate matches, and the
+spans with the gate equal the spans of the three passes run unconditionally."""
+
+from __future__ import annotations
+
+import importlib
+import random
+import string
+
+import pytest
+from tests.unit._secret_corpus import lookalikes, secrets
+
+redact_module = importlib.import_module("moraine.sources.redact")
+
+
+def _ungated(proxy: str) -> list[tuple[int, int, str]]:
+    data = proxy.encode("ascii")
+    return (redact_module._shape_spans(proxy, data) + redact_module.assignment_spans(proxy, data)
+            + redact_module._context_spans(proxy, data))
+
+
+def _texts() -> list[str]:
+    rng = random.Random(20261126)
+    found = [s.text for seed in range(3) for s in secrets(seed)] + [k.text for k in lookalikes(0)]
+    words = ["token", "Key", "auth", "password", "pwd=", "secret:", "api_key", "--token", "DSN", "creds",
+             "export", "=", ":", '"', "\\n", "sk-", "ghp_", "AKIA", "Bearer", "//u:p@h", "aws", "stripe"]
+    alphabet = string.ascii_letters + string.digits + "_-./=:\"' \n\\"
+    for _ in range(3000):  # words that start evidence, glued to random runs at random places
+        parts = [rng.choice(words) if rng.random() < 0.4 else
+                 "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(rng.randint(1, 8))]
+        found.append("".join(parts))
+    # evidence at the very start and end of a text (`$` and `\b` at the text's edges)
+    found += ["token", "key", "x key", "secret", "my_password", "sk-" + "a" * 40, "ab token"]
+    return found
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_the_gate_hides_no_span(chunk: int) -> None:
+    texts = _texts()
+    for text in texts[chunk::4]:
+        proxy = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
+        expected = _ungated(proxy)
+        if expected:
+            assert redact_module._ANY_EVIDENCE.search(proxy.encode("ascii")) is not None, text
+        assert redact_module._rule_spans(proxy) == expected, text
+
+
+def test_the_gate_lets_plain_prose_and_code_through() -> None:
+    """The point of the gate: text with no secret-ish word costs one search."""
+    for text in ["def main():\n    return compute(x, y) + 1\n", "Fixed the migration; all 42 tests pass.",
+                 "cargo build --release && ./target/release/app", "错误：无法打开文件"]:
+        proxy = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
+        assert redact_module._ANY_EVIDENCE.search(proxy.encode("ascii")) is None
