@@ -161,3 +161,29 @@ def test_a_segment_saved_before_window_bounds_loads_without_them(monkeypatch: py
     assert all(len(seg.win_meta) == 0 and seg.window_bounds(0, (K1, B)) is None for seg in loaded)
     c.index.segments = loaded
     assert c.check(60, exact_total=False) > 30
+
+
+@pytest.mark.parametrize("window", [16, 512])
+def test_postings_found_in_a_batch_are_summed_per_document_as_a_sort_would(
+        monkeypatch: pytest.MonkeyPatch, window: int) -> None:
+    """`_summed` (a dense slot per document of the batch's windows) gives the documents, their
+    sums, bit for bit, and their windows' places that np.unique then bincount gives."""
+    monkeypatch.setattr(windows, "WINDOW", window)
+    rng = np.random.default_rng(window)
+    n_docs = 300 * window
+    for _ in range(200):
+        wins = np.sort(rng.choice(300, int(rng.integers(1, 40)), replace=False))
+        parts = int(rng.integers(1, 5))
+        found_docs, found_scores = [], []
+        for _ in range(parts):
+            count = int(rng.integers(0, 60))
+            picked = wins[rng.integers(0, len(wins), count)] * window + rng.integers(0, window, count)
+            docs = np.unique(picked).astype(np.int64)
+            found_docs.append(docs)
+            found_scores.append(rng.random(len(docs)) * 10)
+        cand, scores, where = windows._summed(found_docs, found_scores, wins, n_docs)
+        want, inverse = np.unique(np.concatenate(found_docs), return_inverse=True)
+        want_scores = np.bincount(inverse, weights=np.concatenate(found_scores), minlength=len(want))
+        assert np.array_equal(cand, want)
+        assert np.array_equal(scores, want_scores)  # the same additions in the same order
+        assert np.array_equal(where, np.searchsorted(wins, want // window))
