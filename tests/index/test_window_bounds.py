@@ -85,7 +85,39 @@ def test_window_search_matches_the_reference(monkeypatch: pytest.MonkeyPatch, wi
     monkeypatch.setattr(searcher, "score_windows", counting)
     assert c.check(250, exact_total=False) > 150
     assert calls["windows"] > 120  # the rest: small scopes, searched by probing
-    # long queries of common terms: the case the per-window essential terms are for
+    _common_queries_match(c, window)
+
+
+@pytest.mark.parametrize(("window", "min_tabled"), SHAPES[:2])
+@pytest.mark.parametrize("limit", [windows.WHOLE_TERM_LIMIT, 50])
+def test_ranking_the_rarest_terms_documents_whole_matches_the_reference(
+        monkeypatch: pytest.MonkeyPatch, window: int, min_tabled: int, limit: int) -> None:
+    """A query of common terms may rank its rarest term's documents whole, then read only the
+    windows where a document lacking that term could still reach the k-th score: forced here
+    for every such query (and, with a small limit, refused for many), the ranking is exact."""
+    c = _corpus(monkeypatch, window, min_tabled, seed=window + 1)
+    monkeypatch.setattr(windows, "SWITCH_AFTER", 0)
+    monkeypatch.setattr(windows, "SWITCH_WINDOWS", 0)
+    monkeypatch.setattr(windows, "WHOLE_TERM_LIMIT", limit)
+    taken = {"whole": 0, "refused": 0}
+    real = windows._whole_term
+
+    def counting(*args, **kwargs):
+        found = real(*args, **kwargs)
+        taken["refused" if found is None else "whole"] += 1
+        return found
+
+    monkeypatch.setattr(windows, "_whole_term", counting)
+    assert c.check(250, exact_total=False) > 150
+    _common_queries_match(c, window)
+    if limit == 50:  # terms this common are refused: the windows are read as before
+        assert taken["refused"] > 20
+    else:
+        assert taken["whole"] > 20 and taken["refused"] == 0
+
+
+def _common_queries_match(c: Corpus, window: int) -> None:
+    """Long queries of common terms: the case the per-window essential terms are for."""
     by_df = sorted(c.index.vocab.terms, key=lambda t: -len(c.index.postings(t)[0]))
     rng = random.Random(window)
     for i in range(40):
