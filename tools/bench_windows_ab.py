@@ -1,0 +1,89 @@
+"""Global search, the engine alone, with `index/windows.py` of another commit against the work
+tree's, in one process over alternating rounds, on an already indexed state.
+
+    python tools/bench_windows_ab.py --state ~/.moraine-1m --corpus /tmp/c1m --base 2cc89f4 [--rounds 3]
+
+The window search is where global queries spend their time; a change to it is judged here
+rather than by two runs of tools/bench.py, which on this shared machine drift by 10–25% from
+one hour to the next. Both versions answer the 300 queries tools/bench.py draws (same seed),
+each round with a cold term cache per query, and must return the same top 10 and the same
+"more than 10 match" flag; the script stops at the first difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import moraine.index.searcher as searcher
+import moraine.index.windows as current
+from bench import make_queries
+from make_corpus import corpus_env
+from moraine.config import load_config
+from moraine.index.tokenize import query_terms
+from moraine.model import DEFAULT_SEARCH_TYPES
+from moraine.store.engine import Store
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _base_module(commit: str) -> ModuleType:
+    source = subprocess.run(["git", "-C", str(REPO), "show", f"{commit}:src/moraine/index/windows.py"],
+                            check=True, capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp(prefix="moraine-ab-")) / "base_windows.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("base_windows", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["base_windows"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--state", type=Path, required=True, help="a state directory `moraine index` published")
+    parser.add_argument("--corpus", type=Path, required=True, help="the corpus it indexed (make_corpus.py)")
+    parser.add_argument("--base", required=True, help="the commit whose index/windows.py is compared")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    store = Store(load_config({"home": str(args.state)}, env=corpus_env(args.corpus)), create=False)
+    queries = [query_terms(q, 32) for q in make_queries(store, args.queries, random.Random(args.seed))]
+    base = _base_module(args.base)
+
+    def run(module: ModuleType) -> tuple[float, float, list[tuple[list[int], bool]]]:
+        searcher.score_windows = module.score_windows  # type: ignore[attr-defined]
+        times, answers = [], []
+        for terms in queries:
+            store.index.clear_term_cache()
+            started = time.perf_counter()
+            hits = store.search(terms, 10, list(DEFAULT_SEARCH_TYPES), None, None, exact_total=False)
+            times.append((time.perf_counter() - started) * 1000)
+            answers.append((hits.docs.tolist(), hits.total > 10))
+        return float(np.percentile(times, 50)), float(np.percentile(times, 95)), answers
+
+    run(current)  # the state's pages in memory for both
+    for round_ in range(args.rounds):
+        base_p50, base_p95, base_answers = run(base)
+        p50, p95, answers = run(current)
+        if answers != base_answers:
+            sys.exit(f"round {round_}: the two versions answer differently")
+        print(f"round {round_}: base {args.base} P50 {base_p50:.2f} P95 {base_p95:.2f} ms; "
+              f"work tree P50 {p50:.2f} P95 {p95:.2f} ms (same answers)", flush=True)
+    searcher.score_windows = current.score_windows
+
+
+if __name__ == "__main__":
+    main()
