@@ -125,7 +125,9 @@ class _Search:
         self.terms, self.bounds, self.ok, self.doc_len, self.k = terms, bounds, ok, doc_len, k
         self.params, self.deadline = params, deadline
         self.best_docs, self.best_scores = np.zeros(0, np.int64), np.zeros(0)
-        self.theta, self.seen, self.held = 0.0, 0, 0  # held: documents holding every term, ranked whole
+        self.theta, self.seen = 0.0, 0
+        self.whole = False  # whether one term's documents were ranked whole (then windows were skipped)
+        self.held = 0  # allowed documents of that term looked at: all match
         self.read = np.zeros(bounds.shape[1], dtype=np.bool_)
         self.exact = False
 
@@ -151,7 +153,7 @@ class _Search:
             wins = np.sort(wins[reach[wins] >= self.theta * SLACK])
             pos, batch = pos + batch, batch * GROWTH
             self._read(wins)
-        self.exact = not self.held and self.theta == 0.0 and pos >= len(order)
+        self.exact = not self.whole and self.theta == 0.0 and pos >= len(order)
 
     def _read(self, wins: np.ndarray) -> None:
         k1, b, avgdl = self.params
@@ -168,13 +170,14 @@ class _Search:
         if found is None:
             return False
         docs, scores, self.held = found
+        self.whole = True
         self._merge(docs, scores)
         return True
 
     def _merge(self, docs: np.ndarray, scores: np.ndarray) -> None:
         """Add candidates; keep those at or above the new k-th score."""
         best_docs, best_scores = np.concatenate((self.best_docs, docs)), np.concatenate((self.best_scores, scores))
-        if self.held:  # a document holding every term may be found again in a window: once is enough
+        if self.whole:  # a document of the term ranked whole may be found again in a window: once is enough
             best_docs, first = np.unique(best_docs, return_index=True)
             best_scores = best_scores[first]
         self.theta = _kth(best_scores, self.k)
