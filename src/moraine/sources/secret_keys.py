@@ -15,7 +15,7 @@ from moraine.sources.secret_values import Span, is_reference, random_looking
 # A key names a secret by its last word(s), so a look at an identifier starts only where one
 # of these words ends it (`token_count` and `tokenizer` never get this far).
 KEY_WORDS = re2.compile(r"(?i)(pass(?:word|wd|phrase)?|pwd|secret|token|key|creds?|credentials?|auth|dsn"
-                         r"|key[_-]?base|key[_-]?id)(?:[^A-Za-z0-9_.-]|$)")
+                        r"|key[_-]?base|key[_-]?id)(?:[^A-Za-z0-9_.-]|$)")
 _IDENT_TAIL = re.compile(r"[A-Za-z0-9_.-]{0,120}$")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # The key's last word names a secret ...
