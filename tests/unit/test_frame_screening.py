@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from moraine.batch import Batch
 from moraine.config import load_config
 from moraine.index.tokenize import query_terms
 from moraine.model import Event
@@ -44,14 +45,14 @@ def test_each_malformed_field_is_left_out_with_its_coordinates(field: str, value
     good = _row("b" * 26, "good", line=8)
     assert event_row_problem(bad) is not None and event_row_problem(good) is None
     payload, issues = screen_frame({"events": [bad, good], "issues": [], "checkpoints": {}}, "wal@1")
-    assert payload["events"] == [good]
+    assert payload["batch"] == Batch.from_rows([good])
     assert len(issues) == 1 and issues[0].reason.startswith("rejected_event")
 
 
 def test_malformed_frame_parts_are_dropped_not_fatal() -> None:
     payload, issues = screen_frame({"events": "x", "issues": [["f"]], "checkpoints": {"p": [1]}, "forget": [3],
                                     "file_issues": [1]}, "wal@9")
-    assert payload["events"] == [] and payload["issues"] == [] and payload["checkpoints"] == {}
+    assert len(payload["batch"]) == 0 and payload["issues"] == [] and payload["checkpoints"] == {}
     assert payload["forget"] == [] and payload["file_issues"] == {}
     assert any("checkpoints" in i.reason for i in issues)
     assert screen_frame(["not", "a", "map"], "wal@9")[0] == {}
@@ -66,9 +67,9 @@ def test_a_frame_failing_midway_is_skipped_and_the_state_stays_whole(tmp_path: P
         store.commit([_row("a" * 26, "first words", line=1)], [], {})
     real = catalog_module.Catalog.append_batch
 
-    def failing(self: Any, first: int, events: list[Event], packed: list[bytes], sessions: list[Any]) -> None:
-        real(self, first, events, packed, sessions)
-        if any(e.text == "explode here" for e in events):
+    def failing(self: Any, first: int, batch: Batch, sessions: dict[int, Any]) -> None:
+        real(self, first, batch, sessions)
+        if "explode here" in batch.texts:
             raise RuntimeError("a bug after half the frame applied")
 
     monkeypatch.setattr(catalog_module.Catalog, "append_batch", failing)

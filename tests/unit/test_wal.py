@@ -13,11 +13,11 @@ from pathlib import Path
 import msgpack
 import pytest
 
+from moraine.batch import Batch
 from moraine.config import load_config
 from moraine.errors import StateError
 from moraine.index.tokenize import query_terms, tokenize
 from moraine.ingest.pipeline import ingest_once
-from moraine.model import Event
 from moraine.store.engine import Store
 from moraine.store.wal import FRAME, HEADER, Wal
 
@@ -172,7 +172,7 @@ def _wal_file(home: Path) -> Path:
 
 def _expected_at(frames: list, cut: int) -> tuple[list, int, dict]:
     whole = [f for f in frames if f.end <= cut]
-    uids = [row[0].encode("ascii") for f in whole for row in f.payload["events"]]
+    uids = [uid.encode("ascii") for f in whole for uid in _batch(f.payload).uids]
     end = whole[-1].end if whole else 16
     checkpoints: dict = {}
     for f in whole:
@@ -180,12 +180,17 @@ def _expected_at(frames: list, cut: int) -> tuple[list, int, dict]:
     return uids, end, {"frames": len(whole), "checkpoints": checkpoints, "payloads": [f.payload for f in whole]}
 
 
+def _batch(payload: dict) -> Batch:
+    """The events a frame holds (a frame without events has no batch)."""
+    return Batch.from_wire(payload["batch"]) if "batch" in payload else Batch()
+
+
 def _indexable(payloads: list) -> int:
     n = 0
     for payload in payloads:
-        for row in payload["events"]:
-            event = Event.from_wire(row)
-            n += event.type != "unknown" and not event.excluded and bool(tokenize(event.text))
+        batch = _batch(payload)
+        for i in batch.indexable().tolist():
+            n += bool(tokenize(batch.texts[i]))
     return n
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from moraine.batch import Batch
 from moraine.ingest.state import NEWEST_LOGS, ingest_state
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.ingest.whole import Replaces, change_token, delta, read_whole
@@ -38,7 +39,6 @@ from moraine.sources import (
     path_key,
 )
 from moraine.sources.redact import current
-from moraine.store.contents import pack_rows
 from moraine.store.engine import Store
 from moraine.store.validate import packable, storable
 
@@ -139,11 +139,10 @@ def _file_problems(store: Store, files: list[tuple[str, Adapter]]) -> tuple[list
 # parsing/redaction and indexing then run on two cores instead of one.
 PARALLEL_BYTES = 8 * 1024 * 1024
 
-# key, events (wire rows), issues, checkpoint (None: keep the old one), bytes read, each
-# event's row packed with msgpack, why the file could not be read to its end (None: it was),
-# what the events replace (a log read whole, see `whole`; None: they are new lines)
-Part = tuple[str, list[list[Any]], list[list[Any]], list[Any] | None, int, list[bytes], str | None,
-             Replaces | None]
+# key, events, issues, checkpoint (None: keep the old one), bytes read, why the file could not
+# be read to its end (None: it was), what the events replace (a log read whole, see `whole`;
+# None: they are new lines)
+Part = tuple[str, Batch, list[list[Any]], list[Any] | None, int, str | None, Replaces | None]
 Task = tuple[str, str, str, list[Any], int]  # path, key, adapter, checkpoint, events per part
 
 
@@ -151,9 +150,9 @@ def normalize_file(task: Task) -> list[Part]:
     """Read a file's complete new lines and normalize them (pure of the Store: runs anywhere).
 
     Returns parts of at most `limit` events, each with the checkpoint reached at its end,
-    so every WAL frame carries exactly the checkpoint its events cover. Rows also come
-    packed as the catalog stores them: packing here, in a worker, takes that work off the
-    indexing process, which is the one that bounds a bulk pass.
+    so every WAL frame carries exactly the checkpoint its events cover. The events come as a
+    `Batch`, packed and in columns as the store keeps them: that work done here, in a worker,
+    is off the indexing process, which is the one that bounds a bulk pass.
     """
     path, key, adapter_name, checkpoint_wire, limit = task
     adapter = ADAPTERS[adapter_name]
@@ -179,8 +178,8 @@ def normalize_file(task: Task) -> list[Part]:
     except OSError as exc:  # unreadable, vanished, an I/O error: what was read counts, the rest waits
         problem = f"cannot read: {exc.strerror or exc}"
         if checkpoint.offset == start and not events and not issues:
-            return [*parts, (key, [], [], None, 0, [], problem, None)]
-        return [*parts, (*_part(path, key, events, issues, checkpoint, start, middle=True)[:6], problem, None)]
+            return [*parts, (key, Batch(), [], None, 0, problem, None)]
+        return [*parts, (*_part(path, key, events, issues, checkpoint, start, middle=True)[:5], problem, None)]
     checkpoint.size = max(checkpoint.size, checkpoint.offset)
     parts.append(_part(path, key, events, issues, checkpoint, start, middle=False))
     return parts
@@ -192,17 +191,17 @@ def _normalize_whole(path: str, key: str, adapter_name: str, checkpoint: Checkpo
     try:
         groups, reached, problem = read_whole(path, key, adapter_name, checkpoint)
     except OSError as exc:
-        return [(key, [], [], None, 0, [], f"cannot read: {exc.strerror or exc}", None)]
+        return [(key, Batch(), [], None, 0, f"cannot read: {exc.strerror or exc}", None)]
     if problem is not None:  # remembered with the token: read again when the log changes
-        return [(key, [], [], reached.to_wire(), 0, [], problem, None)]
+        return [(key, Batch(), [], reached.to_wire(), 0, problem, None)]
     parts: list[Part] = []
     for i, (events, issues, replaces) in enumerate(groups):
         last = i == len(groups) - 1
-        packed, issues = _packed(events, issues)
-        parts.append((key, events, issues, reached.to_wire() if last else None, reached.size if last else 0,
-                      packed, None, replaces))
+        batch, issues = _batch(events, issues)
+        parts.append((key, batch, issues, reached.to_wire() if last else None, reached.size if last else 0,
+                      None, replaces))
     if not parts:
-        parts.append((key, [], [], reached.to_wire(), reached.size, [], None, None))
+        parts.append((key, Batch(), [], reached.to_wire(), reached.size, None, None))
     return parts
 
 
@@ -215,17 +214,17 @@ def _part(path: str, key: str, events: list[list[Any]], issues: list[list[Any]],
     if middle:
         reached = copy.deepcopy(checkpoint)
         reached.size = checkpoint.offset
-    packed, issues = _packed(events, issues)
-    return (key, events, issues, reached.to_wire(), checkpoint.offset - start, packed, None, None)
+    batch, issues = _batch(events, issues)
+    return (key, batch, issues, reached.to_wire(), checkpoint.offset - start, None, None)
 
 
-def _packed(events: list[list[Any]], issues: list[list[Any]]) -> tuple[list[bytes], list[list[Any]]]:
+def _batch(events: list[list[Any]], issues: list[list[Any]]) -> tuple[Batch, list[list[Any]]]:
+    """The screened rows as a batch (packed, in columns)."""
     try:
-        return pack_rows(events), issues
+        return Batch.from_rows(events), issues
     except (OverflowError, ValueError, TypeError):  # a row msgpack refuses: find it, quarantine it
         kept, rejected = packable(events)
-        events[:] = kept
-        return pack_rows(kept), [*issues, *rejected]
+        return Batch.from_rows(kept), [*issues, *rejected]
 
 
 FULL_SWEEP_S = 2.0  # a quick catch-up re-stats every log at least this often
@@ -275,8 +274,8 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         done = 0
         for parts in _normalized(tasks, sizes, use_pool, store.config.ingest.workers):
             for part in parts:
-                if part[6] is not None:
-                    problems[part[0]] = part[6]
+                if part[5] is not None:
+                    problems[part[0]] = part[5]
                 pending.add(part, limit, store, summary)
                 done += part[4]
                 summary.bytes_read += part[4]
@@ -434,24 +433,25 @@ class _Pending:
     """Parts waiting to become one WAL frame (several small files share a frame)."""
 
     def __init__(self) -> None:
-        self.events: list[list[Any]] = []
-        self.packed: list[bytes] = []
+        self.batches: list[Batch] = []
+        self.events = 0
         self.issues: list[list[Any]] = []
         self.checkpoints: dict[str, list[Any]] = {}
         self.retire: list[str] = []  # IDs of events a log read whole no longer holds
         self.file_issues: dict[str, str | None] = {}  # the last frame of a pass carries their changes
 
     def add(self, part: Part, limit: int, store: Store, summary: IngestSummary) -> None:
-        key, events, issues, checkpoint, _, packed, _, replaces = part
+        key, batch, issues, checkpoint, _, _, replaces = part
         if replaces is not None:
-            events, packed, retire = delta(store, key, events, packed, replaces)
+            batch, retire = delta(store, key, batch, replaces)
             self.retire.extend(retire)
-        self.events.extend(events)
-        self.packed.extend(packed)
+        if len(batch):
+            self.batches.append(batch)
+            self.events += len(batch)
         self.issues.extend(issues)
         if checkpoint is not None:
             self.checkpoints[key] = checkpoint
-        if len(self.events) >= limit:
+        if self.events >= limit:
             self.flush(store, summary)
 
     def flush(self, store: Store, summary: IngestSummary) -> None:
@@ -460,11 +460,11 @@ class _Pending:
         extra: dict[str, Any] = {"file_issues": self.file_issues} if self.file_issues else {}
         if self.retire:
             extra["retire"] = self.retire
-        store.commit(self.events, self.issues, self.checkpoints, extra, packed=self.packed)
+        store.commit(Batch.concat(self.batches), self.issues, self.checkpoints, extra)
         self.file_issues, self.retire = {}, []
-        summary.events += len(self.events)
+        summary.events += self.events
         summary.issues += len(self.issues)
-        self.events, self.packed, self.issues, self.checkpoints = [], [], [], {}
+        self.batches, self.events, self.issues, self.checkpoints = [], 0, [], {}
         store.maybe_publish()
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from moraine.batch import Batch
 from moraine.model import Checkpoint, LineRef
 from moraine.sources import ADAPTERS, normalize_record
 from moraine.store.contents import TEXT
@@ -82,20 +83,19 @@ def read_whole(path: str, key: str, adapter_name: str, checkpoint: Checkpoint
     return groups, reached, None
 
 
-def delta(store: Store, key: str, events: list[list[Any]], packed: list[bytes], replaces: Replaces
-          ) -> tuple[list[list[Any]], list[bytes], list[str]]:
+def delta(store: Store, key: str, batch: Batch, replaces: Replaces) -> tuple[Batch, list[str]]:
     """The events that differ from the state's copies, and the IDs of the events `replaces`
     covers that were not read again (to retire)."""
     catalog = store.catalog
-    uids = [row[0] for row in events]
     keep = []
-    for i, doc in enumerate(catalog.by_uid.find_many(uids)):
-        if doc is None or catalog.content[doc] != packed[i] or catalog.content.row(doc)[TEXT] != events[i][TEXT]:
+    for i, doc in enumerate(catalog.by_uid.find_many(batch.uids)):
+        if (doc is None or catalog.content[doc] != batch.rows[i]
+                or catalog.content.row(doc)[TEXT] != batch.texts[i]):
             keep.append(i)
     held = catalog.file_docs(key)
     if "sessions" in replaces:
         wanted = [catalog.by_key[k] for k in replaces["sessions"] if k in catalog.by_key]
         held = held[np.isin(catalog.session_ix.view[held], np.asarray(wanted, dtype=np.int32))]
-    read = set(uids)
+    read = set(batch.uids)
     retire = [uid for uid in (u.decode("ascii") for u in catalog.uid.view[held].tolist()) if uid not in read]
-    return [events[i] for i in keep], [packed[i] for i in keep], retire
+    return batch.take(keep), retire

@@ -10,16 +10,15 @@ from typing import Any
 
 import numpy as np
 
+from moraine.batch import Batch
 from moraine.config import Config
 from moraine.index.searcher import InvertedIndex
-from moraine.model import Checkpoint, Event, IngestIssue
+from moraine.model import Checkpoint, IngestIssue
 from moraine.sources import ADAPTERS
 from moraine.store.catalog import Catalog
-from moraine.store.contents import pack_rows
 from moraine.store.redactions import Redactions
 from moraine.store.session import Session
 
-UNINDEXED = frozenset({"unknown"})
 Touched = dict[int, tuple[int, int, str | None]]  # session ix → (started_ms, updated_ms, cwd) before the frame
 
 
@@ -49,23 +48,25 @@ class FrameApplier:
     events_since_snapshot: int
     frames_since_snapshot: int
 
-    def _apply(self, payload: dict[str, Any], packed: list[bytes] | None = None) -> None:
-        """Apply one screened frame, in this order: what it retires, its new events, the
-        sessions either changed (re-keyed once per frame), then what it records (issues,
-        unreadable logs, checkpoints, counters). The order matters: a log's new generation
-        retires the old one's events before its own are added."""
+    def _apply(self, payload: dict[str, Any]) -> None:
+        """Apply one screened frame (its events as a `Batch` under "batch"), in this order: what
+        it retires, its new events, the sessions either changed (re-keyed once per frame), then
+        what it records (issues, unreadable logs, checkpoints, counters). The order matters: a
+        log's new generation retires the old one's events before its own are added."""
         touched: Touched = {}
         if payload.get("rewind"):  # `doctor --repair` lost frames: read every log again (uids dedupe)
             self._rewind_checkpoints()
         self._apply_retirements(payload, touched)
         self.tracked.extend(payload.get("tracked", ()))
-        self._apply_events(payload, packed, touched)
+        batch = payload.get("batch")
+        if batch is not None and len(batch):
+            self._apply_events(batch, payload.get("rules"), touched)
         for ix, before in touched.items():
             self.catalog.touch(self.catalog.sessions[ix], before)
         self._record_issues([IngestIssue.from_wire(row) for row in payload.get("issues", ())])
         self._apply_file_issues(payload)
         self._apply_checkpoints(payload)
-        self._count_frame(payload)
+        self._count_frame(payload, len(batch) if batch is not None else 0)
         if len(self.index.mem) >= self.config.store.seal_events:
             self.index.seal()
 
@@ -90,36 +91,34 @@ class FrameApplier:
         for uid in payload.get("retire", ()):  # a log read whole no longer holds these events
             self._retire_uid(uid, touched)
 
-    def _apply_events(self, payload: dict[str, Any], packed: list[bytes] | None, touched: Touched) -> None:
-        """Add the frame's events under new doc ids: a forgotten session's lines are dropped, a
+    def _apply_events(self, batch: Batch, rules: Any, touched: Touched) -> None:
+        """Add the batch's events under new doc ids: a forgotten session's lines are dropped, a
         record seen twice in the frame counts once (the later one), and one already known (a
         rewind, a crash's lost frame) replaces the old doc."""
-        rows, packed = self._without_tombstoned(payload.get("events", ()), packed)
-        events = [Event.from_wire(row) for row in rows]
-        last = {event.uid: i for i, event in enumerate(events)}  # the same record twice: the later one wins
+        batch = self._without_tombstoned(batch)
+        last = {uid: i for i, uid in enumerate(batch.uids)}  # the same record twice: the later one wins
         self._replace_known(list(last))
-        if packed is None:
-            packed = pack_rows(rows)
-        if len(last) < len(events):
-            kept = sorted(last.values())
-            events, packed = [events[i] for i in kept], [packed[i] for i in kept]
-        sessions = [self.catalog.session_for(event) for event in events]
-        self._note_sessions(sessions, touched)
-        first = self.index.reserve_docs(len(events))
-        self.catalog.append_batch(first, events, packed, sessions)
-        self.redactions.add(first, events, packed, payload.get("rules"))
-        indexable = [(first + i, e.text) for i, e in enumerate(events)
-                     if e.type not in UNINDEXED and not e.excluded and e.text]
-        self.index.add_texts(np.array([d for d, _ in indexable], dtype=np.int64), [t for _, t in indexable])
+        if len(last) < len(batch):
+            batch = batch.take(sorted(last.values()))
+        if not len(batch):
+            return
+        sessions = {}
+        for i in batch.first_of_each_key():
+            k = int(batch.key_ix[i])
+            sessions[k] = self.catalog.session_for(batch.keys[k], batch.sources[k], int(batch.ts[i]))
+        self._note_sessions(list(sessions.values()), touched)
+        first = self.index.reserve_docs(len(batch))
+        self.catalog.append_batch(first, batch, sessions)
+        self.redactions.add(first, batch.rows, batch.texts, rules)
+        indexable = batch.indexable()
+        self.index.add_texts(first + indexable, [batch.texts[i] for i in indexable.tolist()])
 
-    def _without_tombstoned(self, rows: list[list[Any]],
-                            packed: list[bytes] | None) -> tuple[list[list[Any]], list[bytes] | None]:
-        """The rows (and their packed forms) of sessions not forgotten by retention."""
-        if self.tombstones and any(row[1] in self.tombstones for row in rows):  # a forgotten session's lines
-            keep = [i for i, row in enumerate(rows) if row[1] not in self.tombstones]
-            rows = [rows[i] for i in keep]
-            packed = [packed[i] for i in keep] if packed is not None else None
-        return rows, packed
+    def _without_tombstoned(self, batch: Batch) -> Batch:
+        """The events of sessions not forgotten by retention."""
+        if self.tombstones and any(key in self.tombstones for key in batch.keys):  # a forgotten session's lines
+            gone = np.array([key in self.tombstones for key in batch.keys], dtype=np.bool_)
+            return batch.take(np.flatnonzero(~gone[batch.key_ix]))
+        return batch
 
     def _replace_known(self, uids: list[str]) -> None:
         """Retire the live doc of each uid already stored: the new record replaces it."""
@@ -149,11 +148,11 @@ class FrameApplier:
             if at > self.stats.last_by_source.get(row[0], 0):
                 self.stats.last_by_source[row[0]] = at
 
-    def _count_frame(self, payload: dict[str, Any]) -> None:
-        """Counters count the frame's event rows as written, before tombstones and duplicates."""
+    def _count_frame(self, payload: dict[str, Any], events: int) -> None:
+        """Counters count the frame's events as written, before tombstones and duplicates."""
         self.stats.frames += 1
-        self.stats.events += len(payload.get("events", ()))
-        self.events_since_snapshot += len(payload.get("events", ()))
+        self.stats.events += events
+        self.events_since_snapshot += events
         self.frames_since_snapshot += 1
         self.stats.last_ingest_ms = max(self.stats.last_ingest_ms, int(payload.get("at", 0)))
 

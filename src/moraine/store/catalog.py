@@ -15,14 +15,16 @@ from typing import Any
 import numpy as np
 from sortedcontainers import SortedKeyList, SortedList
 
+from moraine.batch import COMMENTARY, STARTS_TURN, TERMINAL_SHIFT, Batch
 from moraine.index.growable import Column
 from moraine.model import TYPE_CODE, Event, event_ref, make_uid, session_ref, turn_ref
 from moraine.store.contents import Contents
-from moraine.store.session import Session, command_title, first_line, fold_event_meta, transcript_lines
+from moraine.store.session import Session, command_title, first_line, fold_event_meta
 from moraine.store.turns import Turn, build_turns
 from moraine.store.uids import UidIndex, uid_keys
 
 UNKNOWN = TYPE_CODE["unknown"]
+TOOL_CALL = TYPE_CODE["tool_call"]
 
 
 # A session this small has all its turns built (and kept) on first sight; a longer one has
@@ -65,18 +67,18 @@ class Catalog:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def session_for(self, event: Event) -> Session:
-        ix = self.by_key.get(event.session_key)
+    def session_for(self, key: str, source: str, ts_ms: int) -> Session:
+        """The session of `key`, made (from its first event's harness and time) when new."""
+        ix = self.by_key.get(key)
         if ix is None:
-            sid = make_uid("session", event.session_key)
-            session = Session(key=event.session_key, sid=sid, source=event.source,
-                              started_ms=event.ts_ms, updated_ms=event.ts_ms)
+            sid = make_uid("session", key)
+            session = Session(key=key, sid=sid, source=source, started_ms=ts_ms, updated_ms=ts_ms)
             ix = len(self.sessions)
             self.sessions.append(session)
-            self.by_key[event.session_key] = ix
+            self.by_key[key] = ix
             self.by_sid[sid] = ix
             self.by_updated.add(session)
-            self.session_source.extend(np.array([self._source_code(event.source)], dtype=np.int16))
+            self.session_source.extend(np.array([self._source_code(source)], dtype=np.int16))
         return self.sessions[ix]
 
     def _source_code(self, source: str) -> int:
@@ -115,44 +117,68 @@ class Catalog:
                              zip(names, self.line.view[docs].tolist(), self.sub.view[docs].tolist(), strict=True)]
         return session.order
 
-    def append_batch(self, first_doc: int, events: list[Event], packed: list[bytes],
-                     sessions: list[Session]) -> None:
-        """Record events under consecutive doc ids (`packed`: each event's wire row packed
-        with msgpack; `sessions`: each event's, from `session_for`); columns grow once per
-        batch."""
+    def append_batch(self, first_doc: int, batch: Batch, sessions: dict[int, Session]) -> None:
+        """Record a batch's events under consecutive doc ids (`sessions`: the session of each of
+        the batch's keys that has events, from `session_for`). Columns grow once per batch; names
+        are interned once per distinct name."""
         assert first_doc == len(self.content), "doc ids and catalog rows must stay aligned"
-        n = len(events)
-        self.uid.extend(np.array([e.uid.encode("ascii") for e in events], dtype="S26"))
-        self.type_code.extend(np.array([TYPE_CODE.get(e.type, UNKNOWN) for e in events], dtype=np.uint8))
-        self.ts.extend(np.array([e.ts_ms for e in events], dtype=np.int64))
-        self.session_ix.extend(np.array([self.by_key[s.key] for s in sessions], dtype=np.int32))
-        self.starts_turn.extend(np.array([e.starts_turn for e in events], dtype=np.bool_))
-        self.terminal.extend(np.array([e.terminal for e in events], dtype=np.uint8))
-        self.commentary.extend(np.array([(e.phase or "").lower() == "commentary" for e in events], dtype=np.bool_))
+        n = len(batch)
+        by_key = np.full(len(batch.keys), -1, dtype=np.int32)
+        for k, session in sessions.items():
+            by_key[k] = self.by_key[session.key]
+        self.uid.extend(np.array(batch.uids, dtype="S26"))
+        self.type_code.extend(batch.codes)
+        self.ts.extend(batch.ts)
+        self.session_ix.extend(by_key[batch.key_ix])
+        self.starts_turn.extend(batch.flags & STARTS_TURN != 0)
+        self.terminal.extend(batch.flags >> TERMINAL_SHIFT)
+        self.commentary.extend(batch.flags & COMMENTARY != 0)
         self.alive.extend(np.ones(n, dtype=np.bool_))
         self.pos.extend(np.zeros(n, dtype=np.int32))
-        self.tool_ix.extend(np.array([self._intern(self.tool_names, 0, e.tool_name) for e in events], np.int32))
-        self.model_ix.extend(np.array([self._intern(self.model_names, 1, e.model) for e in events], np.int32))
-        self.file_ix.extend(np.array([self._intern(self.file_names, 2, e.file) for e in events], np.int32))
-        self.line.extend(np.array([e.line for e in events], np.int32))
-        self.sub.extend(np.array([e.sub for e in events], np.int32))
-        self.nlines.extend(np.array([transcript_lines(e) for e in events], np.int32))
-        self.content.extend(packed, [e.text for e in events])
-        for offset, (event, session) in enumerate(zip(events, sessions, strict=True)):
-            doc_id = first_doc + offset
-            self.by_uid.add(event.uid, doc_id)
-            file_ts = session.file_ts.setdefault(event.file, event.ts_ms)
-            key = (file_ts, event.file, event.line, event.sub)
+        self.tool_ix.extend(self._interned_ix(self.tool_names, 0, batch.names, batch.tool_ix))
+        self.model_ix.extend(self._interned_ix(self.model_names, 1, batch.names, batch.model_ix))
+        self.file_ix.extend(self._interned_ix(self.file_names, 2, batch.files, batch.file_ix))
+        self.line.extend(batch.line)
+        self.sub.extend(batch.sub)
+        self.nlines.extend(batch.nlines)
+        self.content.extend(batch.rows, batch.texts)
+        self.by_uid.add_many(batch.uids, first_doc)
+        self._order(first_doc, batch, [sessions[k] for k in batch.key_ix.tolist()])
+
+    def _order(self, first_doc: int, batch: Batch, sessions: list[Session]) -> None:
+        """Place each event in its session's order (log time of its file, line, sub-record) and
+        fold it into the session's metadata."""
+        files, file_ix = batch.files, batch.file_ix.tolist()
+        ts, line, sub = batch.ts.tolist(), batch.line.tolist(), batch.sub.tolist()
+        flags, codes, texts, metas = batch.flags.tolist(), batch.codes.tolist(), batch.texts, batch.metas
+        for i, session in enumerate(sessions):
+            doc_id = first_doc + i
+            file = files[file_ix[i]]
+            file_ts = session.file_ts.setdefault(file, ts[i])
+            key = (file_ts, file, line[i], sub[i])
             order = self.ordered(session)
             if not order or key > order[-1]:
                 order.append(key)
                 session.docs.append(doc_id)
             else:
-                i = bisect.bisect_right(order, key)
-                order.insert(i, key)
-                session.docs.insert(i, doc_id)
-            self._fold_meta(session, event)
+                at = bisect.bisect_right(order, key)
+                order.insert(at, key)
+                session.docs.insert(at, doc_id)
+            meta = metas.get(i) if metas else None
+            if meta:
+                fold_event_meta(session, meta)
+            if codes[i] == TOOL_CALL:
+                session.tools = True
+            self._fold_text(session, texts[i], bool(flags[i] & STARTS_TURN))
             self._forget_turns(session)
+
+    def _interned_ix(self, table: list[str], kind: int, names: list[str], ix: np.ndarray) -> np.ndarray:
+        """`ix` (into a batch's `names`) as indexes into the catalog's `table`, interning the
+        names the batch uses."""
+        mapped = np.zeros(len(names), dtype=np.int32)
+        for k in np.unique(ix).tolist():
+            mapped[k] = self._intern(table, kind, names[k])
+        return mapped[ix]
 
     def _intern(self, table: list[str], kind: int, name: str | None) -> int:
         if not name:
@@ -163,17 +189,13 @@ class Catalog:
             table.append(name)
         return ix
 
-    def _fold_meta(self, session: Session, event: Event) -> None:
-        """Fold one event into its session's titles, flags, cwd, parent and first prompt. Runs
-        once per appended event: the metadata map is folded only when the event carries one."""
-        if event.meta:
-            fold_event_meta(session, event.meta)
-        if event.type == "tool_call":
-            session.tools = True
-        if event.starts_turn and session.first_prompt is None and event.text.strip():
-            session.first_prompt = first_line(event.text)
-        elif session.title_command is None and event.text.lstrip().startswith("<command-"):
-            session.title_command = command_title(event.text)
+    @staticmethod
+    def _fold_text(session: Session, text: str, starts_turn: bool) -> None:
+        """The session's first prompt (the first turn-starting text) and a slash command's title."""
+        if starts_turn and session.first_prompt is None and text.strip():
+            session.first_prompt = first_line(text)
+        elif session.title_command is None and text.lstrip().startswith("<command-"):
+            session.title_command = command_title(text)
 
     def _refold_meta(self, session: Session) -> None:
         """Derive the session's titles, flags, cwd and parent again from its live events."""
@@ -183,7 +205,12 @@ class Catalog:
             setattr(session, name, None)
         session.web = session.moraine = session.tools = False
         for doc in session.docs:
-            self._fold_meta(session, self.event(doc))
+            event = self.event(doc)
+            if event.meta:
+                fold_event_meta(session, event.meta)
+            if event.type == "tool_call":
+                session.tools = True
+            self._fold_text(session, event.text, event.starts_turn)
         session.stale_meta = False
 
     def _unlink_child(self, session: Session) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from moraine.batch import Batch
 from moraine.config import Config
 from moraine.durable import file_crc
 from moraine.errors import StateError
@@ -37,6 +38,11 @@ from moraine.store.redactions import Redactions
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
 from moraine.store.validate import packable_frame, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
+
+
+def _framed(payload: dict[str, Any], batch: Batch) -> dict[str, Any]:
+    """The payload as the WAL frames it: the batch in its wire form, absent when empty."""
+    return {**payload, "batch": batch.to_wire()} if len(batch) else payload
 
 
 class _Reload(Exception):
@@ -211,30 +217,32 @@ class Store(FrameApplier, Reading):
                 )
             self.stats.torn_bytes += wal.cut_tail(end)
 
-    def commit(self, events: list[list[Any]], issues: list[list[Any]], checkpoints: dict[str, list[Any]],
-               extra: dict[str, Any] | None = None, packed: list[bytes] | None = None) -> None:
+    def commit(self, events: Batch | list[list[Any]], issues: list[list[Any]], checkpoints: dict[str, list[Any]],
+               extra: dict[str, Any] | None = None) -> None:
         """Append one frame (events + issues + the checkpoints they reach), then apply it.
 
-        Rows are in wire form, as the parse workers produce them (`packed`: the same rows
-        packed with msgpack, when the worker did it). Call inside `writer()`.
+        Events come as the parse workers emit them (a `Batch`, each event checked there) or as
+        wire rows from anywhere else (screened here). Call inside `writer()`.
         """
-        payload: dict[str, Any] = {"events": events, "issues": issues, "checkpoints": checkpoints,
-                                   "at": int(time.time() * 1000)}
-        if events:
-            payload["rules"] = rules_fingerprint()  # what the events were redacted with
+        payload: dict[str, Any] = {"issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000)}
         payload.update(extra or {})
-        if packed is None:  # rows not from the parse workers (which check each row): screen them here
-            payload, rejected = screen_frame(payload, "commit")
+        if isinstance(events, Batch):
+            batch = events
+        else:
+            payload, rejected = screen_frame({**payload, "events": events}, "commit")
             payload["issues"] = [*payload.get("issues", []), *(i.to_wire() for i in rejected)]
+            batch = payload.pop("batch")
+        if len(batch):
+            payload["rules"] = rules_fingerprint()  # what the events were redacted with
         seq, start = self.position
         try:
-            end = self.wal_set.open(seq).append(payload)
+            end = self.wal_set.open(seq).append(_framed(payload, batch))
         except (OverflowError, ValueError, TypeError):  # unpackable: nothing was written
-            payload, packed = packable_frame(payload), None
-            end = self.wal_set.open(seq).append(payload)
+            payload, batch = packable_frame(payload, batch)
+            end = self.wal_set.open(seq).append(_framed(payload, batch))
         with self.lock:
             try:
-                self._apply(payload, packed)
+                self._apply({**payload, "batch": batch})
             except Exception as exc:  # a bug, not bad input: the frame is skipped from now on
                 self.bad_frames[(seq, start)] = f"wal_frame_skipped: {type(exc).__name__}: {exc}"[:500]
                 self._reset()

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from moraine.model import Event, IngestIssue
+from moraine.model import IngestIssue
 from moraine.sources.redact import count_placeholders
 
 MARK = "[REDACTED:"
@@ -25,12 +25,13 @@ class Redactions:
         self.by_doc: dict[int, dict[str, int]] = {}  # doc → placeholders per rule (docs that hold any)
         self.rule_sets: set[str] = set()  # fingerprints of the rules the events were read under
 
-    def add(self, first: int, events: list[Event], packed: list[bytes], rules: Any) -> None:
-        """Docs first, first + 1, … were just appended (their texts travel beside the rows)."""
-        for i, (blob, event) in enumerate(zip(packed, events, strict=True)):
-            if MARK.encode() in blob or MARK in event.text:
-                self.by_doc[first + i] = dict(count_placeholders(event.text) + count_placeholders(blob))
-        if events and isinstance(rules, str):
+    def add(self, first: int, rows: list[bytes], texts: list[str], rules: Any) -> None:
+        """Docs first, first + 1, … were just appended (packed rows, their texts beside them)."""
+        mark = MARK.encode()
+        for i, (blob, text) in enumerate(zip(rows, texts, strict=True)):
+            if mark in blob or MARK in text:
+                self.by_doc[first + i] = dict(count_placeholders(text) + count_placeholders(blob))
+        if rows and isinstance(rules, str):
             self.rule_sets.add(rules)
 
     def counts(self, alive: np.ndarray, issues: Iterable[IngestIssue], paths: Iterable[str]) -> dict[str, int]:

@@ -80,6 +80,10 @@ class UidIndex:
     def add(self, uid: str, doc: int) -> None:
         self.recent[uid] = doc
 
+    def add_many(self, uids: list[str], first_doc: int) -> None:
+        """uids[i] is doc first_doc + i."""
+        self.recent.update(zip(uids, range(first_doc, first_doc + len(uids)), strict=True))
+
     def pop(self, uid: str) -> int | None:
         doc = self.get(uid)
         self.recent.pop(uid, None)

@@ -14,6 +14,7 @@ from typing import Any
 
 import msgpack
 
+from moraine.batch import Batch, BatchError
 from moraine.model import EVENT_TYPES, TS_MAX_MS, UID_RE, Event, IngestIssue, LineRef
 from moraine.sources._clean import INT32_MAX, INT32_MIN, META_TEXT
 
@@ -21,6 +22,7 @@ _TYPES = frozenset(EVENT_TYPES)
 _OPTIONAL_TEXT = (6, 7, 10, 14)  # tool_name, tool_call_id, model, phase
 WIRE_LEN = 20
 _COORD_MAX = 2**62
+# Line and sub-record numbers order a session's events in int32 catalog columns.
 
 
 def event_row_problem(row: Any) -> str | None:
@@ -52,7 +54,7 @@ def event_row_problem(row: Any) -> str | None:
 def _place_problem(file: Any, line: Any, offset: Any, sub: Any, meta: Any) -> str | None:
     """Where the event was read (log coordinates) and its metadata."""
     if (type(file) is not str or type(line) is not int or type(offset) is not int or type(sub) is not int
-            or line < 0 or offset < 0 or sub < 0 or line > _COORD_MAX or offset > _COORD_MAX or sub > _COORD_MAX):
+            or line < 0 or offset < 0 or sub < 0 or line > INT32_MAX or offset > _COORD_MAX or sub > INT32_MAX):
         return "log coordinates malformed"
     if type(meta) is not dict:
         return "metadata malformed"
@@ -93,12 +95,13 @@ def _rejected(where: str, what: str) -> IngestIssue:
 
 
 def _screen_events(payload: dict[str, Any], where: str, issues: list[IngestIssue]) -> dict[str, Any]:
-    """Each event row that cannot be applied is left out, quarantined with its coordinates."""
+    """A frame's events, as a `Batch` wire form ("batch") or, in frames of older versions, as
+    rows ("events"), leave as one `Batch` under "batch" holding those that can be applied;
+    each event left out is quarantined with its coordinates, a batch of the wrong shape whole."""
     rows = payload.get("events", [])
     if not isinstance(rows, list):
         issues.append(_rejected(where, "events are not a list"))
         rows = []
-        payload = {**payload, "events": rows}
     problems = [event_row_problem(row) for row in rows]
     if any(problems):
         kept = []
@@ -107,8 +110,40 @@ def _screen_events(payload: dict[str, Any], where: str, issues: list[IngestIssue
                 kept.append(row)
             else:
                 issues.append(_row_issue(row, problem, where))
-        payload = {**payload, "events": kept}
-    return payload
+        rows = kept
+    batches = [_rows_batch(rows, issues)] if rows else []
+    if "batch" in payload:
+        batches.append(_screen_batch(payload["batch"], where, issues))
+    out = {name: value for name, value in payload.items() if name != "events"}
+    out["batch"] = Batch.concat(batches)
+    return out
+
+
+def _rows_batch(rows: list[list[Any]], issues: list[IngestIssue]) -> Batch:
+    """Screened rows as a batch (a row msgpack refuses is quarantined)."""
+    try:
+        return Batch.from_rows(rows)
+    except (OverflowError, ValueError, TypeError):
+        kept, rejected = packable(rows)
+        issues.extend(IngestIssue.from_wire(row) for row in rejected)
+        return Batch.from_rows(kept)
+
+
+def _screen_batch(wire: Any, where: str, issues: list[IngestIssue]) -> Batch:
+    """A batch read back from the WAL: refused whole when its shape is wrong, cut to the events
+    whose values can be applied."""
+    try:
+        batch = Batch.from_wire(wire)
+    except BatchError as exc:
+        issues.append(_rejected(where, f"{exc}: its events left out"))
+        return Batch()
+    problems = batch.problems()
+    if not problems:
+        return batch
+    for i, problem in sorted(problems.items()):
+        file = batch.files[int(batch.file_ix[i])]
+        issues.append(IngestIssue(file, 0, int(batch.line[i]), int(batch.offset[i]), f"rejected_event: {problem}", ""))
+    return batch.take([i for i in range(len(batch)) if i not in problems])
 
 
 def _screen_issue_rows(payload: dict[str, Any], where: str, issues: list[IngestIssue]) -> dict[str, Any]:
@@ -220,14 +255,22 @@ def storable(events: list[Event], issues: list[list[Any]], ref: LineRef) -> list
     return kept
 
 
-def packable_frame(payload: dict[str, Any]) -> dict[str, Any]:
-    """The frame without what msgpack refuses: rows (each quarantined by `validate.packable`)
-    and checkpoints (their files are read again next pass; ids dedupe)."""
-    events, rejected = packable(payload.get("events", []))
+def packable_frame(payload: dict[str, Any], batch: Batch) -> tuple[dict[str, Any], Batch]:
+    """The frame without what msgpack refuses: events whose text or metadata it cannot store
+    (each quarantined), and checkpoints (their files are read again next pass; ids dedupe)."""
+    rejected: list[list[Any]] = []
+    kept = []
+    for i in range(len(batch)):
+        try:
+            msgpack.packb([batch.texts[i], batch.metas.get(i)], use_bin_type=True)
+            kept.append(i)
+        except (OverflowError, ValueError, TypeError) as exc:
+            rejected.append([batch.files[int(batch.file_ix[i])], 0, int(batch.line[i]), int(batch.offset[i]),
+                             f"rejected_event: cannot be stored: {exc}", ""])
     checkpoints = {}
     for path, row in payload.get("checkpoints", {}).items():
         with contextlib.suppress(OverflowError, ValueError, TypeError):
             msgpack.packb(row, use_bin_type=True)
             checkpoints[path] = row
-    return {**payload, "events": events, "issues": [*payload.get("issues", []), *rejected],
-            "checkpoints": checkpoints}
+    return ({**payload, "issues": [*payload.get("issues", []), *rejected], "checkpoints": checkpoints},
+            batch.take(kept))
