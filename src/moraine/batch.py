@@ -102,47 +102,43 @@ class Batch:
     @classmethod
     def from_rows(cls, rows: Sequence[list[Any]], packed: list[bytes] | None = None) -> Batch:
         """Columns of screened wire rows (`validate.event_row_problem` found nothing), `packed`
-        their packed forms when already made."""
+        their packed forms when already made. The rows are transposed once (in C); each column
+        is then one conversion, and each name table one dict of the column's distinct values."""
         if packed is None:
             packb = msgpack.packb
             packed = [packb([*row[:_TEXT], "", *row[_TEXT + 1:]], use_bin_type=True) for row in rows]
-        n = len(rows)
-        keys: dict[str, int] = {}
-        sources: list[str] = []
-        files: dict[str, int] = {}
-        names: dict[str, int] = {"": 0}
-        key_ix, file_ix, tool_ix, model_ix = [], [], [], []
-        flags, nlines = [], []
-        metas = {}
-        for i, row in enumerate(rows):
-            key = row[1]
-            ix = keys.get(key)
-            if ix is None:
-                ix = keys[key] = len(keys)
-                sources.append(row[2])
-            key_ix.append(ix)
-            file_ix.append(files.setdefault(row[15], len(files)))
-            tool_ix.append(names.setdefault(row[6] or "", len(names)))
-            model_ix.append(names.setdefault(row[10] or "", len(names)))
-            text, excluded, type_ = row[5], row[13], row[3]
-            flags.append(row[11] | excluded << 1 | ((row[14] or "").lower() == "commentary") << 2
-                         | row[12] << TERMINAL_SHIFT)
-            nlines.append(0 if not text or excluded or type_ == "unknown" else text.count("\n") + 1)
-            if row[19]:
-                metas[i] = row[19]
+        if not rows:
+            return cls(rows=packed)
+        (uids, keys, sources, types, ts, texts, tool_names, _, _, _, model_names, starts, terminal, excluded, phases,
+         files, line, offset, sub, metas) = zip(*rows, strict=True)
+        first_source: dict[str, str] = {}
+        for key, source in zip(keys, sources, strict=True):
+            first_source.setdefault(key, source)
+        tools = [t or "" for t in tool_names]
+        models = [m or "" for m in model_names]
+        names = _table(("", *tools, *models))
+        codes = np.array([TYPE_CODE.get(t, UNKNOWN) for t in types], dtype=np.uint8)
+        no_text = np.array([not t for t in texts], dtype=np.bool_)
+        excluded_flags = np.array(excluded, dtype=np.uint8)
+        commentary = _table(phases)
+        commentary_flag = np.array([bool(p) and p.lower() == "commentary" for p in commentary], dtype=np.uint8)
+        flags = (np.array(starts, dtype=np.uint8) | excluded_flags << 1
+                 | commentary_flag[[commentary[p] for p in phases]] << 2
+                 | np.array(terminal, dtype=np.uint8) << TERMINAL_SHIFT)
+        nlines = np.array([t.count("\n") for t in texts], dtype=np.int32) + 1
+        nlines[no_text | (excluded_flags != 0) | (codes == UNKNOWN)] = 0
+        key_ix, file_ix = _table(keys), _table(files)
         return cls(
-            rows=packed, texts=[row[5] for row in rows], uids=[row[0] for row in rows],
-            ts=np.fromiter((row[4] for row in rows), np.int64, n),
-            codes=np.fromiter((TYPE_CODE.get(row[3], UNKNOWN) for row in rows), np.uint8, n),
-            flags=np.array(flags, dtype=np.uint8),
-            line=np.fromiter((row[16] for row in rows), np.int64, n),
-            sub=np.fromiter((row[18] for row in rows), np.int64, n),
-            offset=np.fromiter((row[17] for row in rows), np.int64, n),
-            nlines=np.array(nlines, dtype=np.int32),
-            keys=list(keys), sources=sources, key_ix=np.array(key_ix, dtype=np.uint32),
-            files=list(files), file_ix=np.array(file_ix, dtype=np.uint32),
-            names=list(names), tool_ix=np.array(tool_ix, dtype=np.uint32), model_ix=np.array(model_ix, dtype=np.uint32),
-            metas=metas,
+            rows=packed, texts=list(texts), uids=list(uids), ts=np.array(ts, dtype=np.int64), codes=codes,
+            flags=flags.astype(np.uint8), line=np.array(line, dtype=np.int64), sub=np.array(sub, dtype=np.int64),
+            offset=np.array(offset, dtype=np.int64), nlines=nlines,
+            keys=list(key_ix), sources=list(first_source.values()),
+            key_ix=np.array([key_ix[k] for k in keys], dtype=np.uint32),
+            files=list(file_ix), file_ix=np.array([file_ix[f] for f in files], dtype=np.uint32),
+            names=list(names),
+            tool_ix=np.array([names[t] for t in tools], dtype=np.uint32),
+            model_ix=np.array([names[m] for m in models], dtype=np.uint32),
+            metas={i: meta for i, meta in enumerate(metas) if meta},
         )
 
     @classmethod
@@ -266,6 +262,11 @@ class Batch:
                    for name, value in meta.items()):
                 found.setdefault(i, "metadata malformed")
         return found
+
+
+def _table(values: Sequence[Any]) -> dict[Any, int]:
+    """Each distinct value's index, in order of first appearance."""
+    return {value: i for i, value in enumerate(dict.fromkeys(values))}
 
 
 def _remap(ix: np.ndarray, table: list[str], into: dict[str, int]) -> np.ndarray:
