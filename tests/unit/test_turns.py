@@ -7,11 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, TYPE_CODE
 from moraine.store.engine import Store
-from moraine.store.turns import Turn, build_turns
+from moraine.store.turns import Turn, build_turns, one_turn
 
 USER, ASSISTANT = TYPE_CODE["user_input"], TYPE_CODE["assistant_response"]
 OTHER = [TYPE_CODE[t] for t in ("tool_call", "tool_response", "reasoning", "system", "runtime")]
@@ -57,16 +56,17 @@ def test_build_turns_equals_the_per_turn_rules() -> None:
         expected = [_oracle(i + 1, lo, hi, hi == n, docs, types, marks, comment, times)
                     for i, (lo, hi) in enumerate(zip(bounds.tolist(), ends, strict=True))]
         assert build_turns(docs, bounds, types, marks, comment, times) == expected
+        for i, (lo, hi) in enumerate(zip(bounds.tolist(), ends, strict=True)):  # a search hit's turn alone
+            alone = one_turn(docs[lo:hi], types[lo:hi], marks[lo:hi], comment[lo:hi], times[lo:hi], followed=hi < n)
+            alone.ordinal, alone.start, alone.end = i + 1, lo, hi
+            assert alone == expected[i]
 
 
-def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path: Path,
                                                                make_samples_store: Callable[[Path], Store]) -> None:
     """A search hit builds only its own turn when the session's turns are not built yet; that
     turn (ordinal, bounds, completion, terminal, user and final docs, times) and the hit's
     ordinal in it equal what the whole session's turns say, for every live event of the samples."""
-    from moraine.store import catalog as catalog_module
-
-    monkeypatch.setattr(catalog_module, "BUILD_WHOLE", 0)  # every session counts as long here
     store = make_samples_store(tmp_path)
     catalog = store.catalog
     compared = 0
@@ -86,13 +86,10 @@ def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path: Path, mo
     assert compared > 300
 
 
-def test_kept_single_turns_are_forgotten_when_the_session_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_kept_single_turns_are_forgotten_when_the_session_changes(tmp_path: Path,
                                                                   make_samples_store: Callable[[Path], Store]) -> None:
     """A long session's turns built one by one are dropped with its turns when an event of it
     is retired: the answers after the change equal a whole build of the changed session."""
-    from moraine.store import catalog as catalog_module
-
-    monkeypatch.setattr(catalog_module, "BUILD_WHOLE", 0)
     store = make_samples_store(tmp_path)
     catalog = store.catalog
     changed = 0
@@ -115,17 +112,15 @@ def test_kept_single_turns_are_forgotten_when_the_session_changes(tmp_path: Path
     assert changed > 5
 
 
-def test_a_short_session_has_its_turns_built_once_and_kept(tmp_path: Path,
-                                                           make_samples_store: Callable[[Path], Store]) -> None:
-    """Below BUILD_WHOLE events a hit builds the session's turns whole and keeps them (a session
-    hit again costs nothing); the answers equal the single-turn path's."""
+def test_a_hit_in_a_built_session_reads_its_built_turns(tmp_path: Path,
+                                                        make_samples_store: Callable[[Path], Store]) -> None:
+    """Once a session's turns are built (open, a turn scope), a hit reads them: nothing is built again."""
     store = make_samples_store(tmp_path)
     catalog = store.catalog
     for session in catalog.sessions:
         if not session.docs:
             continue
-        session.turns = None
+        built = catalog.turns(session)
         doc = session.docs[-1]
-        first = catalog.turn_of(doc)
-        assert session.turns is not None  # built whole and kept
-        assert catalog.turn_of(doc) == first and catalog.last_turn(session) == session.turns[-1]
+        assert catalog.turn_of(doc)[1] is built[-1] and catalog.last_turn(session) is built[-1]
+        assert session.some_turns is None

@@ -20,16 +20,12 @@ from moraine.index.growable import Column
 from moraine.model import TYPE_CODE, Event, event_ref, make_uid, session_ref, turn_ref
 from moraine.store.contents import Contents
 from moraine.store.session import Session, command_title, first_line, fold_event_meta
-from moraine.store.turns import Turn, build_turns
+from moraine.store.turns import Turn, build_turns, one_turn
 from moraine.store.uids import UidIndex, uid_keys
 
 UNKNOWN = TYPE_CODE["unknown"]
 TOOL_CALL = TYPE_CODE["tool_call"]
 
-
-# A session this small has all its turns built (and kept) on first sight; a longer one has
-# only the turns asked for built, and kept (building hundreds of turns costs more than a search).
-BUILD_WHOLE = 256
 
 class Catalog:
     """Every event ever applied, with its session, in deterministic order."""
@@ -357,10 +353,9 @@ class Catalog:
     def turn_of(self, doc_id: int) -> tuple[Session, Turn, int]:
         """The session, turn and one-based ordinal within the turn of a live doc. A session whose
         turns are not built yet gets only this turn built, and kept (a search hit's case: building
-        every turn of each hit's session cost more than the search itself at 1M events)."""
+        every turn of each hit's session cost more than the search itself at 1M events, and even
+        a short session's whole build, ~25 array calls, costs ~8 times its one turn's)."""
         session = self.session_of(doc_id)
-        if session.turns is None and len(session.docs) <= BUILD_WHOLE:
-            self._build_turns(session)
         bounds = self._bounds(session)
         position = int(self.pos.view[doc_id])
         i = bisect.bisect_right(bounds, position) - 1
@@ -370,8 +365,6 @@ class Catalog:
     def last_turn(self, session: Session) -> Turn | None:
         """The session's last turn (whether the session is completed), built alone, and kept,
         when its turns are not built yet."""
-        if session.turns is None and len(session.docs) <= BUILD_WHOLE:
-            self._build_turns(session)
         if session.turns is not None:
             return session.turns[-1] if session.turns else None
         return self._one_turn(session, len(self._bounds(session)) - 1) if session.docs else None
@@ -395,8 +388,8 @@ class Catalog:
         bounds, n = self._bounds(session), len(session.docs)
         lo, hi = bounds[i], bounds[i + 1] if i + 1 < len(bounds) else n
         span = np.asarray(session.docs[lo:hi], dtype=np.int64)
-        turn = build_turns(span, np.zeros(1, dtype=np.int64), self.type_code.view[span], self.terminal.view[span],
-                           self.commentary.view[span], self.ts.view[span], followed=hi < n)[0]
+        turn = one_turn(span, self.type_code.view[span], self.terminal.view[span], self.commentary.view[span],
+                        self.ts.view[span], followed=hi < n)
         turn.ordinal, turn.start, turn.end = i + 1, lo, hi
         session.some_turns[i] = turn
         return turn

@@ -147,15 +147,21 @@ class Contents:
     def row(self, doc: int) -> list[Any]:
         """The wire row with its text."""
         row = msgpack.unpackb(self[doc], raw=False)
-        if doc >= self.base:
-            row[TEXT] = self.fresh_text[doc - self.base]
-            return row
-        chunk = self._chunk(doc)
-        if chunk.text_offsets is not None:
-            j = doc - chunk.first
-            t = chunk.text_offsets
-            row[TEXT] = bytes(chunk.text_data[int(t[j]) : int(t[j + 1]) - 1]).decode("utf-8", "surrogatepass")
+        if doc >= self.base or self._chunk(doc).text_offsets is not None:  # else the text is inside the row
+            row[TEXT] = self.text(doc)
         return row
+
+    def text(self, doc: int) -> str:
+        """The doc's text alone, read in place (no row decompressed)."""
+        if doc >= self.base:
+            return self.fresh_text[doc - self.base]
+        chunk = self._chunk(doc)
+        if chunk.text_offsets is None:
+            text: str = self.row(doc)[TEXT]
+            return text
+        j = doc - chunk.first
+        t = chunk.text_offsets
+        return bytes(chunk.text_data[int(t[j]) : int(t[j + 1]) - 1]).decode("utf-8", "surrogatepass")
 
     def size_of(self, doc: int) -> int:
         """Bytes the doc occupies (row and text)."""

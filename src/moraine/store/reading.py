@@ -153,6 +153,13 @@ class Reading:
     def event_time(self, doc: int) -> int:
         return int(self.catalog.ts.view[doc])
 
+    def event_type(self, doc: int) -> str:
+        return EVENT_TYPES[int(self.catalog.type_code.view[doc])]
+
+    def event_text(self, doc: int) -> str:
+        """The event's text, without decoding the rest of its record (a search hit's snippet)."""
+        return self.catalog.content.text(doc)
+
     def event_types(self, docs: list[int]) -> list[str]:
         """The docs' event types, each once, in order of first appearance."""
         codes: np.ndarray | list[int] = self.catalog.type_code.view[docs] if docs else []

@@ -80,3 +80,29 @@ def build_turns(docs: np.ndarray, bounds: np.ndarray, types: np.ndarray, marks: 
             started_ms=started[i], updated_ms=updated[i],
         ))
     return turns
+
+
+def one_turn(docs: np.ndarray, types: np.ndarray, marks: np.ndarray, comment: np.ndarray, times: np.ndarray,
+             followed: bool) -> Turn:
+    """`build_turns(docs, [0], …, followed)[0]` for columns that hold one turn, in a handful of
+    array calls instead of ~25: a search hit needs its own turn only, and ten hits built them
+    in ~1 ms per query at 1M events."""
+    answers = np.flatnonzero(types == ASSISTANT)
+    finals = answers[~comment[answers]]
+    f = int(finals[-1]) if len(finals) else int(answers[-1]) if len(answers) else -1
+    users = np.flatnonzero(types == USER)
+    markers = np.flatnonzero(marks)
+    final_pos = terminal = None
+    if len(markers):
+        mk = int(markers[-1])
+        final_pos = f if f >= 0 else None
+        terminal = final_pos if marks[mk] == TERMINAL_FINISH and final_pos is not None else mk
+    elif followed and f >= 0:
+        terminal = final_pos = f
+    return Turn(
+        ordinal=1, start=0, end=len(docs), completed=terminal is not None,
+        terminal_doc=int(docs[terminal]) if terminal is not None else None,
+        user_doc=int(docs[users[0]]) if len(users) else None,
+        final_doc=int(docs[final_pos]) if final_pos is not None else None,
+        started_ms=int(times.min()), updated_ms=int(times.max()),
+    )

@@ -139,15 +139,15 @@ def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
 
 def _hit(store: Store, rank: int, doc: int, score: float, terms: list[str]) -> dict[str, Any]:
     session, turn, ordinal = store.turn_of(doc)
-    event = store.event(doc)
     eid = store.event_id(doc)
     tid = store.turn_id(session, turn.ordinal)
-    text, truncated = snippet(event.text, terms)
+    text, truncated = snippet(store.event_text(doc), terms)
     return {
         "rank": rank,
         "score": round(float(score), 6),
         "id": eid,
-        "event": {"id": eid, "type": event.type, "timestamp": format_ts(event.ts_ms), "ordinal": ordinal,
+        "event": {"id": eid, "type": store.event_type(doc), "timestamp": format_ts(store.event_time(doc)),
+                  "ordinal": ordinal,
                   "terminal": turn.terminal_doc == doc},
         "turn": {"id": tid, "ordinal": turn.ordinal, "completed": turn.completed,
                  "event_count": turn.end - turn.start},
