@@ -480,3 +480,21 @@ def test_streaming_merge_equals_a_plain_merge(tmp_path: Path, monkeypatch: pytes
         lo, hi = int(merged.offsets[t]), int(merged.offsets[t + 1])
         assert (merged.docs.all()[lo:hi].tolist(), merged.tf_slice(lo, hi).tolist()) == expected[raw]
     assert merged.doc_ids.tolist() == [d for p in parts for d in p.doc_ids.tolist() if live[d]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_term_scores_in_place_equal_the_formula_bit_for_bit(seed: int) -> None:
+    """`term_scores` computes in place; its scores must be the plain expression's, bit for bit,
+    for every dtype the index stores tfs and lengths in and for b at its edges."""
+    from moraine.index.bm25 import term_scores
+
+    rng = np.random.default_rng(seed)
+    for tf_type, len_type in ((np.uint8, np.uint32), (np.uint16, np.int64), (np.uint32, np.uint32)):
+        n = int(rng.integers(1, 5000))
+        tfs = rng.integers(1, np.iinfo(tf_type).max, n, endpoint=True).astype(tf_type)
+        lens = rng.integers(1, 100_000, n).astype(len_type)
+        for b in (0.0, 0.75, 1.0, float(rng.random())):
+            idf, avgdl, k1 = float(rng.random() * 9), float(rng.random() * 900 + 1), float(rng.random() * 3)
+            tf = tfs.astype(np.float64)
+            plain = idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * lens.astype(np.float64) / avgdl))
+            assert term_scores(tfs, lens, idf, avgdl, k1, b).tobytes() == plain.tobytes()

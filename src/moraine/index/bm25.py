@@ -14,10 +14,24 @@ def idf(n_docs: int, df: int) -> float:
 def term_scores(
     tfs: np.ndarray, doc_lens: np.ndarray, idf_value: float, avgdl: float, k1: float, b: float
 ) -> np.ndarray:
-    """Per-document contribution of one term, for arrays of tf and document length."""
+    """Per-document contribution of one term, for arrays of tf and document length:
+    idf·tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl)).
+
+    Computed in place in two buffers, operation for operation as the formula reads (each
+    step the same IEEE operation, so the scores are the same bit for bit): the ten temporaries
+    of the plain expression cost 2-4x as much on a common term's postings (fresh pages for
+    each array past malloc's mmap threshold)."""
     tf = tfs.astype(np.float64)
-    norm = k1 * (1.0 - b + b * doc_lens.astype(np.float64) / avgdl)
-    return idf_value * tf * (k1 + 1.0) / (tf + norm)
+    norm = doc_lens.astype(np.float64)
+    norm *= b
+    norm /= avgdl
+    norm += 1.0 - b
+    norm *= k1
+    norm += tf
+    out = tf * idf_value
+    out *= k1 + 1.0
+    out /= norm
+    return out
 
 
 def max_attainable(idfs: list[float], k1: float) -> float:
