@@ -121,3 +121,48 @@ def test_a_pass_that_adds_a_little_keeps_the_usual_merges(tmp_path: Path, monkey
     grow(writer, n_new_files=2, records=(5, 20))  # far less than the index holds
     assert ingest_once(store, parallel=True).events > 0
     assert len(merges) == 1
+
+
+def test_a_pass_building_the_index_defers_its_merges_and_ends_with_the_same_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pass with at least as many new bytes as the index holds lets segments accumulate (up to
+    BULK_SEGMENTS) before a publish merges any, since it ends merging them all: the published
+    generations on the way hold more segments, and the end is the state the usual merges build."""
+    from moraine.index.searcher import InvertedIndex
+
+    writer = _logs(tmp_path, seed=17, files=80)
+    small = {"ingest": {"batch_events": 50}, "store": {"seal_events": 100, "snapshot_events": 200, "fsync": "never"}}
+    seen: list[tuple[int, int]] = []  # (segments before, merges) at each publish's merge
+    real = InvertedIndex.merge_segments
+
+    def recording(self: InvertedIndex, directory_for: Any = None, defer_below: int = 0) -> int:
+        before = len(self.segments)
+        merges = real(self, directory_for, defer_below)
+        seen.append((before, merges))
+        return merges
+
+    monkeypatch.setattr(InvertedIndex, "merge_segments", recording)
+    monkeypatch.setattr(pipeline, "BULK_SEGMENTS", 6)
+    deferred = Store(writer.config(tmp_path / "deferred", **small))
+    assert ingest_once(deferred, parallel=True).events > 500
+    during = list(seen)
+    assert any(before >= 6 and merges for before, merges in during), during  # it merges once there are enough
+    assert all(before >= 6 for before, merges in during if merges), during  # and never below
+    assert deferred.defer_merges == 0 and len(deferred.index.segments) == 1
+
+    seen.clear()
+    monkeypatch.setattr(pipeline, "BULK_SEGMENTS", 0)  # the usual tiers on the way
+    usual = Store(writer.config(tmp_path / "usual", **small))
+    ingest_once(usual, parallel=True)
+    assert any(merges and before < 6 for before, merges in seen), seen
+    assert _doc_rows(deferred) == _doc_rows(usual) and len(usual.index.segments) == 1
+    rng = random.Random(5)
+    vocabulary = sorted(usual.index.vocab.terms)
+    for term in rng.sample(vocabulary, 40):
+        for got, want in zip(deferred.index.postings(term), usual.index.postings(term), strict=True):
+            assert np.array_equal(got, want), term
+    for _ in range(30):
+        terms = rng.sample(vocabulary, rng.randint(1, 4))
+        assert _search(deferred, terms) == _search(usual, terms)
+    reopened = Store(writer.config(tmp_path / "deferred", **small), create=False)
+    assert reopened.counts() == deferred.counts() and len(reopened.index.segments) == 1

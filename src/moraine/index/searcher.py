@@ -159,13 +159,16 @@ class InvertedIndex:
         self.mem = MemTable(self.vocab)
         return segment
 
-    def merge_segments(self, directory_for: Callable[[], Path] | None = None) -> int:
+    def merge_segments(self, directory_for: Callable[[], Path] | None = None, defer_below: int = 0) -> int:
         """Tiered merge policy: a run of adjacent segments each at least half the size of the
         one before it is merged into one (dropping retired documents' postings), anywhere in
         the list (a small newest segment does not hold back the equal ones before it). Sizes
         then fall by more than half from the oldest to the newest: O(log n) segments, each
         posting rewritten O(log n) times. With `directory_for`, each merge streams into a new
-        directory (see `Segment.merge`) instead of memory."""
+        directory (see `Segment.merge`) instead of memory. Nothing is merged while there are
+        fewer than `defer_below` segments (a pass that builds the index ends merging them all)."""
+        if len(self.segments) < defer_below:
+            return 0
         merges = 0
         while (run := merge_run([seg.n_postings for seg in self.segments])) is not None:
             lo, hi = run

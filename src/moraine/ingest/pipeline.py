@@ -271,21 +271,28 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         use_pool = parallel if parallel is not None else (total >= PARALLEL_BYTES and (os.cpu_count() or 1) > 1)
         pending = _Pending()
         docs_before = store.index.n_docs
+        # A pass with at least as many new bytes as the index holds builds it, and ends merging
+        # its segments into one: merging on the way would rewrite each posting several times.
+        bulk = use_pool and total >= sum(cp.offset for cp in store.checkpoints.values())
+        store.defer_merges = BULK_SEGMENTS if bulk else 0
         done = 0
-        for parts in _normalized(tasks, sizes, use_pool, store.config.ingest.workers):
-            for part in parts:
-                if part[5] is not None:
-                    problems[part[0]] = part[5]
-                pending.add(part, limit, store, summary)
-                done += part[4]
-                summary.bytes_read += part[4]
-                if progress:
-                    progress(done, total)
-        pending.file_issues = _file_issue_changes(store, problems, {key for _, key, _ in files},
-                                                  {key for _, key, _, _, _ in work})
-        pending.flush(store, summary)
+        try:
+            for parts in _normalized(tasks, sizes, use_pool, store.config.ingest.workers):
+                for part in parts:
+                    if part[5] is not None:
+                        problems[part[0]] = part[5]
+                    pending.add(part, limit, store, summary)
+                    done += part[4]
+                    summary.bytes_read += part[4]
+                    if progress:
+                        progress(done, total)
+            pending.file_issues = _file_issue_changes(store, problems, {key for _, key, _ in files},
+                                                      {key for _, key, _, _, _ in work})
+            pending.flush(store, summary)
+        finally:
+            store.defer_merges = 0
         ingest_state(store).lag_bytes = 0  # every complete line seen in this pass is now indexed
-        _publish(store, snapshot, built=use_pool and store.index.n_docs >= 2 * docs_before)
+        _publish(store, snapshot, built=bulk or (use_pool and store.index.n_docs >= 2 * docs_before))
     # The catalog holds millions of long-lived objects; keep them out of the cyclic GC's
     # full collections, which otherwise stall a query now and then for tens of ms.
     gc.freeze()
@@ -337,6 +344,9 @@ def _file_issue_changes(store: Store, problems: dict[str, str], listed: set[str]
     return changes
 
 
+# Segments a pass building the index lets accumulate before its publishes merge any: a query
+# pays per segment it reads (see `_publish`), a merge rewrites every posting of its run.
+BULK_SEGMENTS = 16
 AHEAD = 4  # task groups in flight per worker at least: enough to keep them busy on small logs
 GROUP = 4  # files per task group (one round trip to a worker each)
 # Log bytes the workers may parse ahead of the indexer. The indexer stops for seconds at a

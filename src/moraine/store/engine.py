@@ -78,6 +78,7 @@ class Store(FrameApplier, Reading):
         # WAL frames that failed to apply although screened (position → reason): skipped on
         # the reload that follows, and reported with the quarantine, until a snapshot covers them.
         self.bad_frames: dict[tuple[int, int], str] = {}
+        self.defer_merges = 0  # segments below which a publish merges none (set by a pass building the index)
         rules = config.redaction
         configure_redaction(Settings(rules.enabled, tuple((p.name, p.pattern) for p in rules.extra_patterns),
                                      tuple(rules.allow)))
@@ -292,7 +293,8 @@ class Store(FrameApplier, Reading):
 
     def _publish(self) -> Manifest:
         self.index.seal()
-        self.index.merge_segments(self._new_segment_dir)  # merges stream to disk: no merged copy in memory
+        # merges stream to disk: no merged copy in memory
+        self.index.merge_segments(self._new_segment_dir, self.defer_merges)
         wal_seq = self.wal_set.rotate()
         self.position = (wal_seq, len(HEADER))
         names = []
