@@ -196,17 +196,3 @@ def test_frames_of_rows_and_of_batches_build_the_same_state(tmp_path: Path) -> N
         assert hits.total == stores[0].search(query_terms("lines", 16), 50, list(EVENT_TYPES[:-1]), None, None).total
         assert store.redaction_counts() == stores[0].redaction_counts()
 
-
-def test_a_checkpoint_packed_for_a_snapshot_keeps_its_packed_state() -> None:
-    """Every publish stores every checkpoint: the packed state is kept, unpacked again (equal)
-    on first use, and packed again only after that."""
-    from moraine.model import Checkpoint
-
-    state = {"sid": "x", "calls": {"c1": ["shell", False]}, "n": 3}
-    checkpoint = Checkpoint("codex", 5, 100, 2, 90, 7, dict(state))
-    first = checkpoint.packed()
-    assert isinstance(checkpoint.state, bytes) and checkpoint.packed() == first
-    assert Checkpoint.from_wire(first).adapter_state() == state
-    assert checkpoint.adapter_state() == state and isinstance(checkpoint.state, dict)
-    checkpoint.adapter_state()["n"] = 4
-    assert Checkpoint.from_wire(checkpoint.packed()).adapter_state() == {**state, "n": 4}
