@@ -39,17 +39,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
 import numpy as np
 
 from moraine.model import EVENT_TYPES, TS_MAX_MS, TYPE_CODE
-from moraine.sources._clean import META_TEXT
+from moraine.sources._clean import INT32_MAX, META_TEXT
+from moraine.store.contents import pack_rows
 
 STARTS_TURN, EXCLUDED, COMMENTARY = 1, 2, 4
 TERMINAL_SHIFT = 3
-INT32_MAX = 2**31 - 1
 UID_LEN = 26
-_TEXT = 5  # the text's place in a wire row
 _UIDS = re.compile(r"[a-z2-7]*")
 _ARRAYS: dict[str, type] = {"ts": np.int64, "codes": np.uint8, "flags": np.uint8, "line": np.int64,
                             "sub": np.int64, "offset": np.int64, "nlines": np.int32, "key_ix": np.uint32,
@@ -100,13 +98,11 @@ class Batch:
     # -- building ------------------------------------------------------------------------------
 
     @classmethod
-    def from_rows(cls, rows: Sequence[list[Any]], packed: list[bytes] | None = None) -> Batch:
-        """Columns of screened wire rows (`validate.event_row_problem` found nothing), `packed`
-        their packed forms when already made. The rows are transposed once (in C); each column
+    def from_rows(cls, rows: Sequence[list[Any]]) -> Batch:
+        """Columns of screened wire rows (`validate.event_row_problem` found nothing), each row
+        packed as the content store keeps it. The rows are transposed once (in C); each column
         is then one conversion, and each name table one dict of the column's distinct values."""
-        if packed is None:
-            packb = msgpack.packb
-            packed = [packb([*row[:_TEXT], "", *row[_TEXT + 1:]], use_bin_type=True) for row in rows]
+        packed = pack_rows(rows)
         if not rows:
             return cls(rows=packed)
         (uids, keys, sources, types, ts, texts, tool_names, _, _, _, model_names, starts, terminal, excluded, phases,

@@ -81,6 +81,25 @@ def _search(store: Store, terms: list[str]) -> tuple[list[int], list[float], int
     return hits.docs.tolist(), hits.raw.tolist(), hits.total
 
 
+def _same_index(store: Store, other: Store, rng: random.Random, *, exact: bool,
+                reopened: Store | None = None) -> None:
+    """40 terms' postings equal, and 30 queries of 1-4 terms the same hits and totals: raw scores
+    the same bit for bit when `exact`, else to 1e-12 (another split into segments sums in another
+    order). `reopened` (the state `store` published) answers as `store` does."""
+    vocabulary = sorted(other.index.vocab.terms)
+    for term in rng.sample(vocabulary, 40):
+        for got, want in zip(store.index.postings(term), other.index.postings(term), strict=True):
+            assert np.array_equal(got, want), term
+    for _ in range(30):
+        terms = rng.sample(vocabulary, rng.randint(1, 4))
+        if reopened is not None:
+            assert _search(reopened, terms) == _search(store, terms)
+        docs, raw, total = _search(store, terms)
+        want_docs, want_raw, want_total = _search(other, terms)
+        assert docs == want_docs and total == want_total, terms
+        assert raw == want_raw if exact else np.allclose(raw, want_raw, rtol=1e-12), terms
+
+
 def test_a_pass_with_workers_builds_the_state_a_pass_without_them_builds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Also: the pooled pass built the whole index, so it ends merged into one published
@@ -97,17 +116,7 @@ def test_a_pass_with_workers_builds_the_state_a_pass_without_them_builds(
     assert len(serial.index.segments) + (len(serial.index.mem) > 0) > 1, [s.n_postings for s in serial.index.segments]
     reopened = Store(writer.config(tmp_path / "pooled", **small), create=False)  # what was published
     assert len(reopened.index.segments) == 1 and reopened.counts() == pooled.counts()
-    rng = random.Random(3)
-    vocabulary = sorted(serial.index.vocab.terms)
-    for term in rng.sample(vocabulary, 40):
-        for got, want in zip(pooled.index.postings(term), serial.index.postings(term), strict=True):
-            assert np.array_equal(got, want), term
-    for _ in range(30):
-        terms = rng.sample(vocabulary, rng.randint(1, 4))
-        assert _search(reopened, terms) == _search(pooled, terms)
-        docs, raw, total = _search(pooled, terms)
-        want_docs, want_raw, want_total = _search(serial, terms)
-        assert docs == want_docs and total == want_total and np.allclose(raw, want_raw, rtol=1e-12), terms
+    _same_index(pooled, serial, random.Random(3), reopened=reopened, exact=False)
 
 
 def test_a_pass_that_adds_a_little_keeps_the_usual_merges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -156,13 +165,6 @@ def test_a_pass_building_the_index_defers_its_merges_and_ends_with_the_same_inde
     ingest_once(usual, parallel=True)
     assert any(merges and before < 6 for before, merges in seen), seen
     assert _doc_rows(deferred) == _doc_rows(usual) and len(usual.index.segments) == 1
-    rng = random.Random(5)
-    vocabulary = sorted(usual.index.vocab.terms)
-    for term in rng.sample(vocabulary, 40):
-        for got, want in zip(deferred.index.postings(term), usual.index.postings(term), strict=True):
-            assert np.array_equal(got, want), term
-    for _ in range(30):
-        terms = rng.sample(vocabulary, rng.randint(1, 4))
-        assert _search(deferred, terms) == _search(usual, terms)
+    _same_index(deferred, usual, random.Random(5), exact=True)
     reopened = Store(writer.config(tmp_path / "deferred", **small), create=False)
     assert reopened.counts() == deferred.counts() and len(reopened.index.segments) == 1

@@ -37,7 +37,7 @@ import bisect
 import mmap
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,9 +56,9 @@ DICT_SAMPLES = 8_000
 LEVEL = 6
 
 
-def pack_rows(rows: list[list[Any]]) -> list[bytes]:
-    """Wire rows as a chunk stores them, text left out (a parse worker packs them, or the store
-    on replay); the texts travel beside them."""
+def pack_rows(rows: Sequence[list[Any]]) -> list[bytes]:
+    """Wire rows as a chunk stores them, text left out (`Batch.from_rows`, in a parse worker or
+    for a frame of rows read back); the texts travel beside them."""
     packb = msgpack.packb
     return [packb([*row[:TEXT], "", *row[TEXT + 1 :]], use_bin_type=True) for row in rows]
 
