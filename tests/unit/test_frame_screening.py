@@ -88,3 +88,24 @@ def test_a_frame_failing_midway_is_skipped_and_the_state_stays_whole(tmp_path: P
     assert reopened.counts()["live_events"] == 2
     assert any(i.reason.startswith("wal_frame_skipped") for i in reopened.stats.issues)
     monkeypatch.setattr(catalog_module.Catalog, "append_batch", real)
+
+
+def test_a_row_msgpack_refuses_is_quarantined_and_the_others_kept(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The net under the cleaning rules: an integer past 64 bits in a row (cleaning turns them
+    into text, so only a missing rule gets here) cannot be packed; that row is quarantined with
+    its coordinates, by the parse workers' path and by a commit of rows alike."""
+    from moraine.store.validate import packed_batch
+
+    good, bad = _row("a" * 26, "kept words", line=1), _row("b" * 26, "lost", line=2, arguments={"n": 2**70})
+    assert event_row_problem(bad) is None  # its shape is right: only msgpack refuses it
+    batch, rejected = packed_batch([good, bad])
+    assert batch.uids == ["a" * 26] and len(rejected) == 1
+    assert rejected[0][2] == 2 and rejected[0][4].startswith("rejected_event: cannot be stored")
+    monkeypatch.setenv("MORAINE_HOME", str(tmp_path / "state"))
+    store = Store(load_config())
+    with store.writer():
+        store.commit([good, bad], [], {})
+    store._check()
+    assert store.counts()["live_events"] == 1
+    assert any(i.line == 2 and "cannot be stored" in i.reason for i in store.stats.issues)

@@ -40,7 +40,7 @@ from moraine.sources import (
 )
 from moraine.sources.redact import current
 from moraine.store.engine import Store
-from moraine.store.validate import packable, storable
+from moraine.store.validate import packed_batch, storable
 
 Progress = Callable[[int, int], None]
 
@@ -219,12 +219,9 @@ def _part(path: str, key: str, events: list[list[Any]], issues: list[list[Any]],
 
 
 def _batch(events: list[list[Any]], issues: list[list[Any]]) -> tuple[Batch, list[list[Any]]]:
-    """The screened rows as a batch (packed, in columns)."""
-    try:
-        return Batch.from_rows(events), issues
-    except (OverflowError, ValueError, TypeError):  # a row msgpack refuses: find it, quarantine it
-        kept, rejected = packable(events)
-        return Batch.from_rows(kept), [*issues, *rejected]
+    """The screened rows as a batch (packed, in columns), a row msgpack refuses quarantined."""
+    batch, rejected = packed_batch(events)
+    return batch, [*issues, *rejected] if rejected else issues
 
 
 FULL_SWEEP_S = 2.0  # a quick catch-up re-stats every log at least this often

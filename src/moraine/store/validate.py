@@ -22,7 +22,6 @@ _TYPES = frozenset(EVENT_TYPES)
 _OPTIONAL_TEXT = (6, 7, 10, 14)  # tool_name, tool_call_id, model, phase
 WIRE_LEN = 20
 _COORD_MAX = 2**62
-# Line and sub-record numbers order a session's events in int32 catalog columns.
 
 
 def event_row_problem(row: Any) -> str | None:
@@ -55,7 +54,7 @@ def _place_problem(file: Any, line: Any, offset: Any, sub: Any, meta: Any) -> st
     """Where the event was read (log coordinates) and its metadata."""
     if (type(file) is not str or type(line) is not int or type(offset) is not int or type(sub) is not int
             or line < 0 or offset < 0 or sub < 0 or line > INT32_MAX or offset > _COORD_MAX or sub > INT32_MAX):
-        return "log coordinates malformed"
+        return "log coordinates malformed"  # line and sub order a session's events in int32 catalog columns
     if type(meta) is not dict:
         return "metadata malformed"
     if meta:
@@ -120,13 +119,19 @@ def _screen_events(payload: dict[str, Any], where: str, issues: list[IngestIssue
 
 
 def _rows_batch(rows: list[list[Any]], issues: list[IngestIssue]) -> Batch:
-    """Screened rows as a batch (a row msgpack refuses is quarantined)."""
+    batch, rejected = packed_batch(rows)
+    issues.extend(IngestIssue.from_wire(row) for row in rejected)
+    return batch
+
+
+def packed_batch(rows: list[list[Any]]) -> tuple[Batch, list[list[Any]]]:
+    """Screened rows as a batch, and an issue (wire form) for each row msgpack refuses (found
+    only when packing them all fails): the parse workers' and the replay's one way from rows."""
     try:
-        return Batch.from_rows(rows)
+        return Batch.from_rows(rows), []
     except (OverflowError, ValueError, TypeError):
         kept, rejected = packable(rows)
-        issues.extend(IngestIssue.from_wire(row) for row in rejected)
-        return Batch.from_rows(kept)
+        return Batch.from_rows(kept), rejected
 
 
 def _screen_batch(wire: Any, where: str, issues: list[IngestIssue]) -> Batch:
