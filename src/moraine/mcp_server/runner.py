@@ -87,7 +87,10 @@ class ToolRunner:
                 ingest_state(store).catch_up_error = None
             except Exception as exc:
                 ingest_state(store).catch_up_error = f"{type(exc).__name__}: {exc}"
-            with store.lock:
+            # A tool that writes takes the writer lock itself, then `store.lock` to apply: holding
+            # `store.lock` while it waits for the writer lock would deadlock with an ingest pass,
+            # which holds the writer lock and waits for `store.lock` (tests/unit/test_lock_order.py).
+            with contextlib.nullcontext() if getattr(TOOLS[name], "WRITES", False) else store.lock:
                 result = TOOLS[name].run(store, args, timer)
         if store.config.telemetry.query_log:
             querylog.record(store.home, name, result.structured)
