@@ -14,9 +14,15 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from moraine.config import load_config
+from moraine.index.segment import Segment
 from moraine.mcp_server.runner import ToolRunner
+from moraine.model import Event, make_uid
+from moraine.store import engine as engine_module
 from moraine.store.engine import Store
 
 TIMEOUT_S = 20.0
@@ -104,3 +110,105 @@ def test_a_search_during_an_ingest_pass_is_answered(tmp_path: Path) -> None:
     assert "error" not in result.structured
     release.set()
     ingest.join(TIMEOUT_S)
+
+
+# -- a publish and a merge hold `store.lock` only to swap in what they built ---------------------
+# The writer's disk work (a merge streaming postings, a content chunk compressed, a generation
+# written) is paused at a real step of it (the wrapped function runs unchanged once released);
+# a tool call made meanwhile must be answered, from the state before the swap or after it.
+
+
+def _pause(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> tuple[threading.Event, threading.Event]:
+    entered, release = threading.Event(), threading.Event()
+    real = getattr(owner, name)
+
+    def paused(*args: object, **kwargs: object) -> object:
+        entered.set()
+        assert release.wait(TIMEOUT_S)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, paused)
+    return entered, release
+
+
+def _word_rows(word: str, n: int) -> list[list[Any]]:
+    return [Event(uid=make_uid("lock-order", word, i), session_key=f"codex:lock-{word}", source="codex",
+                  type="user_input", ts_ms=1_770_000_000_000 + i, text=f"{word} row {i}", starts_turn=True,
+                  file=f"/logs/{word}.jsonl", line=i + 1, offset=i * 64).to_wire() for i in range(n)]
+
+
+def _found(runner: ToolRunner, word: str) -> int:
+    result = runner.call("search_sessions", {"query": word, "n_hits": 50})
+    assert "error" not in result.structured, result.structured
+    return len(result.structured["data"]["results"])
+
+
+def _answered_meanwhile(runner: ToolRunner, word: str) -> int:
+    call, out = _in_thread(lambda: _found(runner, word))
+    call.join(5.0)
+    assert not call.is_alive(), "a search waited for the writer's disk work"
+    assert "error" not in out, out
+    return out["result"]  # type: ignore[return-value]
+
+
+def test_a_search_is_answered_while_a_publish_writes_its_generation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_samples_store: Callable[[Path], Store]) -> None:
+    store = make_samples_store(tmp_path)
+    runner = ToolRunner(lambda: store)
+    with store.writer():
+        store.commit(_word_rows("quokkafresh", 30), [], {})
+    assert _found(runner, "quokkafresh") == 30
+    entered, release = _pause(monkeypatch, engine_module, "write_generation")
+    publisher, out = _in_thread(lambda: _publish(store))
+    assert entered.wait(TIMEOUT_S)  # sealed, chunk written and attached: the generation is being written
+    assert store.catalog.content.fresh == [] and not len(store.index.mem)
+    assert _answered_meanwhile(runner, "quokkafresh") == 30
+    release.set()
+    publisher.join(TIMEOUT_S)
+    assert "error" not in out, out
+    assert _found(runner, "quokkafresh") == 30
+    store._check()
+    assert _found(ToolRunner(lambda: Store(store.config, create=False)), "quokkafresh") == 30
+
+
+def test_a_search_is_answered_while_segments_merge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_samples_store: Callable[[Path], Store]) -> None:
+    store = make_samples_store(tmp_path)
+    runner = ToolRunner(lambda: store)
+    for word in ("wombatone", "wombattwo"):
+        with store.writer():
+            store.commit(_word_rows(word, 20), [], {})
+            store.publish()
+    assert len(store.index.segments) >= 2
+    before = {word: _found(runner, word) for word in ("wombatone", "wombattwo", "codex")}
+    entered, release = _pause(monkeypatch, Segment, "merge")
+    merger, out = _in_thread(lambda: _merge_all(store))
+    assert entered.wait(TIMEOUT_S)
+    assert _answered_meanwhile(runner, "wombatone") == before["wombatone"] == 20
+    release.set()
+    merger.join(TIMEOUT_S)
+    assert "error" not in out, out
+    assert len(store.index.segments) == 1
+    assert {word: _found(runner, word) for word in before} == before
+    store._check()
+
+
+def test_publishing_outside_the_writer_lock_is_refused(make_samples_store: Callable[[Path], Store],
+                                                       tmp_path: Path) -> None:
+    """What reads the state without `store.lock` relies on being its only writer."""
+    store = make_samples_store(tmp_path)
+    with pytest.raises(RuntimeError, match="writer"):
+        store.publish()
+    with pytest.raises(RuntimeError, match="writer"):
+        store.merge_all()
+
+
+def _publish(store: Store) -> object:
+    with store.writer():
+        return store.publish()
+
+
+def _merge_all(store: Store) -> object:
+    with store.writer():
+        store.merge_all()
+    return True

@@ -144,9 +144,9 @@ def test_a_pass_building_the_index_defers_its_merges_and_ends_with_the_same_inde
     seen: list[tuple[int, int]] = []  # (segments before, merges) at each publish's merge
     real = InvertedIndex.merge_segments
 
-    def recording(self: InvertedIndex, directory_for: Any = None, defer_below: int = 0) -> int:
+    def recording(self: InvertedIndex, directory_for: Any = None, defer_below: int = 0, guard: Any = None) -> int:
         before = len(self.segments)
-        merges = real(self, directory_for, defer_below)
+        merges = real(self, directory_for, defer_below, guard)
         seen.append((before, merges))
         return merges
 

@@ -77,3 +77,32 @@ def test_a_snapshot_of_sorted_uids_still_loads(tmp_path: Path, make_samples_stor
         assert catalog.by_uid.get(source.uid.view[doc].decode("ascii")) == doc
     dead = np.flatnonzero(~source.alive.view)
     assert all(catalog.by_uid.get(source.uid.view[d].decode("ascii")) is None for d in dead.tolist())
+
+
+def test_compaction_merges_what_changed_into_what_a_whole_sort_gives() -> None:
+    """Seeded rounds of adds (some under an existing key), retirements and compactions: the
+    kept-and-merged map equals the one sorting every live doc's key, lookups included."""
+    rng = random.Random(11)
+    uid_column, alive_column = Column("S26"), Column(np.bool_)
+    index = UidIndex(alive_column, uid_column)
+    uids: list[str] = []
+    for round_ in range(30):
+        for _ in range(rng.randrange(0, 300)):
+            uid = make_uid("c", round_, len(uids))
+            if uids and rng.random() < 0.2:
+                uid = rng.choice(uids)[:8] + uid[8:]  # a key already present
+            uid_column.extend(np.array([uid.encode("ascii")], dtype="S26"))
+            alive_column.extend(np.ones(1, dtype=np.bool_))
+            index.add(uid, len(uids))
+            uids.append(uid)
+        for doc in rng.sample(range(len(uids)), min(len(uids), rng.randrange(0, 40))):
+            if alive_column.view[doc]:
+                index.pop(uids[doc])
+                alive_column[doc] = False
+        keys, docs = index.compacted()
+        whole_keys, whole_docs = index._sorted_whole()
+        assert np.array_equal(keys, whole_keys) and np.array_equal(docs, whole_docs)
+        if rng.random() < 0.7:
+            index.restore(keys, docs)
+        expected = [doc if alive_column.view[doc] else None for doc in range(len(uids))]
+        assert index.find_many(uids) == expected

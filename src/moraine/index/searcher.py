@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,14 +160,19 @@ class InvertedIndex:
         self.mem = MemTable(self.vocab)
         return segment
 
-    def merge_segments(self, directory_for: Callable[[], Path] | None = None, defer_below: int = 0) -> int:
+    def merge_segments(self, directory_for: Callable[[], Path] | None = None, defer_below: int = 0,
+                       guard: AbstractContextManager[object] | None = None) -> int:
         """Tiered merge policy: a run of adjacent segments each at least half the size of the
         one before it is merged into one (dropping retired documents' postings), anywhere in
         the list (a small newest segment does not hold back the equal ones before it). Sizes
         then fall by more than half from the oldest to the newest: O(log n) segments, each
         posting rewritten O(log n) times. With `directory_for`, each merge streams into a new
         directory (see `Segment.merge`) instead of memory. Nothing is merged while there are
-        fewer than `defer_below` segments (a pass that builds the index ends merging them all)."""
+        fewer than `defer_below` segments (a pass that builds the index ends merging them all).
+
+        The merge itself reads only immutable segments and `live`, which only the writer
+        changes: with `guard` (the lock readers hold for a whole search), it runs outside it
+        and the guard is taken only to swap the merged segment in."""
         if len(self.segments) < defer_below:
             return 0
         merges = 0
@@ -174,18 +180,25 @@ class InvertedIndex:
             lo, hi = run
             directory = directory_for() if directory_for is not None else None
             merged = Segment.merge(self.segments[lo:hi], self.live.view, directory, self.params)
-            self.segments[lo:hi] = [merged]
+            self._swap(lo, hi, merged, guard)
             merges += 1
-        if merges:
-            self.version += 1
         return merges
 
-    def merge_all(self, directory_for: Callable[[], Path] | None = None) -> None:
-        """Seal, then merge every segment into one (retired documents' postings dropped)."""
-        self.seal()
+    def merge_all(self, directory_for: Callable[[], Path] | None = None,
+                  guard: AbstractContextManager[object] | None = None) -> None:
+        """Seal, then merge every segment into one (retired documents' postings dropped);
+        `guard` as for `merge_segments`."""
+        with guard or nullcontext():
+            self.seal()
         if len(self.segments) > 1:
             directory = directory_for() if directory_for is not None else None
-            self.segments = [Segment.merge(self.segments, self.live.view, directory, self.params)]
+            merged = Segment.merge(self.segments, self.live.view, directory, self.params)
+            self._swap(0, len(self.segments), merged, guard)
+
+    def _swap(self, lo: int, hi: int, merged: Segment, guard: AbstractContextManager[object] | None) -> None:
+        """Segments [lo, hi) become `merged`: a new list, so a reader never sees one half-changed."""
+        with guard or nullcontext():
+            self.segments = [*self.segments[:lo], merged, *self.segments[hi:]]
             self.version += 1
 
     def snapshot_arrays(self) -> dict[str, np.ndarray]:

@@ -10,6 +10,7 @@ session changed, so late or re-read events can never leave stale turn boundaries
 from __future__ import annotations
 
 import bisect
+import itertools
 from typing import Any
 
 import numpy as np
@@ -273,8 +274,8 @@ class Catalog:
         arrays["uid_keys"], arrays["uid_docs"] = self.by_uid.compacted()
         lengths = np.array([len(s.docs) for s in self.sessions], dtype=np.int64)
         arrays["session_offsets"] = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        arrays["session_docs"] = (np.fromiter((d for s in self.sessions for d in s.docs), dtype=np.int32)
-                                  if self.sessions else np.zeros(0, np.int32))  # doc ids are int32 throughout
+        arrays["session_docs"] = np.fromiter(itertools.chain.from_iterable(s.docs for s in self.sessions),
+                                             dtype=np.int32, count=int(lengths.sum()))  # doc ids are int32 throughout
         return arrays
 
     def compact(self, keys: np.ndarray, docs: np.ndarray) -> None:

@@ -216,6 +216,15 @@ class Contents:
 
     def write_chunk(self, directory: Path) -> str | None:
         """Persist the fresh docs as one chunk (durably), then serve them from it."""
+        stem = self.persist_fresh(directory)
+        if stem is not None:
+            self.attach(directory, stem)
+        return stem
+
+    def persist_fresh(self, directory: Path) -> str | None:
+        """Write the fresh docs as one chunk (durably) and name it; they are served from it
+        once `attach`ed. Apart so that a publish compresses and writes with the readers' lock
+        free: this only reads the fresh docs, which only the writer changes."""
         if not self.fresh:
             return None
         directory.mkdir(mode=0o700, exist_ok=True)
@@ -229,7 +238,6 @@ class Contents:
         _save(directory / f"{stem}.toff.npy", _offsets(write_parts(directory / f"{stem}.txt", texts)))
         _save(directory / f"{stem}.nl.npy", _file_newlines(directory / f"{stem}.txt"))
         fsync_path(directory)
-        self.attach(directory, stem)
         return stem
 
     def attach(self, directory: Path, stem: str) -> None:

@@ -78,6 +78,7 @@ class Store(FrameApplier, Reading):
         # WAL frames that failed to apply although screened (position → reason): skipped on
         # the reload that follows, and reported with the quarantine, until a snapshot covers them.
         self.bad_frames: dict[tuple[int, int], str] = {}
+        self._writer_thread: int | None = None  # the thread inside `writer()`
         self.defer_merges = 0  # segments below which a publish merges none (set by a pass building the index)
         rules = config.redaction
         configure_redaction(Settings(rules.enabled, tuple((p.name, p.pattern) for p in rules.extra_patterns),
@@ -171,6 +172,7 @@ class Store(FrameApplier, Reading):
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
+            self._writer_thread = threading.get_ident()
             if self.position[0]:
                 with self.lock:
                     try:
@@ -183,8 +185,14 @@ class Store(FrameApplier, Reading):
             if self.config.store.fsync == "batch" and self.position != start:
                 self.wal_set.open(self.position[0]).sync()  # one fsync per batch of frames
         finally:
+            self._writer_thread = None
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
+
+    def _assert_writer(self) -> None:
+        """What reads the state without `self.lock` relies on this thread being its only writer."""
+        if self._writer_thread != threading.get_ident():
+            raise RuntimeError("publishing or merging needs the writer lock: call it inside `writer()`")
 
     def _catch_up_wal(self) -> None:
         """Apply frames appended since `position` (by this process or another), across WAL
@@ -283,8 +291,7 @@ class Store(FrameApplier, Reading):
     def publish(self) -> Manifest:
         """Seal, merge, rotate the WAL and publish a snapshot generation; then drop what it
         covers. Call inside `writer()`."""
-        with self.lock:
-            return self._publish()
+        return self._publish()
 
     def _new_segment_dir(self) -> Path:
         name = f"seg-{self.next_segment:08d}-{secrets.token_hex(4)}"  # unique across states (restore)
@@ -292,17 +299,26 @@ class Store(FrameApplier, Reading):
         return self.home / "segments" / name
 
     def _publish(self) -> Manifest:
-        self.index.seal()
+        """Only the writer changes the state, and this runs inside `writer()`: so it reads the
+        state without `self.lock`, which readers hold for a whole tool call, and takes that lock
+        only to swap in what it built (the sealed memtable, a merged or saved segment, a
+        written content chunk, the compacted uid map). A search never waits for a merge, a
+        compression or a write to disk (tools/bench_publish.py measures it)."""
+        self._assert_writer()
+        with self.lock:
+            self.index.seal()
         # merges stream to disk: no merged copy in memory
-        self.index.merge_segments(self._new_segment_dir, self.defer_merges)
+        self.index.merge_segments(self._new_segment_dir, self.defer_merges, guard=self.lock)
         wal_seq = self.wal_set.rotate()
         self.position = (wal_seq, len(HEADER))
         names = []
-        for i, segment in enumerate(self.index.segments):
+        for i, segment in enumerate(list(self.index.segments)):
             if not segment.name:
                 directory = self._new_segment_dir()
                 segment.save(directory)
-                self.index.segments[i] = Segment.load(directory)
+                saved = Segment.load(directory)
+                with self.lock:
+                    self.index.segments = [*self.index.segments[:i], saved, *self.index.segments[i + 1:]]
             name = self.index.segments[i].name
             directory = self.home / "segments" / name
             for path in directory.iterdir():
@@ -310,8 +326,10 @@ class Store(FrameApplier, Reading):
                 if rel not in self.shared_sums:
                     self.shared_sums[rel] = {"size": path.stat().st_size, "crc32": file_crc(path)}
             names.append(name)
-        stem = self.catalog.content.write_chunk(self.home / "content")
+        stem = self.catalog.content.persist_fresh(self.home / "content")
         if stem is not None:
+            with self.lock:
+                self.catalog.content.attach(self.home / "content", stem)
             for path in sorted((self.home / "content").glob(f"{stem}.*")):
                 self.shared_sums[f"content/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
         arrays = {f"cat.{k}": v for k, v in self.catalog.snapshot_arrays().items()}
@@ -329,9 +347,11 @@ class Store(FrameApplier, Reading):
         sums = {rel: info for rel, info in self.shared_sums.items()
                 if any(rel.startswith(k) for k in keep) or rel.split("/", 1)[-1].split(".")[0] in content}
         generation = (self.manifest.generation + 1) if self.manifest else 1
-        self.manifest = write_generation(self.home, generation, wal_seq, arrays, meta, self.counts(), names,
-                                         content, sums)
-        self.catalog.compact(arrays["cat.uid_keys"], arrays["cat.uid_docs"])
+        manifest = write_generation(self.home, generation, wal_seq, arrays, meta, self.counts(), names, content,
+                                    sums)
+        with self.lock:
+            self.manifest = manifest
+            self.catalog.compact(arrays["cat.uid_keys"], arrays["cat.uid_docs"])
         self.shared_sums = sums
         self.events_since_snapshot = self.frames_since_snapshot = 0
         self._collect_garbage()
@@ -341,13 +361,13 @@ class Store(FrameApplier, Reading):
         """Seal and merge every segment into one, streamed to disk, and publish it. A publish
         comes first: the memory it frees (the fresh content) is what the merge needs. Call
         inside `writer()`."""
-        with self.lock:
-            if len(self.index.segments) + (len(self.index.mem) > 0) < 2:
-                return
-            if self.frames_since_snapshot or self.manifest is None:
-                self._publish()
-            self.index.merge_all(self._new_segment_dir)
+        self._assert_writer()
+        if len(self.index.segments) + (len(self.index.mem) > 0) < 2:
+            return
+        if self.frames_since_snapshot or self.manifest is None:
             self._publish()
+        self.index.merge_all(self._new_segment_dir, guard=self.lock)  # searches go on meanwhile
+        self._publish()
 
     def maybe_publish(self) -> Manifest | None:
         """Publish when enough has accumulated since the last snapshot. Call inside `writer()`."""

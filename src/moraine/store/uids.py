@@ -90,7 +90,25 @@ class UidIndex:
         return doc
 
     def compacted(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every live doc's uid key, sorted, with its doc: what a snapshot stores."""
+        """Every live doc's uid key, sorted (equal keys in doc order), with its doc: what a
+        snapshot stores. The sorted part is kept, less the docs retired since, and the docs
+        added since are merged in: they are all newer, so they go after equal keys. A publish
+        pays for what changed, where sorting every key took 0.31 s of it at 2.57M events."""
+        alive = self.alive.view
+        keep = alive[self.docs]
+        keys, docs = self.keys[keep], self.docs[keep].astype(np.uint32)
+        if self.recent:
+            added = np.fromiter(self.recent.values(), np.int64, len(self.recent))
+            added = np.sort(added[alive[added]])
+            added_keys = uid_keys(self.uids.view[added])
+            order = np.argsort(added_keys, kind="stable")
+            at = np.searchsorted(keys, added_keys[order], side="right")
+            keys, docs = np.insert(keys, at, added_keys[order]), np.insert(docs, at, added[order].astype(np.uint32))
+        if len(docs) != np.count_nonzero(alive):  # live docs it never held (a column filled directly)
+            return self._sorted_whole()
+        return keys, docs
+
+    def _sorted_whole(self) -> tuple[np.ndarray, np.ndarray]:
         docs = np.flatnonzero(self.alive.view)
         keys = uid_keys(self.uids.view[docs])
         order = np.argsort(keys, kind="stable")

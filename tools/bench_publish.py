@@ -1,0 +1,157 @@
+"""What a publish and a merge cost a daemon's tool calls: search latency while the writer works.
+
+    python tools/bench_publish.py --state DIR --corpus DIR [--cycles 6] [--merge] [--json]
+
+A daemon serves tool calls on connection threads while its ingest thread commits frames,
+publishes a snapshot (every `daemon.snapshot_interval_s`, or `store.snapshot_events`) and
+merges segments. This opens a built state (`moraine index` of a generated corpus, e.g. by
+tools/bench.py) from a scratch copy (hard links for the immutable files, copies of the WAL and
+the pointer), then runs two threads as the daemon does:
+
+- a reader calling search_sessions through `ToolRunner` (as MCP calls it) in a loop, with
+  queries drawn from indexed text;
+- a writer that, `--cycles` times, commits a frame of 2,000 new events and publishes (a
+  segment sealed and saved, a content chunk written, the generation written); with `--merge`
+  it then merges every segment into one (the end of a backfill).
+
+It prints the calls' latency P50 / P95 / max over the whole run and over the writer's busy
+spans, the calls slower than the tool's 750 ms budget, and each publish's and merge's wall
+time: how long a tool call can wait behind the writer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import make_queries
+from make_corpus import corpus_env
+from moraine.config import load_config
+from moraine.mcp_server.runner import ToolRunner
+from moraine.model import EVENT_TYPES, Event, make_uid
+from moraine.store.engine import Store
+
+FRAME_EVENTS = 2_000
+WORDS = ("migration", "fix", "schema", "retry", "socket", "cache", "deploy", "parser", "window", "index")
+
+
+def scratch_copy(state: Path, into: Path) -> Path:
+    """The state as a new directory: immutable files linked, the appended and replaced ones copied."""
+    def link_or_copy(src: str, dst: str) -> None:
+        rel = Path(src).relative_to(state)
+        if rel.parts[0] in ("wal", "CURRENT", "lock", "verified.json"):
+            shutil.copy2(src, dst)
+        else:
+            os.link(src, dst)
+
+    shutil.copytree(state, into, copy_function=link_or_copy)
+    return into
+
+
+def new_rows(rng: random.Random, cycle: int) -> list[list[Any]]:
+    rows = []
+    for i in range(FRAME_EVENTS):
+        text = " ".join(rng.choice(WORDS) for _ in range(12))
+        event = Event(uid=make_uid("bench-publish", cycle, i), session_key=f"codex:bench-{cycle}-{i // 200}",
+                      source="codex", type=rng.choice(EVENT_TYPES[:2]), ts_ms=1_770_000_000_000 + i, text=text,
+                      starts_turn=i % 10 == 0, file=f"/bench/{cycle}.jsonl", line=i + 1, offset=i * 100)
+        rows.append(event.to_wire())
+    return rows
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    if not samples:
+        return {"n": 0}
+    arr = np.array(samples) * 1000
+    return {"p50": round(float(np.percentile(arr, 50)), 2), "p95": round(float(np.percentile(arr, 95)), 2),
+            "max": round(float(arr.max()), 1), "over_750ms": int(np.count_nonzero(arr > 750)), "n": len(arr)}
+
+
+def _when(start: float, busy: list[tuple[str, float, float]]) -> str:
+    """Where a call started, relative to the writer's nearest span."""
+    what, a, b = min(busy, key=lambda span: min(abs(start - span[1]), abs(start - span[2])))
+    return f"{start - a:+.2f} s from the start of a {what} of {b - a:.2f} s"
+
+
+def run(state: Path, corpus: Path, cycles: int, merge: bool) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="moraine-bench-publish-"))
+    try:
+        home = scratch_copy(state, work / "state")
+        config = load_config({"home": str(home)}, env=corpus_env(corpus))
+        store = Store(config, create=False)
+        runner = ToolRunner(lambda: store, serial=False)
+        queries = make_queries(store, 200, random.Random(7))
+        calls: list[tuple[float, float]] = []  # (start, seconds)
+        busy: list[tuple[str, float, float]] = []  # (what, start, end)
+        done = threading.Event()
+
+        def reader() -> None:
+            i = 0
+            while not done.is_set():
+                started = time.monotonic()
+                result = runner.call("search_sessions", {"query": queries[i % len(queries)]})
+                calls.append((started, time.monotonic() - started))
+                if "error" in result.structured:
+                    print(f"call failed: {result.structured['error']}", file=sys.stderr)
+                i += 1
+
+        thread = threading.Thread(target=reader, daemon=True)
+        thread.start()
+        rng = random.Random(11)
+        time.sleep(2.0)
+        for cycle in range(cycles):
+            rows = new_rows(rng, cycle)
+            with store.writer():
+                store.commit(rows, [], {})
+                started = time.monotonic()
+                store.publish()
+                busy.append(("publish", started, time.monotonic()))
+            time.sleep(1.0)
+        if merge:
+            with store.writer():
+                started = time.monotonic()
+                store.merge_all()
+                busy.append(("merge_all", started, time.monotonic()))
+            time.sleep(1.0)
+        done.set()
+        thread.join()
+        during = [s for start, s in calls if any(a <= start + s and start <= b for _, a, b in busy)]
+        slowest = sorted(calls, key=lambda c: -c[1])[:5]
+        return {"calls": summary([s for _, s in calls]), "calls_during_writer": summary(during),
+                "slowest_ms": [(round(s * 1000, 1), _when(start, busy)) for start, s in slowest],
+                "writer_s": [(what, round(b - a, 2)) for what, a, b in busy],
+                "events": store.stats.events, "segments": len(store.index.segments)}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--state", type=Path, required=True, help="a built state directory (left unchanged)")
+    parser.add_argument("--corpus", type=Path, required=True, help="the corpus it was built from")
+    parser.add_argument("--cycles", type=int, default=6)
+    parser.add_argument("--merge", action="store_true", help="end with a merge of every segment")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    report = run(args.state, args.corpus, args.cycles, args.merge)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
