@@ -20,6 +20,7 @@ import pytest
 
 from moraine.config import load_config
 from moraine.index.segment import Segment
+from moraine.index.vocab import Vocabulary
 from moraine.mcp_server.runner import ToolRunner
 from moraine.model import Event, make_uid
 from moraine.store import engine as engine_module
@@ -191,6 +192,56 @@ def test_a_search_is_answered_while_segments_merge(
     assert len(store.index.segments) == 1
     assert {word: _found(runner, word) for word in before} == before
     store._check()
+
+
+def test_a_search_is_answered_while_a_full_memtable_seals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit that fills the memtable seals it after applying, with the readers' lock free:
+    a search meanwhile reads the memtable, then the segment, never half of each."""
+    store = Store(load_config({"home": str(tmp_path / "state"), "store": {"seal_events": 100}}, env={}))
+    runner = ToolRunner(lambda: store)
+    with store.writer():
+        store.commit(_word_rows("numbatearly", 40), [], {})
+    entered, release = _pause(monkeypatch, Segment, "from_memtable")
+    committer, out = _in_thread(lambda: _commit(store, _word_rows("numbatlate", 80)))
+    assert entered.wait(TIMEOUT_S)  # the frame is applied; its memtable is being frozen
+    assert not store.index.segments
+    assert _answered_meanwhile(runner, "numbatearly") == 40
+    assert _answered_meanwhile(runner, "numbatlate") == 50  # n_hits caps it
+    release.set()
+    committer.join(TIMEOUT_S)
+    assert "error" not in out, out
+    assert len(store.index.segments) == 1 and not len(store.index.mem)
+    assert _found(runner, "numbatearly") == 40 and _found(runner, "numbatlate") == 50
+    store._check()
+
+
+def test_a_search_is_answered_while_a_commit_tokenizes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit tokenizes its texts (most of applying a frame) before taking the readers' lock:
+    a search meanwhile answers from the state before the frame, then after it."""
+    store = _store(tmp_path)
+    runner = ToolRunner(lambda: store)
+    with store.writer():
+        store.commit(_word_rows("dugongfirst", 10), [], {})
+    entered, release = _pause(monkeypatch, Vocabulary, "encode")
+    committer, out = _in_thread(lambda: _commit(store, _word_rows("dugongsecond", 12) + _word_rows("dugongfirst", 3)))
+    assert entered.wait(TIMEOUT_S)
+    assert _answered_meanwhile(runner, "dugongfirst") == 10
+    assert _answered_meanwhile(runner, "dugongsecond") == 0  # new terms, no postings yet
+    release.set()
+    committer.join(TIMEOUT_S)
+    assert "error" not in out, out
+    assert _found(runner, "dugongsecond") == 12
+    assert _found(runner, "dugongfirst") == 10  # the three re-sent records replaced their docs
+    store._check()
+    reopened = Store(store.config, create=False)  # replay takes the same path without a pause
+    assert _found(ToolRunner(lambda: reopened), "dugongsecond") == 12
+    assert _found(ToolRunner(lambda: reopened), "dugongfirst") == 10
+
+
+def _commit(store: Store, rows: list[list[Any]]) -> object:
+    with store.writer():
+        store.commit(rows, [], {})
+    return True
 
 
 def test_publishing_outside_the_writer_lock_is_refused(make_samples_store: Callable[[Path], Store],

@@ -82,9 +82,15 @@ class InvertedIndex:
 
     def add_texts(self, doc_ids: np.ndarray, texts: list[str]) -> None:
         """Index a batch of documents (doc ids increasing); empty texts index nothing."""
+        if len(doc_ids):
+            self.add_encoded(doc_ids, self.vocab.encode(texts))
+
+    def add_encoded(self, doc_ids: np.ndarray, encoded: tuple[np.ndarray, np.ndarray]) -> None:
+        """`add_texts` of texts already tokenized (`vocab.encode`, maybe before taking the
+        readers' lock): (index into `doc_ids`, term id) per token occurrence."""
         if not len(doc_ids):
             return
-        doc_index, term_ids = self.vocab.encode(texts)
+        doc_index, term_ids = encoded
         lengths = self.mem.add_batch(doc_ids, doc_index, term_ids)
         indexed = lengths > 0
         self.doc_len.view[doc_ids[indexed]] = lengths[indexed]
@@ -151,13 +157,16 @@ class InvertedIndex:
                 df += int(np.count_nonzero(live[plain]))
         return found, df
 
-    def seal(self) -> Segment | None:
-        """Freeze the memtable into an immutable segment (no-op when empty)."""
+    def seal(self, guard: AbstractContextManager[object] | None = None) -> Segment | None:
+        """Freeze the memtable into an immutable segment (no-op when empty). The segment is
+        built from the memtable, which only the writer changes; with `guard` (the readers'
+        lock) that lock is taken only to swap one for the other."""
         if not len(self.mem):
             return None
         segment = Segment.from_memtable(self.mem, self.params)
-        self.segments.append(segment)
-        self.mem = MemTable(self.vocab)
+        with guard or nullcontext():
+            self.segments = [*self.segments, segment]
+            self.mem = MemTable(self.vocab)
         return segment
 
     def merge_segments(self, directory_for: Callable[[], Path] | None = None, defer_below: int = 0,
@@ -188,8 +197,7 @@ class InvertedIndex:
                   guard: AbstractContextManager[object] | None = None) -> None:
         """Seal, then merge every segment into one (retired documents' postings dropped);
         `guard` as for `merge_segments`."""
-        with guard or nullcontext():
-            self.seal()
+        self.seal(guard)
         if len(self.segments) > 1:
             directory = directory_for() if directory_for is not None else None
             merged = Segment.merge(self.segments, self.live.view, directory, self.params)

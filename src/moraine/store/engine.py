@@ -249,15 +249,24 @@ class Store(FrameApplier, Reading):
         except (OverflowError, ValueError, TypeError):  # unpackable: nothing was written
             payload, batch = packable_frame(payload, batch)
             end = self.wal_set.open(seq).append(_framed(payload, batch))
-        with self.lock:
-            try:
-                self._apply({**payload, "batch": batch})
-            except Exception as exc:  # a bug, not bad input: the frame is skipped from now on
+        framed = {**payload, "batch": batch}
+        try:
+            prepared = self._prepare(framed)  # tokenizing, most of a frame's cost, before the readers' lock
+            with self.lock:
+                self._apply(framed, prepared)
+                self.position = (seq, end)
+        except Exception as exc:  # a bug, not bad input: the frame is skipped from now on
+            with self.lock:
                 self.bad_frames[(seq, start)] = f"wal_frame_skipped: {type(exc).__name__}: {exc}"[:500]
                 self._reset()
                 self._reload()
-                return
-            self.position = (seq, end)
+            return
+        self._seal_when_full()
+
+    def _seal_when_full(self) -> None:
+        """Seal a full memtable; the new segment is built with the readers' lock free."""
+        if len(self.index.mem) >= self.config.store.seal_events:
+            self.index.seal(guard=self.lock)
 
     def _replay(self, wal: Wal, start: int) -> int:
         """Apply the frames after `start`. A frame is screened first (rows the store cannot
@@ -278,6 +287,7 @@ class Store(FrameApplier, Reading):
                     self.bad_frames[(seq, frame.offset)] = f"wal_frame_skipped: {type(exc).__name__}: {exc}"[:500]
                     raise _Reload from exc
                 self._record_issues(issues)
+                self._seal_when_full()
             end = frame.end
         return end
 
@@ -305,8 +315,7 @@ class Store(FrameApplier, Reading):
         written content chunk, the compacted uid map). A search never waits for a merge, a
         compression or a write to disk (tools/bench_publish.py measures it)."""
         self._assert_writer()
-        with self.lock:
-            self.index.seal()
+        self.index.seal(guard=self.lock)
         # merges stream to disk: no merged copy in memory
         self.index.merge_segments(self._new_segment_dir, self.defer_merges, guard=self.lock)
         wal_seq = self.wal_set.rotate()

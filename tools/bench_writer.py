@@ -1,6 +1,7 @@
-"""What a publish and a merge cost a daemon's tool calls: search latency while the writer works.
+"""What the writer costs a daemon's tool calls: search latency while it ingests, publishes, merges.
 
-    python tools/bench_publish.py --state DIR --corpus DIR [--cycles 6] [--merge] [--json]
+    python tools/bench_writer.py --state DIR --corpus DIR [--cycles 6] [--merge] [--json]
+    python tools/bench_writer.py --backfill --corpus DIR [--json]
 
 A daemon serves tool calls on connection threads while its ingest thread commits frames,
 publishes a snapshot (every `daemon.snapshot_interval_s`, or `store.snapshot_events`) and
@@ -17,6 +18,11 @@ the pointer), then runs two threads as the daemon does:
 It prints the calls' latency P50 / P95 / max over the whole run and over the writer's busy
 spans, the calls slower than the tool's 750 ms budget, and each publish's and merge's wall
 time: how long a tool call can wait behind the writer.
+
+With `--backfill`, the writer is instead a daemon's first pass over the corpus into a fresh
+state (`ingest_once`, parse workers and all, ending merged and published), and the reader
+starts as soon as the state is open, with fixed queries of words the corpus generator uses:
+what an agent gets while Moraine indexes a heavy user's history for the first time.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import make_queries
 from make_corpus import corpus_env
 from moraine.config import load_config
+from moraine.ingest.pipeline import ingest_once
 from moraine.mcp_server.runner import ToolRunner
 from moraine.model import EVENT_TYPES, Event, make_uid
 from moraine.store.engine import Store
@@ -137,15 +144,61 @@ def run(state: Path, corpus: Path, cycles: int, merge: bool) -> dict[str, Any]:
         shutil.rmtree(work, ignore_errors=True)
 
 
+BACKFILL_QUERIES = ["error", "fix the migration", "test failed", "retry socket timeout", "parser window",
+                    "cache index", "deploy", "schema change", "stale output", "handler before the"]
+
+
+def run_backfill(corpus: Path) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="moraine-bench-backfill-"))
+    try:
+        store = Store(load_config({"home": str(work / "state")}, env=corpus_env(corpus)))
+        runner = ToolRunner(lambda: store, serial=False)
+        calls: list[tuple[float, float]] = []
+        errors: dict[str, int] = {}
+        done = threading.Event()
+
+        def reader() -> None:
+            i = 0
+            while not done.is_set():
+                started = time.monotonic()
+                result = runner.call("search_sessions", {"query": BACKFILL_QUERIES[i % len(BACKFILL_QUERIES)]})
+                calls.append((started, time.monotonic() - started))
+                if "error" in result.structured:
+                    code = str(result.structured["error"].get("code"))
+                    errors[code] = errors.get(code, 0) + 1
+                i += 1
+                time.sleep(0.01)  # an agent's calls come one after another, not back to back
+
+        thread = threading.Thread(target=reader, daemon=True)
+        thread.start()
+        started = time.monotonic()
+        ingest_once(store)
+        busy = [("backfill", started, time.monotonic())]
+        done.set()
+        thread.join()
+        slowest = sorted(calls, key=lambda c: -c[1])[:5]
+        return {"calls_during_backfill": summary([s for _, s in calls]), "errors": errors,
+                "slowest_ms": [(round(s * 1000, 1), _when(start, busy)) for start, s in slowest],
+                "backfill_s": round(busy[0][2] - busy[0][1], 1), "events": store.stats.events}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--state", type=Path, required=True, help="a built state directory (left unchanged)")
+    parser.add_argument("--state", type=Path, help="a built state directory (left unchanged)")
     parser.add_argument("--corpus", type=Path, required=True, help="the corpus it was built from")
     parser.add_argument("--cycles", type=int, default=6)
     parser.add_argument("--merge", action="store_true", help="end with a merge of every segment")
+    parser.add_argument("--backfill", action="store_true", help="time calls during a first pass instead")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    report = run(args.state, args.corpus, args.cycles, args.merge)
+    if args.backfill:
+        report = run_backfill(args.corpus)
+    elif args.state is None:
+        parser.error("--state is required without --backfill")
+    else:
+        report = run(args.state, args.corpus, args.cycles, args.merge)
     if args.json:
         print(json.dumps(report))
     else:
@@ -153,5 +206,5 @@ def main() -> None:
             print(f"{key}: {value}")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # the parse workers import this module
     main()
