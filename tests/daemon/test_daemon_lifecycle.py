@@ -890,3 +890,40 @@ def test_setup_write_twice_is_idempotent(ws: Workspace) -> None:
     # the first .bak (the user's original) is never replaced by a rerun (issue 10)
     assert json.loads(claude_json.with_name("claude.json.bak").read_text()) == CLAUDE_BEFORE
     assert codex_toml.with_name("config.toml.bak").read_text() == CODEX_BEFORE
+
+
+# --------------------------------------------------------------------------------------------
+# A long first backfill
+# --------------------------------------------------------------------------------------------
+
+BACKFILL_EVENTS = 80_000  # a backfill of ~15 s on this 2-core machine: long past the daemon's 3 s wait
+BACKFILL_WAIT_S = 3.0  # daemon.service.BACKFILL_WAIT_S
+
+
+def test_calls_during_a_long_first_backfill_answer_at_once_saying_so(ws: Workspace) -> None:
+    """A first backfill of a heavy user's history takes minutes. Calls wait for it only while it
+    is young (a short one then answers them whole); later calls are answered at once from what
+    is indexed so far, with the warning that says the index is still being built, and neither a
+    publish nor a merge of the backfill holds them up. Once it is done, the warning is gone."""
+    subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "tools" / "make_corpus.py"),
+                    "--out", str(ws.root), "--events", str(BACKFILL_EVENTS), "--seed", "5"],
+                   check=True, capture_output=True, timeout=300)
+    session = ws.mcp()  # starts the daemon: its backfill begins
+    started = time.monotonic()
+    calls: list[tuple[float, float, bool]] = []  # (since the handshake, seconds, still backfilling)
+    while time.monotonic() - started < 600:
+        before = time.monotonic()
+        envelope = session.search("error")
+        building = any("still being built" in w for w in envelope["warnings"])
+        calls.append((before - started, time.monotonic() - before, building))
+        if not building:
+            break
+        time.sleep(0.2)
+    late = [took for at, took, building in calls if building and at > BACKFILL_WAIT_S + 1.0]
+    print(f"backfill calls: {len(calls)}, after its first seconds {len(late)}, slowest of those "
+          f"{max(late, default=0):.3f} s; done {calls[-1][0]:.1f} s after the handshake")
+    assert not calls[-1][2], "the backfill did not end within 10 minutes"
+    assert late, "the backfill ended before calls could be made during it: raise BACKFILL_EVENTS"
+    assert max(late) < 2.0, f"calls during the backfill waited for it: {sorted(late)[-5:]}"
+    assert len(late) >= 5, "too few calls during the backfill to say: raise BACKFILL_EVENTS"
+    assert session.hits("error") and not session.search("error")["warnings"]

@@ -36,7 +36,7 @@ from moraine.store.admin import DAEMON_LOCK
 from moraine.store.engine import Store
 
 STATUS_FILE = Path("run") / "daemon.json"
-BACKFILL_WAIT_S = 3.0  # a call during the first backfill waits this long before answering with a warning
+BACKFILL_WAIT_S = 3.0  # calls wait for a first backfill until it has run this long, then answer with a warning
 
 
 def log(message: str) -> None:
@@ -96,6 +96,7 @@ class Daemon:
         self.runner: Any = None
         self.last_pass_ms = 0
         self.backfilled = False
+        self.backfill_started = time.monotonic()  # calls wait for the first backfill until BACKFILL_WAIT_S after
         self.backfill_done = threading.Event()
         self._lock_fd: int | None = None
 
@@ -343,8 +344,8 @@ class Daemon:
         """Read-your-writes for agents: new lines of live logs are read before answering (the
         watcher would see them a debounce later); then say what is still behind."""
         self.calls += 1
-        if not self.backfilled:  # a short first backfill is worth waiting for; a long one is reported
-            self.backfill_done.wait(BACKFILL_WAIT_S)
+        if not self.backfilled:  # a short first backfill is worth waiting for; a long one is reported at once
+            self.backfill_done.wait(max(0.0, self.backfill_started + BACKFILL_WAIT_S - time.monotonic()))
         ingest_state(store).backfilling = not self.backfilled
         if self.config.daemon.catch_up_on_call and self.backfilled:
             self._catch_up_for_call(store, time.monotonic())
@@ -365,10 +366,12 @@ class Daemon:
         self.wake.set()
 
     def _backfill(self, store: Store) -> None:
-        """The first pass over every log. Calls wait for it a short while, then are answered with
-        what is indexed and told it is still running; whatever happens, it counts as done."""
+        """The first pass over every log. Calls wait for it only while it is young (a short one
+        then answers them whole); after that they are answered at once with what is indexed and
+        told it is still running. Whatever happens, it counts as done."""
         from moraine.ingest.pipeline import ingest_once
 
+        self.backfill_started = time.monotonic()
         try:
             summary = ingest_once(store)
             self.last_pass_ms = int(time.time() * 1000)
