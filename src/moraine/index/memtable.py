@@ -22,6 +22,26 @@ class Chunk:
     tfs: np.ndarray  # uint32
 
 
+@dataclass(frozen=True)
+class BatchPostings:
+    """A batch's postings, sorted by (term, document), its documents numbered 0.. in the batch:
+    computed apart from the memtable (a commit does it before taking the readers' lock)."""
+
+    terms: np.ndarray  # int32 term ids
+    docs: np.ndarray  # int64 index of the document in the batch
+    tfs: np.ndarray  # uint32
+    lengths: np.ndarray  # uint32 tokens per document of the batch (0: nothing indexed for it)
+
+
+def batch_postings(doc_index: np.ndarray, term_ids: np.ndarray, n_docs: int) -> BatchPostings:
+    """From one (document in batch, term id) pair per token occurrence."""
+    lengths = np.bincount(doc_index, minlength=n_docs).astype(np.uint32)
+    # One sort of (term, doc in batch) gives each posting's tf and the chunk's order.
+    key = (term_ids.astype(np.int64) << 32) | doc_index.astype(np.int64)
+    unique, tfs = np.unique(key, return_counts=True)
+    return BatchPostings((unique >> 32).astype(np.int32), unique & 0xFFFFFFFF, tfs.astype(np.uint32), lengths)
+
+
 class MemTable:
     def __init__(self, vocab: Vocabulary) -> None:
         self.vocab = vocab
@@ -35,14 +55,13 @@ class MemTable:
 
     def add_batch(self, doc_ids: np.ndarray, doc_index: np.ndarray, term_ids: np.ndarray) -> np.ndarray:
         """Index a batch; returns each document's length (0: nothing indexed for it)."""
-        lengths = np.bincount(doc_index, minlength=len(doc_ids)).astype(np.uint32)
-        if len(term_ids):
-            # One sort of (term, doc in batch) gives each posting's tf and the chunk's order.
-            key = (term_ids.astype(np.int64) << 32) | doc_index.astype(np.int64)
-            unique, tfs = np.unique(key, return_counts=True)
-            docs = doc_ids[(unique & 0xFFFFFFFF).astype(np.int64)].astype(np.uint32)
-            terms = (unique >> 32).astype(np.int32)
-            self.chunks.append(Chunk(terms, docs, tfs.astype(np.uint32)))
+        return self.add_postings(doc_ids, batch_postings(doc_index, term_ids, len(doc_ids)))
+
+    def add_postings(self, doc_ids: np.ndarray, batch: BatchPostings) -> np.ndarray:
+        """`add_batch` of postings computed already; `doc_ids[i]` is the batch's document i."""
+        lengths = batch.lengths
+        if len(batch.terms):
+            self.chunks.append(Chunk(batch.terms, doc_ids[batch.docs].astype(np.uint32), batch.tfs))
             self._merge_tail()
         indexed = lengths > 0
         self.doc_ids.append(doc_ids[indexed].astype(np.uint32))

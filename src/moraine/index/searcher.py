@@ -18,7 +18,7 @@ import numpy as np
 from moraine.errors import DeadlineExceeded
 from moraine.index.bm25 import idf, max_attainable, term_scores
 from moraine.index.growable import Column
-from moraine.index.memtable import MemTable
+from moraine.index.memtable import BatchPostings, MemTable, batch_postings
 from moraine.index.postings import DocList, PlainList
 from moraine.index.scoring import QueryTerm, TermScores, score_counting, score_terms
 from moraine.index.segment import DEFAULT_PARAMS, Segment, merge_run
@@ -83,15 +83,20 @@ class InvertedIndex:
     def add_texts(self, doc_ids: np.ndarray, texts: list[str]) -> None:
         """Index a batch of documents (doc ids increasing); empty texts index nothing."""
         if len(doc_ids):
-            self.add_encoded(doc_ids, self.vocab.encode(texts))
+            self.add_tokenized(doc_ids, self.tokenize(texts))
 
-    def add_encoded(self, doc_ids: np.ndarray, encoded: tuple[np.ndarray, np.ndarray]) -> None:
-        """`add_texts` of texts already tokenized (`vocab.encode`, maybe before taking the
-        readers' lock): (index into `doc_ids`, term id) per token occurrence."""
+    def tokenize(self, texts: list[str]) -> BatchPostings:
+        """The postings of a batch of texts, numbered in the batch: most of the cost of indexing
+        them, done apart so that a commit does it before taking the readers' lock. It only adds
+        terms to the vocabulary (a reader that finds a new term there finds no postings yet)."""
+        doc_index, term_ids = self.vocab.encode(texts)
+        return batch_postings(doc_index, term_ids, len(texts))
+
+    def add_tokenized(self, doc_ids: np.ndarray, batch: BatchPostings) -> None:
+        """Index `tokenize`d texts under `doc_ids` (increasing, one per text)."""
         if not len(doc_ids):
             return
-        doc_index, term_ids = encoded
-        lengths = self.mem.add_batch(doc_ids, doc_index, term_ids)
+        lengths = self.mem.add_postings(doc_ids, batch)
         indexed = lengths > 0
         self.doc_len.view[doc_ids[indexed]] = lengths[indexed]
         self.live.view[doc_ids[indexed]] = True
