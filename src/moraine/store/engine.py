@@ -313,7 +313,7 @@ class Store(FrameApplier, Reading):
         state without `self.lock`, which readers hold for a whole tool call, and takes that lock
         only to swap in what it built (the sealed memtable, a merged or saved segment, a
         written content chunk, the compacted uid map). A search never waits for a merge, a
-        compression or a write to disk (tools/bench_publish.py measures it)."""
+        compression or a write to disk (tools/bench_writer.py measures it)."""
         self._assert_writer()
         self.index.seal(guard=self.lock)
         # merges stream to disk: no merged copy in memory
