@@ -78,6 +78,36 @@ def new_rows(rng: random.Random, cycle: int) -> list[list[Any]]:
     return rows
 
 
+class Reader:
+    """search_sessions called in a loop on a thread, as a daemon's connection thread serves an
+    agent: each call's start and duration, and the error codes met."""
+
+    def __init__(self, runner: ToolRunner, queries: list[str], pause: float) -> None:
+        self.runner, self.queries, self.pause = runner, queries, pause
+        self.calls: list[tuple[float, float]] = []  # (start, seconds)
+        self.errors: dict[str, int] = {}
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        i = 0
+        while not self.done.is_set():
+            started = time.monotonic()
+            result = self.runner.call("search_sessions", {"query": self.queries[i % len(self.queries)]})
+            self.calls.append((started, time.monotonic() - started))
+            if "error" in result.structured:
+                code = str(result.structured["error"].get("code"))
+                self.errors[code] = self.errors.get(code, 0) + 1
+            i += 1
+            time.sleep(self.pause)
+
+    def stop(self) -> list[tuple[float, float]]:
+        self.done.set()
+        self.thread.join()
+        return self.calls
+
+
 def summary(samples: list[float]) -> dict[str, float]:
     if not samples:
         return {"n": 0}
@@ -93,29 +123,15 @@ def _when(start: float, busy: list[tuple[str, float, float]]) -> str:
 
 
 def run(state: Path, corpus: Path, cycles: int, merge: bool) -> dict[str, Any]:
-    work = Path(tempfile.mkdtemp(prefix="moraine-bench-publish-"))
+    work = Path(tempfile.mkdtemp(prefix="moraine-bench-writer-"))
     try:
         home = scratch_copy(state, work / "state")
         config = load_config({"home": str(home)}, env=corpus_env(corpus))
         store = Store(config, create=False)
         runner = ToolRunner(lambda: store, serial=False)
         queries = make_queries(store, 200, random.Random(7))
-        calls: list[tuple[float, float]] = []  # (start, seconds)
+        reader = Reader(runner, queries, pause=0.0)
         busy: list[tuple[str, float, float]] = []  # (what, start, end)
-        done = threading.Event()
-
-        def reader() -> None:
-            i = 0
-            while not done.is_set():
-                started = time.monotonic()
-                result = runner.call("search_sessions", {"query": queries[i % len(queries)]})
-                calls.append((started, time.monotonic() - started))
-                if "error" in result.structured:
-                    print(f"call failed: {result.structured['error']}", file=sys.stderr)
-                i += 1
-
-        thread = threading.Thread(target=reader, daemon=True)
-        thread.start()
         rng = random.Random(11)
         time.sleep(2.0)
         for cycle in range(cycles):
@@ -132,11 +148,11 @@ def run(state: Path, corpus: Path, cycles: int, merge: bool) -> dict[str, Any]:
                 store.merge_all()
                 busy.append(("merge_all", started, time.monotonic()))
             time.sleep(1.0)
-        done.set()
-        thread.join()
+        calls = reader.stop()
         during = [s for start, s in calls if any(a <= start + s and start <= b for _, a, b in busy)]
         slowest = sorted(calls, key=lambda c: -c[1])[:5]
         return {"calls": summary([s for _, s in calls]), "calls_during_writer": summary(during),
+                "errors": reader.errors,
                 "slowest_ms": [(round(s * 1000, 1), _when(start, busy)) for start, s in slowest],
                 "writer_s": [(what, round(b - a, 2)) for what, a, b in busy],
                 "events": store.stats.events, "segments": len(store.index.segments)}
@@ -153,31 +169,13 @@ def run_backfill(corpus: Path) -> dict[str, Any]:
     try:
         store = Store(load_config({"home": str(work / "state")}, env=corpus_env(corpus)))
         runner = ToolRunner(lambda: store, serial=False)
-        calls: list[tuple[float, float]] = []
-        errors: dict[str, int] = {}
-        done = threading.Event()
-
-        def reader() -> None:
-            i = 0
-            while not done.is_set():
-                started = time.monotonic()
-                result = runner.call("search_sessions", {"query": BACKFILL_QUERIES[i % len(BACKFILL_QUERIES)]})
-                calls.append((started, time.monotonic() - started))
-                if "error" in result.structured:
-                    code = str(result.structured["error"].get("code"))
-                    errors[code] = errors.get(code, 0) + 1
-                i += 1
-                time.sleep(0.01)  # an agent's calls come one after another, not back to back
-
-        thread = threading.Thread(target=reader, daemon=True)
-        thread.start()
+        reader = Reader(runner, BACKFILL_QUERIES, pause=0.01)  # an agent's calls come one after another
         started = time.monotonic()
         ingest_once(store)
         busy = [("backfill", started, time.monotonic())]
-        done.set()
-        thread.join()
+        calls = reader.stop()
         slowest = sorted(calls, key=lambda c: -c[1])[:5]
-        return {"calls_during_backfill": summary([s for _, s in calls]), "errors": errors,
+        return {"calls_during_backfill": summary([s for _, s in calls]), "errors": reader.errors,
                 "slowest_ms": [(round(s * 1000, 1), _when(start, busy)) for start, s in slowest],
                 "backfill_s": round(busy[0][2] - busy[0][1], 1), "events": store.stats.events}
     finally:

@@ -60,36 +60,33 @@ def _writer_then_commit(store: Store, holding: threading.Event, note: str) -> Ca
     return run
 
 
-def test_a_write_tool_called_during_an_ingest_pass_waits_for_it_instead_of_deadlocking(tmp_path: Path) -> None:
-    store = _store(tmp_path)
+def _write_tool_during_a_pass(store: Store, tool: str, arguments: dict[str, Any]) -> Any:
+    """Call a write tool while a pass holds the writer lock and then commits; both must finish."""
     runner = ToolRunner(lambda: store, allow_write=True)
     holding = threading.Event()
     ingest, ingest_out = _in_thread(_writer_then_commit(store, holding, "from the pass"))
     assert holding.wait(TIMEOUT_S)
-    call, call_out = _in_thread(lambda: runner.call("track_input_event", {
-        "session_id": "s", "prompt_text": "from the tool", "input_text": "y", "success": True}))
+    call, call_out = _in_thread(lambda: runner.call(tool, arguments))
     ingest.join(TIMEOUT_S)
     call.join(TIMEOUT_S)
-    assert not ingest.is_alive() and not call.is_alive(), "the write tool and the ingest pass deadlocked"
+    assert not ingest.is_alive() and not call.is_alive(), f"{tool} and the ingest pass deadlocked"
     assert "error" not in ingest_out and "error" not in call_out
-    assert call_out["result"].structured["tracked"] is True  # type: ignore[attr-defined]
+    return call_out["result"].structured  # type: ignore[attr-defined]
+
+
+def test_a_write_tool_called_during_an_ingest_pass_waits_for_it_instead_of_deadlocking(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    answer = _write_tool_during_a_pass(store, "track_input_event", {
+        "session_id": "s", "prompt_text": "from the tool", "input_text": "y", "success": True})
+    assert answer["tracked"] is True
     assert [row[1] for row in store.tracked] == ["from the pass", "from the tool"]
     reopened = _store(tmp_path)  # both frames are durable, in the order they were applied
     assert [row[1] for row in reopened.tracked] == ["from the pass", "from the tool"]
 
 
 def test_cleanup_called_during_an_ingest_pass_does_not_deadlock(tmp_path: Path) -> None:
-    store = _store(tmp_path)
-    runner = ToolRunner(lambda: store, allow_write=True)
-    holding = threading.Event()
-    ingest, _ = _in_thread(_writer_then_commit(store, holding, "pass"))
-    assert holding.wait(TIMEOUT_S)
-    call, call_out = _in_thread(lambda: runner.call("cleanup_old_sessions", {"retention_days": 30}))
-    ingest.join(TIMEOUT_S)
-    call.join(TIMEOUT_S)
-    assert not ingest.is_alive() and not call.is_alive(), "cleanup and the ingest pass deadlocked"
-    assert "error" not in call_out
-    assert "error" not in call_out["result"].structured  # type: ignore[attr-defined]
+    answer = _write_tool_during_a_pass(_store(tmp_path), "cleanup_old_sessions", {"retention_days": 30})
+    assert "error" not in answer and answer["dry_run"] is False
 
 
 def test_a_search_during_an_ingest_pass_is_answered(tmp_path: Path) -> None:
