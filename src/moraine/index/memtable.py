@@ -96,6 +96,8 @@ class MemTable:
             self.chunks.append(Chunk(terms[order], docs, tfs))
 
     def _compact(self) -> None:
+        # A seal calls this with readers running (see InvertedIndex.seal): the chunks are
+        # replaced by a new list holding the same postings, never changed in place.
         terms = np.concatenate([c.terms for c in self.chunks])
         docs = np.concatenate([c.docs for c in self.chunks])
         tfs = np.concatenate([c.tfs for c in self.chunks])
