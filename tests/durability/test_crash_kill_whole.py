@@ -255,6 +255,15 @@ def _checkpoints(store: Store) -> dict[str, list[Any]]:
     return {k: [*cp.to_wire()[:6], cp.adapter_state(), *cp.to_wire()[7:]] for k, cp in store.checkpoints.items()}
 
 
+def _timed_probe(env: dict[str, str]) -> float:
+    """Seconds of a run with no logs (interpreter, imports): a kill before this does nothing. An
+    inflated figure put the kills late, after most runs had finished (28 kills of 50 once, in a
+    busy full run, against 38-44 alone)."""
+    began = time.monotonic()
+    subprocess.run([str(MORAINE), "index", "--json"], env=env, capture_output=True, timeout=120, check=False)
+    return time.monotonic() - began
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_sigkilled_runs_over_rewritten_documents_and_a_database_converge(tmp_path: Path) -> None:
@@ -264,9 +273,7 @@ def test_sigkilled_runs_over_rewritten_documents_and_a_database_converge(tmp_pat
     kills = torn = progressed = 0
     nothing = str(tmp_path / "x")
     probe = {**dict.fromkeys(logs.env(), nothing), "MORAINE_HOME": str(tmp_path / "p"), "PATH": os.environ["PATH"]}
-    began = time.monotonic()
-    subprocess.run([str(MORAINE), "index", "--json"], env=probe, capture_output=True, timeout=120, check=False)
-    startup = time.monotonic() - began  # interpreter, imports, no logs: a kill before this does nothing
+    startup = min(_timed_probe(probe) for _ in range(3))  # noise only lengthens one: the least is the cost
     full = startup * 2
     for round_no in range(1, ROUNDS + 1):
         logs.change_chats()
