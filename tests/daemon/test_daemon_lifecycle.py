@@ -113,11 +113,26 @@ class McpSession:
             with anyio.fail_after(CALL_TIMEOUT_S):
                 return await self.session.call_tool(tool, arguments)
 
-        result = self.portal.call(_call)
+        try:
+            result = self.portal.call(_call)
+        except TimeoutError:  # a hung call: what the bridge and the daemon said is the evidence
+            raise AssertionError(f"{tool} got no answer in {CALL_TIMEOUT_S:.0f}s\n{self.evidence()}") from None
         assert result.is_error is False, result
         envelope = result.structured_content
         assert isinstance(envelope, dict) and "error" not in envelope, envelope
         return envelope
+
+    def evidence(self) -> str:
+        """This bridge's stderr and the end of the daemon's log, for a failure message; both
+        processes are first asked (SIGUSR1) to write every thread's stack there."""
+        status = self.ws.status() or {}
+        for pid in [*self.ws.bridge_pids(), status.get("pid")]:
+            with contextlib.suppress(OSError, TypeError):
+                os.kill(int(pid), signal.SIGUSR1)
+        time.sleep(1)
+        self.errlog.flush()
+        bridge = self.errlog_path.read_text(errors="replace")[-6000:]
+        return f"--- {self.errlog_path.name}:\n{bridge}\n--- daemon.log:\n{self.ws.daemon_log()[-12000:]}"
 
     def search(self, query: str, **extra: Any) -> dict[str, Any]:
         return self.call("search_sessions", {"query": query, "n_hits": 20, **extra})
@@ -174,6 +189,16 @@ class Workspace:
         session = McpSession(self, self.env(**overrides), name)
         self.sessions.append(session)
         return session
+
+    def bridge_pids(self) -> list[int]:
+        """The `moraine mcp` processes started in this workspace (their cwd is its root)."""
+        pids = []
+        for proc in Path("/proc").iterdir():
+            with contextlib.suppress(OSError):
+                if proc.name.isdigit() and os.readlink(proc / "cwd") == str(self.root) \
+                        and b"mcp" in (proc / "cmdline").read_bytes().split(b"\0"):
+                    pids.append(int(proc.name))
+        return pids
 
     def status(self) -> dict[str, Any] | None:
         try:

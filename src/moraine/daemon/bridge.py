@@ -10,9 +10,11 @@ the session's `initialize` is replayed on the new connection, and the host carri
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import json
 import os
 import re
+import signal
 import socket
 import stat
 import struct
@@ -383,4 +385,5 @@ def _key(request_id: Any) -> str:
 
 
 def serve(config: Config) -> int:
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1`: every thread's stack on stderr
     return Bridge(config, sys.stdin.buffer, sys.stdout.buffer).run()

@@ -11,6 +11,7 @@ changes while it is being read stays dirty and is read again, so no append is mi
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import fcntl
 import json
 import os
@@ -105,6 +106,9 @@ class Daemon:
     def run(self) -> int:
         for signum in (signal.SIGTERM, signal.SIGINT):  # until the event loop takes them over
             signal.signal(signum, lambda *_: self.stopping.set())
+        # `kill -USR1 <pid>` writes every thread's stack to daemon.log (its stderr): what a hung
+        # daemon was doing, without stopping it.
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
         self._claim_state()
         try:
             roots = self._roots()
