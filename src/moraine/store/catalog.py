@@ -19,6 +19,7 @@ from sortedcontainers import SortedKeyList, SortedList
 from moraine.batch import COMMENTARY, STARTS_TURN, TERMINAL_SHIFT, Batch
 from moraine.index.growable import Column
 from moraine.model import TYPE_CODE, Event, event_ref, make_uid, session_ref, turn_ref
+from moraine.store import columns
 from moraine.store.contents import Contents
 from moraine.store.session import Session, command_title, first_line, fold_event_meta
 from moraine.store.turns import Turn, build_turns, one_turn
@@ -265,6 +266,9 @@ class Catalog:
 
     COLUMNS = ("uid", "type_code", "ts", "session_ix", "starts_turn", "terminal", "commentary", "alive",
                "tool_ix", "model_ix", "file_ix", "line", "sub", "nlines")
+    # set once, when the event is appended: published as parts shared by generations (`store.columns`)
+    GROWING = ("uid", "type_code", "ts", "session_ix", "starts_turn", "terminal", "commentary", "tool_ix",
+               "model_ix", "file_ix", "line", "sub")
     _SESSION_FIELDS = ("key", "sid", "source", "file_ts", "cwd", "parent_key", "children", "title_custom",
                        "title_ai", "title_summary", "first_prompt", "web", "moraine", "tools", "started_ms",
                        "updated_ms", "git_branch", "title_command")  # new fields go last: older snapshots lack them
@@ -291,16 +295,12 @@ class Catalog:
         return {"tool_names": self.tool_names, "model_names": self.model_names, "file_names": self.file_names,
                 "sessions": [[getattr(s, f) for f in self._SESSION_FIELDS] for s in self.sessions]}
 
-    def restore(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
-        """Rebuild from a snapshot; columns are copied into growable memory (they are small:
-        the large parts, contents and postings, stay mapped)."""
-        for name in self.COLUMNS:
-            column = getattr(self, name)
-            column.size = 0
-            if name not in arrays:  # a column newer than the snapshot: -1 = to be derived when needed
-                column.extend(np.full(len(arrays["uid"]), -1, dtype=column.view.dtype))
-                continue
-            column.extend(np.asarray(arrays[name]))
+    def restore(self, arrays: dict[str, Any], meta: dict[str, Any]) -> None:
+        """Rebuild from a snapshot (`arrays`: each column's `columns.Source`); columns are copied
+        into growable memory (they are small: the large parts, contents and postings, stay mapped)."""
+        rows = columns.row_count(arrays["uid"])
+        for name in self.COLUMNS:  # a column newer than the snapshot: -1 = to be derived when needed
+            columns.fill(getattr(self, name), arrays.get(name), rows)
         self.tool_names, self.model_names, self.file_names = meta["tool_names"], meta["model_names"], \
             meta["file_names"]
         self._interned = {(kind, name): ix for kind, table in enumerate((self.tool_names, self.model_names,

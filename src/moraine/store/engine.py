@@ -30,6 +30,7 @@ from moraine.index.segment import Segment
 from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
 from moraine.sources import configure_redaction
 from moraine.sources.redact import Settings, rules_fingerprint
+from moraine.store import columns
 from moraine.store.apply import FrameApplier, StoreStats
 from moraine.store.catalog import Catalog
 from moraine.store.invariants import check_invariants
@@ -38,6 +39,9 @@ from moraine.store.redactions import Redactions
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
 from moraine.store.validate import packable_frame, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
+
+# the columns published as parts shared by generations (`store.columns`), by their names there
+GROWING = (*(f"cat.{name}" for name in Catalog.GROWING), "idx.doc_len")
 
 
 def _framed(payload: dict[str, Any], batch: Batch) -> dict[str, Any]:
@@ -51,7 +55,7 @@ class _Reload(Exception):
 
 class Store(FrameApplier, Reading):
     """State directory layout: see `store.snapshot` (CURRENT, generations, segments, content,
-    wal/) plus `lock`, the writer lock. What tools read of it: `Reading` (sessions, turns,
+    columns, wal/) plus `lock`, the writer lock. What tools read of it: `Reading` (sessions, turns,
     events, doc sets), with `search` here."""
 
     def __init__(self, config: Config, *, create: bool = True) -> None:
@@ -118,6 +122,7 @@ class Store(FrameApplier, Reading):
         self.tracked: list[list[Any]] = []  # explicit prompt → input observations (track_input_event)
         self.redactions = Redactions()
         self.position: Position = (0, 0)
+        self.column_parts: list[columns.Part] = []  # where the published growing columns are
 
     def _load(self) -> None:
         """The published snapshot (mapped, not re-read), then the WAL frames after it."""
@@ -136,11 +141,16 @@ class Store(FrameApplier, Reading):
 
     def _restore(self, manifest: Manifest) -> None:
         arrays, meta = read_generation(self.home, manifest)
-        self.catalog.restore({k[4:]: v for k, v in arrays.items() if k.startswith("cat.")}, meta["catalog"])
+        parts = columns.published(manifest.files)
+        sources: dict[str, columns.Source] = {**arrays, **columns.pieces(self.home, parts, GROWING)}
+        self.catalog.restore({k[4:]: v for k, v in sources.items() if k.startswith("cat.")}, meta["catalog"])
         for stem in manifest.content:
             self.catalog.content.attach(self.home / "content", stem)
         segments = [Segment.load(self.home / "segments" / name) for name in manifest.segments]
-        self.index.restore({k[4:]: v for k, v in arrays.items() if k.startswith("idx.")}, segments)
+        rows = columns.row_count(sources["idx.live"])
+        self.index.restore({"live": arrays["idx.live"],
+                            "doc_len": columns.assembled(sources.get("idx.doc_len"), rows, np.int32)}, segments)
+        self.column_parts = parts
         self.checkpoints = {path: Checkpoint.from_wire(row) for path, row in meta["checkpoints"].items()}
         st = meta["stats"]
         self.stats = StoreStats(st["frames"], st["events"], [IngestIssue.from_wire(r) for r in meta["issues"]],
@@ -159,7 +169,7 @@ class Store(FrameApplier, Reading):
             collect_garbage(self.home, self.manifest)
             self.wal_set.remove_before(self.manifest.wal_seq)
         else:
-            for name in ("segments", "content"):
+            for name in ("segments", "content", columns.DIRECTORY):
                 shutil.rmtree(self.home / name, ignore_errors=True)
             for path in self.home.glob("gen-*"):
                 shutil.rmtree(path, ignore_errors=True)
@@ -343,6 +353,7 @@ class Store(FrameApplier, Reading):
                 self.shared_sums[f"content/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
         arrays = {f"cat.{k}": v for k, v in self.catalog.snapshot_arrays().items()}
         arrays.update({f"idx.{k}": v for k, v in self.index.snapshot_arrays().items()})
+        parts = self._publish_columns({name: arrays.pop(name) for name in GROWING})
         st = self.stats
         meta = {"catalog": self.catalog.snapshot_meta(),
                 "checkpoints": {path: cp.packed() for path, cp in self.checkpoints.items()},
@@ -351,7 +362,7 @@ class Store(FrameApplier, Reading):
                 "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
                 "file_issues": self.file_issues, "tombstones": sorted(self.tombstones), "tracked": self.tracked,
                 **self.redactions.meta()}
-        keep = {f"segments/{n}/" for n in names}
+        keep = {f"segments/{n}/" for n in names} | {f"{columns.DIRECTORY}/{p.dirname}/" for p in parts}
         content = list(self.catalog.content.names)
         sums = {rel: info for rel, info in self.shared_sums.items()
                 if any(rel.startswith(k) for k in keep) or rel.split("/", 1)[-1].split(".")[0] in content}
@@ -362,9 +373,22 @@ class Store(FrameApplier, Reading):
             self.manifest = manifest
             self.catalog.compact(arrays["cat.uid_keys"], arrays["cat.uid_docs"])
         self.shared_sums = sums
+        self.column_parts = parts
         self.events_since_snapshot = self.frames_since_snapshot = 0
         self._collect_garbage()
         return self.manifest
+
+    def _publish_columns(self, growing: dict[str, np.ndarray]) -> list[columns.Part]:
+        """The growing columns as parts: only the rows appended since the published parts are
+        written (merged with the newest parts when `columns.extend` says so)."""
+        rows = {len(array) for array in growing.values()}
+        assert len(rows) == 1, f"growing columns out of step: {rows}"
+        parts, written = columns.extend(self.column_parts, rows.pop())
+        if written is not None:
+            for path in columns.write(self.home, written, growing):
+                rel = f"{columns.DIRECTORY}/{written.dirname}/{path.name}"
+                self.shared_sums[rel] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+        return parts
 
     def merge_all(self) -> None:
         """Seal and merge every segment into one, streamed to disk, and publish it. A publish

@@ -3,6 +3,7 @@ stress and crash tests after every operation (O(n); never on a production path).
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -41,3 +42,21 @@ def check_invariants(store: Store) -> None:
             previous = int(segment.doc_ids[-1])
     for path, cp in store.checkpoints.items():
         assert 0 <= cp.offset <= max(cp.size, cp.offset) and cp.generation >= 1, path
+    _check_column_parts(store)
+
+
+def _check_column_parts(store: Store) -> None:
+    """The published parts of the growing columns still hold what memory holds: a row changed
+    in place after it was published would be lost at the next open."""
+    from moraine.store import columns
+    from moraine.store.engine import GROWING
+
+    parts = store.column_parts
+    assert not parts or parts[0].first == 0, "column parts do not start at row 0"
+    assert all(a.end == b.first for a, b in itertools.pairwise(parts)), "column parts leave a gap"
+    memory = {"idx.doc_len": store.index.doc_len.view} | \
+        {f"cat.{name}": getattr(store.catalog, name).view for name in store.catalog.GROWING}
+    for name, pieces in columns.read(store.home, parts, GROWING).items():
+        for part, piece in zip(parts, pieces, strict=True):
+            assert piece is not None and np.array_equal(piece, memory[name][part.first:part.end]), \
+                f"{name} rows {part.first}-{part.end} changed after they were published"

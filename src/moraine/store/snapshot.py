@@ -1,9 +1,10 @@
 """Snapshot generations: the whole state on disk, published atomically.
 
     CURRENT            names the published generation ("gen-00000012")
-    gen-NNNNNNNN/      MANIFEST.json, meta.msgpack, catalog and index columns as .npy
+    gen-NNNNNNNN/      MANIFEST.json, meta.msgpack, the columns that change in place as .npy
     segments/<name>/   immutable CSR segments (shared by generations)
     content/<first>.*  immutable event-content chunks (shared by generations)
+    columns/<rows>/    immutable parts of the columns that only grow (shared: `store.columns`)
     wal/NNNNNNNN.log   frames after the snapshot (the manifest names the first file)
 
 A generation is written into `gen-….tmp`, every file fsynced, renamed, the directory
@@ -28,9 +29,10 @@ import numpy as np
 
 from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
-from moraine.store import verify
+from moraine.store import columns, verify
 
-FORMAT = 1
+FORMAT = 2  # 2: the growing columns are in columns/; a format 1 generation holds every column itself
+READABLE = (1, 2)
 CURRENT = "CURRENT"
 
 
@@ -60,8 +62,9 @@ class Manifest:
     def from_json(cls, data: bytes, where: Path) -> Manifest:
         try:
             raw = json.loads(data)
-            if raw.get("format") != FORMAT:
-                raise StateError(f"{where}: snapshot format {raw.get('format')} is not supported (expected {FORMAT})")
+            if raw.get("format") not in READABLE:
+                raise StateError(f"{where}: snapshot format {raw.get('format')} is not supported (expected one of "
+                                 f"{', '.join(map(str, READABLE))})")
             return cls(generation=int(raw["generation"]), wal_seq=int(raw["wal"]["seq"]), counts=raw["counts"],
                        segments=list(raw["segments"]), content=list(raw["content"]), files=raw["files"],
                        created_ms=int(raw.get("created_ms", 0)))
@@ -169,3 +172,4 @@ def collect_garbage(home: Path, manifest: Manifest) -> None:
         for path in content.iterdir():
             if path.name.split(".")[0] not in keep_content:
                 path.unlink(missing_ok=True)
+    columns.collect_garbage(home, manifest.files)

@@ -1,0 +1,150 @@
+"""The columns that only grow are published as parts shared by generations (`store.columns`):
+a publish writes the rows appended since the last one (not every column whole), the parts stay
+few, what no generation references is removed, and a state published before (every column in
+its generation directory, format 1) still opens and moves to parts at its next publish."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+import shutil
+from pathlib import Path
+
+import numpy as np
+from _agentlogs import LogWriter, populate
+
+from moraine.durable import file_crc
+from moraine.ingest.pipeline import ingest_once
+from moraine.store import columns
+from moraine.store.engine import GROWING, Store
+from moraine.store.snapshot import current_manifest
+
+
+def test_parts_stay_few_and_each_publish_writes_one(tmp_path: Path) -> None:
+    """Seeded: 400 publishes of 1 to 5,000 new rows. The parts always cover every row once, in
+    order; only the last part is new; there are O(log n) of them; a row is rewritten O(log n) times."""
+    rng = random.Random(7)
+    parts: list[columns.Part] = []
+    rows = written = 0
+    for _ in range(400):
+        added = rng.choice((1, 3, 40, 700, 5000))
+        rows += added
+        before = list(parts)
+        parts, new = columns.extend(parts, rows)
+        assert new is not None and new == parts[-1]
+        assert parts[:-1] == before[: len(parts) - 1], "a part other than the newest changed"
+        assert parts[0].first == 0 and parts[-1].end == rows
+        assert all(a.end == b.first for a, b in itertools.pairwise(parts))
+        assert len(parts) <= 2 * math.log2(rows) + 2, (rows, len(parts))
+        written += new.rows
+    assert written <= rows * (math.log2(rows) + 2), (written, rows)
+    assert columns.extend(parts, rows) == (parts, None)  # nothing new: nothing written
+
+
+def _state(tmp_path: Path) -> tuple[LogWriter, Store]:
+    writer = LogWriter(tmp_path / "logs", seed=11, vocab_size=300)
+    populate(writer, n_codex=3, n_claude=3, records_per_file=(30, 60))
+    config = writer.config(tmp_path / "state", store={"fsync": "never"})
+    store = Store(config)
+    ingest_once(store, snapshot=True)
+    return writer, store
+
+
+def _add_a_little(writer: LogWriter) -> None:
+    """A new session of two records: a few new events."""
+    writer.extend(writer.new_claude(), 2)
+
+
+def _columns_of(store: Store) -> dict[str, np.ndarray]:
+    arrays = {f"cat.{n}": getattr(store.catalog, n).view.copy() for n in store.catalog.COLUMNS}
+    return arrays | {"idx.doc_len": store.index.doc_len.view.copy(), "idx.live": store.index.live.view.copy()}
+
+
+def _same(a: Store, b: Store) -> None:
+    left, right = _columns_of(a), _columns_of(b)
+    assert left.keys() == right.keys()
+    for name in left:
+        assert np.array_equal(left[name], right[name]), name
+    for word in ("the", "migration", "error", "test"):
+        hits_a = a.search([word], 20, ["user_input", "assistant_response", "tool_call", "tool_response"], None, None)
+        hits_b = b.search([word], 20, ["user_input", "assistant_response", "tool_call", "tool_response"], None, None)
+        assert hits_a.total == hits_b.total and list(hits_a.docs) == list(hits_b.docs), word
+
+
+def test_a_publish_writes_only_the_rows_appended_since(tmp_path: Path) -> None:
+    writer, store = _state(tmp_path)
+    home = store.home
+    manifest = current_manifest(home)
+    assert manifest is not None
+    gen = home / manifest.dirname
+    assert not any((gen / f"{name}.npy").exists() for name in GROWING), "growing columns in the generation"
+    first = store.column_parts
+    assert len(first) == 1 and first[0].rows == len(store.catalog.content) > 300
+
+    _add_a_little(writer)
+    ingest_once(store)
+    rows_before = first[0].end
+    with store.writer():
+        store.publish()
+    parts = store.column_parts
+    assert parts[0] == first[0], "the published part was written again"
+    new = parts[-1]
+    assert new.first == rows_before and 0 < new.rows < 40 < rows_before
+    on_disk = sorted(p.name for p in (home / columns.DIRECTORY).iterdir())
+    assert on_disk == sorted(p.dirname for p in parts)  # nothing else under columns/
+    for name in GROWING:  # each part holds exactly its rows
+        piece = np.load(home / columns.DIRECTORY / new.dirname / f"{name}.npy")
+        assert len(piece) == new.rows
+
+    _same(store, Store(store.config))
+
+
+def test_parts_nobody_references_are_removed_on_open(tmp_path: Path) -> None:
+    _writer, store = _state(tmp_path)
+    root = store.home / columns.DIRECTORY
+    stray = root / "0000000000-0000000009-deadbeef"  # a part written by a publish that crashed
+    stray.mkdir()
+    (stray / "cat.uid.npy").write_bytes(b"x")
+    (root / "0000000009-0000000010-0badcafe.tmp").mkdir()
+    reopened = Store(store.config)
+    assert sorted(p.name for p in root.iterdir()) == [p.dirname for p in reopened.column_parts]
+    _same(store, reopened)
+
+
+def _as_format_1(home: Path) -> None:
+    """Rewrite the published generation as versions before column parts wrote it: every column
+    whole in the generation directory, no columns/, manifest format 1."""
+    manifest = current_manifest(home)
+    assert manifest is not None
+    gen = home / manifest.dirname
+    raw = json.loads((gen / "MANIFEST.json").read_text())
+    parts = columns.published(manifest.files)
+    for name, pieces in columns.read(home, parts, GROWING).items():
+        whole = np.concatenate([np.asarray(p) for p in pieces])
+        np.save(gen / f"{name}.npy", whole)
+        path = gen / f"{name}.npy"
+        raw["files"][f"{manifest.dirname}/{name}.npy"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+    raw["files"] = {rel: info for rel, info in raw["files"].items() if not rel.startswith("columns/")}
+    raw["format"] = 1
+    (gen / "MANIFEST.json").write_text(json.dumps(raw))
+    shutil.rmtree(home / columns.DIRECTORY)
+    (home / "verified.json").unlink(missing_ok=True)
+
+
+def test_a_format_1_generation_opens_and_moves_to_parts(tmp_path: Path) -> None:
+    writer, store = _state(tmp_path)
+    _as_format_1(store.home)
+    old = Store(store.config)
+    assert old.column_parts == []
+    _same(store, old)
+    _add_a_little(writer)
+    ingest_once(old)
+    with old.writer():
+        old.publish()  # the first publish writes every row once, as one part
+    assert len(old.column_parts) == 1 and old.column_parts[0].end == len(old.catalog.content)
+    manifest = current_manifest(old.home)
+    assert manifest is not None
+    assert not any((old.home / manifest.dirname / f"{name}.npy").exists() for name in GROWING)
+    _same(old, Store(old.config))
