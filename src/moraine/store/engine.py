@@ -30,7 +30,7 @@ from moraine.index.segment import Segment
 from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
 from moraine.sources import configure_redaction
 from moraine.sources.redact import Settings, rules_fingerprint
-from moraine.store import columns
+from moraine.store import checkpoint_files, columns
 from moraine.store.apply import FrameApplier, StoreStats
 from moraine.store.catalog import Catalog
 from moraine.store.invariants import check_invariants
@@ -123,6 +123,7 @@ class Store(FrameApplier, Reading):
         self.redactions = Redactions()
         self.position: Position = (0, 0)
         self.column_parts: list[columns.Part] = []  # where the published growing columns are
+        self.checkpoint_base = checkpoint_files.Base()  # the published checkpoints' shared part
 
     def _load(self) -> None:
         """The published snapshot (mapped, not re-read), then the WAL frames after it."""
@@ -151,7 +152,7 @@ class Store(FrameApplier, Reading):
         self.index.restore({"live": arrays["idx.live"],
                             "doc_len": columns.assembled(sources.get("idx.doc_len"), rows, np.int32)}, segments)
         self.column_parts = parts
-        self.checkpoints = {path: Checkpoint.from_wire(row) for path, row in meta["checkpoints"].items()}
+        self.checkpoints, self.checkpoint_base = checkpoint_files.load(self.home, meta)
         st = meta["stats"]
         self.stats = StoreStats(st["frames"], st["events"], [IngestIssue.from_wire(r) for r in meta["issues"]],
                                 st["last_ingest_ms"], st["torn_bytes"], dict(st.get("last_by_source", {})))
@@ -169,7 +170,7 @@ class Store(FrameApplier, Reading):
             collect_garbage(self.home, self.manifest)
             self.wal_set.remove_before(self.manifest.wal_seq)
         else:
-            for name in ("segments", "content", columns.DIRECTORY):
+            for name in ("segments", "content", columns.DIRECTORY, checkpoint_files.DIRECTORY):
                 shutil.rmtree(self.home / name, ignore_errors=True)
             for path in self.home.glob("gen-*"):
                 shutil.rmtree(path, ignore_errors=True)
@@ -354,15 +355,18 @@ class Store(FrameApplier, Reading):
         arrays = {f"cat.{k}": v for k, v in self.catalog.snapshot_arrays().items()}
         arrays.update({f"idx.{k}": v for k, v in self.index.snapshot_arrays().items()})
         parts = self._publish_columns({name: arrays.pop(name) for name in GROWING})
+        stored, base, written = checkpoint_files.publish(self.home, self.checkpoints, self.checkpoint_base)
+        if written is not None:
+            self.shared_sums[str(base.rel)] = {"size": written.stat().st_size, "crc32": file_crc(written)}
         st = self.stats
-        meta = {"catalog": self.catalog.snapshot_meta(),
-                "checkpoints": {path: cp.packed() for path, cp in self.checkpoints.items()},
+        meta = {"catalog": self.catalog.snapshot_meta(), **stored,
                 "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
                           "torn_bytes": st.torn_bytes, "last_by_source": st.last_by_source},
                 "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
                 "file_issues": self.file_issues, "tombstones": sorted(self.tombstones), "tracked": self.tracked,
                 **self.redactions.meta()}
-        keep = {f"segments/{n}/" for n in names} | {f"{columns.DIRECTORY}/{p.dirname}/" for p in parts}
+        keep = {f"segments/{n}/" for n in names} | {f"{columns.DIRECTORY}/{p.dirname}/" for p in parts} | \
+            {str(base.rel)}
         content = list(self.catalog.content.names)
         sums = {rel: info for rel, info in self.shared_sums.items()
                 if any(rel.startswith(k) for k in keep) or rel.split("/", 1)[-1].split(".")[0] in content}
@@ -373,7 +377,7 @@ class Store(FrameApplier, Reading):
             self.manifest = manifest
             self.catalog.compact(arrays["cat.uid_keys"], arrays["cat.uid_docs"])
         self.shared_sums = sums
-        self.column_parts = parts
+        self.column_parts, self.checkpoint_base = parts, base
         self.events_since_snapshot = self.frames_since_snapshot = 0
         self._collect_garbage()
         return self.manifest

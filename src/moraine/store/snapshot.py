@@ -5,6 +5,7 @@
     segments/<name>/   immutable CSR segments (shared by generations)
     content/<first>.*  immutable event-content chunks (shared by generations)
     columns/<rows>/    immutable parts of the columns that only grow (shared: `store.columns`)
+    checkpoints/*      the checkpoints' shared base (`store.checkpoint_files`)
     wal/NNNNNNNN.log   frames after the snapshot (the manifest names the first file)
 
 A generation is written into `gen-….tmp`, every file fsynced, renamed, the directory
@@ -29,7 +30,7 @@ import numpy as np
 
 from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
-from moraine.store import columns, verify
+from moraine.store import checkpoint_files, columns, verify
 
 FORMAT = 2  # 2: the growing columns are in columns/; a format 1 generation holds every column itself
 READABLE = (1, 2)
@@ -173,3 +174,4 @@ def collect_garbage(home: Path, manifest: Manifest) -> None:
             if path.name.split(".")[0] not in keep_content:
                 path.unlink(missing_ok=True)
     columns.collect_garbage(home, manifest.files)
+    checkpoint_files.collect_garbage(home, manifest.files)
