@@ -1,7 +1,9 @@
-"""The columns that only grow are published as parts shared by generations (`store.columns`):
-a publish writes the rows appended since the last one (not every column whole), the parts stay
-few, what no generation references is removed, and a state published before (every column in
-its generation directory, format 1) still opens and moves to parts at its next publish."""
+"""What generations share is written where it changed. The columns that only grow are published
+as parts (`store.columns`): a publish writes the rows appended since the last one, the parts stay
+few, what no generation references is removed. The uid map is a base plus the entries added
+since (`store.uid_files`). A state published before all this (every column, the whole uid map
+and every checkpoint in its generation directory: format 1) still opens, and moves to the shared
+parts at its next publish."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import random
 import shutil
 from pathlib import Path
 
+import msgpack
 import numpy as np
 from _agentlogs import LogWriter, populate
 
@@ -113,29 +116,43 @@ def test_parts_nobody_references_are_removed_on_open(tmp_path: Path) -> None:
     _same(store, reopened)
 
 
-def _as_format_1(home: Path) -> None:
-    """Rewrite the published generation as versions before column parts wrote it: every column
-    whole in the generation directory, no columns/, manifest format 1."""
+def _as_format_1(store: Store) -> None:
+    """Rewrite the published generation as versions before shared parts wrote it: every column,
+    the whole uid map and every checkpoint in the generation directory, no columns/, uids/ or
+    checkpoints/, manifest format 1."""
+    home = store.home
     manifest = current_manifest(home)
     assert manifest is not None
     gen = home / manifest.dirname
-    raw = json.loads((gen / "MANIFEST.json").read_text())
     parts = columns.published(manifest.files)
-    for name, pieces in columns.read(home, parts, GROWING).items():
-        whole = np.concatenate([np.asarray(p) for p in pieces])
-        np.save(gen / f"{name}.npy", whole)
-        path = gen / f"{name}.npy"
-        raw["files"][f"{manifest.dirname}/{name}.npy"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
-    raw["files"] = {rel: info for rel, info in raw["files"].items() if not rel.startswith("columns/")}
-    raw["format"] = 1
+    whole = {name: np.concatenate([np.asarray(p) for p in pieces])
+             for name, pieces in columns.read(home, parts, GROWING).items()}
+    whole["cat.uid_keys"], whole["cat.uid_docs"] = store.catalog.by_uid.compacted()
+    for name in ("cat.uid_new_keys", "cat.uid_new_docs"):
+        (gen / f"{name}.npy").unlink()
+    for name, array in whole.items():
+        np.save(gen / f"{name}.npy", array)
+    meta = msgpack.unpackb((gen / "meta.msgpack").read_bytes(), raw=False, strict_map_key=False)
+    for key in ("checkpoints_base", "checkpoints_gone", "uid_base"):
+        del meta[key]
+    meta["checkpoints"] = {path: cp.packed() for path, cp in store.checkpoints.items()}
+    (gen / "meta.msgpack").write_bytes(msgpack.packb(meta, use_bin_type=True))
+    for directory in ("columns", "uids", "checkpoints"):
+        shutil.rmtree(home / directory)
+    raw = json.loads((gen / "MANIFEST.json").read_text())
+    files = {rel: info for rel, info in raw["files"].items() if not rel.startswith(("columns/", "uids/",
+                                                                                    "checkpoints/", "gen-"))}
+    for path in gen.iterdir():
+        if path.name != "MANIFEST.json":
+            files[f"{manifest.dirname}/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+    raw["files"], raw["format"] = files, 1
     (gen / "MANIFEST.json").write_text(json.dumps(raw))
-    shutil.rmtree(home / columns.DIRECTORY)
     (home / "verified.json").unlink(missing_ok=True)
 
 
 def test_a_format_1_generation_opens_and_moves_to_parts(tmp_path: Path) -> None:
     writer, store = _state(tmp_path)
-    _as_format_1(store.home)
+    _as_format_1(store)
     old = Store(store.config)
     assert old.column_parts == []
     _same(store, old)
@@ -148,3 +165,36 @@ def test_a_format_1_generation_opens_and_moves_to_parts(tmp_path: Path) -> None:
     assert manifest is not None
     assert not any((old.home / manifest.dirname / f"{name}.npy").exists() for name in GROWING)
     _same(old, Store(old.config))
+
+
+def test_the_uid_map_is_a_base_plus_the_entries_since(tmp_path: Path) -> None:
+    """A publish stores the uid map's entries of the docs appended since its base; retired docs drop
+    out of the map when it opens; a new base is written once the entries since outweigh a quarter."""
+    writer, store = _state(tmp_path)
+    manifest = current_manifest(store.home)
+    assert manifest is not None
+    base = store.uid_base
+    assert base.rel is not None and base.entries == len(store.catalog.by_uid) and base.rows == store.catalog.uid.size
+    _add_a_little(writer)
+    ingest_once(store)
+    with store.writer():
+        assert store.forget([next(iter(store.checkpoints))]) > 0  # docs below the base's rows retired
+        store.publish()
+    assert store.uid_base == base
+    manifest = current_manifest(store.home)
+    assert manifest is not None
+    added = np.load(store.home / manifest.dirname / "cat.uid_new_docs.npy")
+    assert len(added) and added.min() >= base.rows
+    reopened = Store(store.config)
+    assert reopened.catalog.by_uid.compacted()[1].tolist() == store.catalog.by_uid.compacted()[1].tolist()
+    for doc in range(store.catalog.uid.size):
+        uid = store.catalog.uid.view[doc].decode("ascii")
+        assert reopened.catalog.by_uid.get(uid) == (doc if store.catalog.alive.view[doc] else None)
+    for _ in range(6):  # grow past a quarter of the base: written again
+        writer.extend(writer.new_codex(), 30)
+    ingest_once(store)
+    with store.writer():
+        store.publish()
+    assert store.uid_base != base and store.uid_base.rows == store.catalog.uid.size
+    assert sorted(p.name for p in (store.home / "uids").iterdir()) == [str(store.uid_base.rel).split("/")[1]]
+    _same(store, Store(store.config))

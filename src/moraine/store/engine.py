@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from moraine.index.segment import Segment
 from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
 from moraine.sources import configure_redaction
 from moraine.sources.redact import Settings, rules_fingerprint
-from moraine.store import checkpoint_files, columns
+from moraine.store import checkpoint_files, columns, uid_files
 from moraine.store.apply import FrameApplier, StoreStats
 from moraine.store.catalog import Catalog
 from moraine.store.invariants import check_invariants
@@ -51,6 +52,18 @@ def _framed(payload: dict[str, Any], batch: Batch) -> dict[str, Any]:
 
 class _Reload(Exception):
     """A WAL frame failed to apply midway: the in-memory state is rebuilt without it."""
+
+
+@dataclass
+class _Shared:
+    """What a publish wrote of the parts generations share: for the meta, the shared files to
+    keep, and the new bases."""
+
+    meta: dict[str, Any]
+    keep: set[str]
+    parts: list[columns.Part]
+    checkpoints: checkpoint_files.Base
+    uids: uid_files.Base
 
 
 class Store(FrameApplier, Reading):
@@ -124,6 +137,7 @@ class Store(FrameApplier, Reading):
         self.position: Position = (0, 0)
         self.column_parts: list[columns.Part] = []  # where the published growing columns are
         self.checkpoint_base = checkpoint_files.Base()  # the published checkpoints' shared part
+        self.uid_base = uid_files.Base()  # the published uid map's shared part
 
     def _load(self) -> None:
         """The published snapshot (mapped, not re-read), then the WAL frames after it."""
@@ -144,6 +158,9 @@ class Store(FrameApplier, Reading):
         arrays, meta = read_generation(self.home, manifest)
         parts = columns.published(manifest.files)
         sources: dict[str, columns.Source] = {**arrays, **columns.pieces(self.home, parts, GROWING)}
+        uids = uid_files.load(self.home, meta, arrays, np.asarray(arrays["cat.alive"]))
+        if uids is not None:
+            sources["cat.uid_keys"], sources["cat.uid_docs"], self.uid_base = uids
         self.catalog.restore({k[4:]: v for k, v in sources.items() if k.startswith("cat.")}, meta["catalog"])
         for stem in manifest.content:
             self.catalog.content.attach(self.home / "content", stem)
@@ -170,7 +187,7 @@ class Store(FrameApplier, Reading):
             collect_garbage(self.home, self.manifest)
             self.wal_set.remove_before(self.manifest.wal_seq)
         else:
-            for name in ("segments", "content", columns.DIRECTORY, checkpoint_files.DIRECTORY):
+            for name in ("segments", "content", columns.DIRECTORY, checkpoint_files.DIRECTORY, uid_files.DIRECTORY):
                 shutil.rmtree(self.home / name, ignore_errors=True)
             for path in self.home.glob("gen-*"):
                 shutil.rmtree(path, ignore_errors=True)
@@ -331,6 +348,42 @@ class Store(FrameApplier, Reading):
         self.index.merge_segments(self._new_segment_dir, self.defer_merges, guard=self.lock)
         wal_seq = self.wal_set.rotate()
         self.position = (wal_seq, len(HEADER))
+        names = self._publish_segments()
+        self._publish_content()
+        arrays = {f"cat.{k}": v for k, v in self.catalog.snapshot_arrays().items()}
+        arrays.update({f"idx.{k}": v for k, v in self.index.snapshot_arrays().items()})
+        keys, docs = arrays.pop("cat.uid_keys"), arrays.pop("cat.uid_docs")
+        shared = self._publish_shared(arrays, keys, docs)
+        st = self.stats
+        meta = {"catalog": self.catalog.snapshot_meta(), **shared.meta,
+                "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
+                          "torn_bytes": st.torn_bytes, "last_by_source": st.last_by_source},
+                "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
+                "file_issues": self.file_issues, "tombstones": sorted(self.tombstones), "tracked": self.tracked,
+                **self.redactions.meta()}
+        keep = {f"segments/{n}/" for n in names} | shared.keep
+        content = list(self.catalog.content.names)
+        sums = {rel: info for rel, info in self.shared_sums.items()
+                if any(rel.startswith(k) for k in keep) or rel.split("/", 1)[-1].split(".")[0] in content}
+        generation = (self.manifest.generation + 1) if self.manifest else 1
+        manifest = write_generation(self.home, generation, wal_seq, arrays, meta, self.counts(), names, content,
+                                    sums)
+        with self.lock:
+            self.manifest = manifest
+            self.catalog.compact(keys, docs)
+        self.shared_sums = sums
+        self.column_parts, self.checkpoint_base, self.uid_base = shared.parts, shared.checkpoints, shared.uids
+        self.events_since_snapshot = self.frames_since_snapshot = 0
+        self._collect_garbage()
+        return self.manifest
+
+    def _remember_sums(self, home_rel: str, paths: list[Path]) -> None:
+        """Checksums of shared files just written (`home_rel`: their directory in the home)."""
+        for path in paths:
+            self.shared_sums[f"{home_rel}/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+
+    def _publish_segments(self) -> list[str]:
+        """Every segment saved (a fresh one written now); their names."""
         names = []
         for i, segment in enumerate(list(self.index.segments)):
             if not segment.name:
@@ -341,58 +394,39 @@ class Store(FrameApplier, Reading):
                     self.index.segments = [*self.index.segments[:i], saved, *self.index.segments[i + 1:]]
             name = self.index.segments[i].name
             directory = self.home / "segments" / name
-            for path in directory.iterdir():
-                rel = f"segments/{name}/{path.name}"
-                if rel not in self.shared_sums:
-                    self.shared_sums[rel] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+            self._remember_sums(f"segments/{name}",
+                                [p for p in directory.iterdir() if f"segments/{name}/{p.name}" not in self.shared_sums])
             names.append(name)
+        return names
+
+    def _publish_content(self) -> None:
+        """The fresh event contents written as a chunk, and read from it from now on."""
         stem = self.catalog.content.persist_fresh(self.home / "content")
         if stem is not None:
             with self.lock:
                 self.catalog.content.attach(self.home / "content", stem)
-            for path in sorted((self.home / "content").glob(f"{stem}.*")):
-                self.shared_sums[f"content/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
-        arrays = {f"cat.{k}": v for k, v in self.catalog.snapshot_arrays().items()}
-        arrays.update({f"idx.{k}": v for k, v in self.index.snapshot_arrays().items()})
-        parts = self._publish_columns({name: arrays.pop(name) for name in GROWING})
-        stored, base, written = checkpoint_files.publish(self.home, self.checkpoints, self.checkpoint_base)
-        if written is not None:
-            self.shared_sums[str(base.rel)] = {"size": written.stat().st_size, "crc32": file_crc(written)}
-        st = self.stats
-        meta = {"catalog": self.catalog.snapshot_meta(), **stored,
-                "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
-                          "torn_bytes": st.torn_bytes, "last_by_source": st.last_by_source},
-                "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
-                "file_issues": self.file_issues, "tombstones": sorted(self.tombstones), "tracked": self.tracked,
-                **self.redactions.meta()}
-        keep = {f"segments/{n}/" for n in names} | {f"{columns.DIRECTORY}/{p.dirname}/" for p in parts} | \
-            {str(base.rel)}
-        content = list(self.catalog.content.names)
-        sums = {rel: info for rel, info in self.shared_sums.items()
-                if any(rel.startswith(k) for k in keep) or rel.split("/", 1)[-1].split(".")[0] in content}
-        generation = (self.manifest.generation + 1) if self.manifest else 1
-        manifest = write_generation(self.home, generation, wal_seq, arrays, meta, self.counts(), names, content,
-                                    sums)
-        with self.lock:
-            self.manifest = manifest
-            self.catalog.compact(arrays["cat.uid_keys"], arrays["cat.uid_docs"])
-        self.shared_sums = sums
-        self.column_parts, self.checkpoint_base = parts, base
-        self.events_since_snapshot = self.frames_since_snapshot = 0
-        self._collect_garbage()
-        return self.manifest
+            self._remember_sums("content", sorted((self.home / "content").glob(f"{stem}.*")))
 
-    def _publish_columns(self, growing: dict[str, np.ndarray]) -> list[columns.Part]:
-        """The growing columns as parts: only the rows appended since the published parts are
-        written (merged with the newest parts when `columns.extend` says so)."""
+    def _publish_shared(self, arrays: dict[str, np.ndarray], keys: np.ndarray, docs: np.ndarray) -> _Shared:
+        """What generations share, written where it changed: the growing columns' parts (taken out
+        of `arrays`), the checkpoints' base and the uid map's base (their changes added to `arrays`
+        and the meta). Each writes only what was added since, or is written again whole once that
+        outweighs the part already published."""
+        growing = {name: arrays.pop(name) for name in GROWING}
         rows = {len(array) for array in growing.values()}
         assert len(rows) == 1, f"growing columns out of step: {rows}"
-        parts, written = columns.extend(self.column_parts, rows.pop())
+        parts, part = columns.extend(self.column_parts, rows.pop())
+        if part is not None:
+            self._remember_sums(f"{columns.DIRECTORY}/{part.dirname}", columns.write(self.home, part, growing))
+        stored, checkpoints, written = checkpoint_files.publish(self.home, self.checkpoints, self.checkpoint_base)
         if written is not None:
-            for path in columns.write(self.home, written, growing):
-                rel = f"{columns.DIRECTORY}/{written.dirname}/{path.name}"
-                self.shared_sums[rel] = {"size": path.stat().st_size, "crc32": file_crc(path)}
-        return parts
+            self._remember_sums(checkpoint_files.DIRECTORY, [written])
+        uid_arrays, uid_meta, uids, uid_written = uid_files.publish(self.home, keys, docs, self.catalog.uid.size,
+                                                                    self.uid_base)
+        self._remember_sums(str(uids.rel), uid_written)
+        arrays.update(uid_arrays)
+        keep = {f"{columns.DIRECTORY}/{p.dirname}/" for p in parts} | {str(checkpoints.rel), f"{uids.rel}/"}
+        return _Shared({**stored, **uid_meta}, keep, parts, checkpoints, uids)
 
     def merge_all(self) -> None:
         """Seal and merge every segment into one, streamed to disk, and publish it. A publish

@@ -6,6 +6,7 @@
     content/<first>.*  immutable event-content chunks (shared by generations)
     columns/<rows>/    immutable parts of the columns that only grow (shared: `store.columns`)
     checkpoints/*      the checkpoints' shared base (`store.checkpoint_files`)
+    uids/<tag>/        the uid map's shared base (`store.uid_files`)
     wal/NNNNNNNN.log   frames after the snapshot (the manifest names the first file)
 
 A generation is written into `gen-….tmp`, every file fsynced, renamed, the directory
@@ -30,7 +31,7 @@ import numpy as np
 
 from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
-from moraine.store import checkpoint_files, columns, verify
+from moraine.store import checkpoint_files, columns, uid_files, verify
 
 FORMAT = 2  # 2: the growing columns are in columns/; a format 1 generation holds every column itself
 READABLE = (1, 2)
@@ -175,3 +176,4 @@ def collect_garbage(home: Path, manifest: Manifest) -> None:
                 path.unlink(missing_ok=True)
     columns.collect_garbage(home, manifest.files)
     checkpoint_files.collect_garbage(home, manifest.files)
+    uid_files.collect_garbage(home, manifest.files)
