@@ -42,6 +42,7 @@ from moraine.wire import (
 
 _RESPONSE_ID = re.compile(rb'^\{"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*")')
 REPLAY_ID = "moraine-bridge-replayed-initialize"
+REPLAY_TRIES = 5  # a daemon that closes every new connection before the handshake: give up
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,6 +314,18 @@ class Bridge:
             self.pending.pop(_key(params.get("requestId")), None)
 
     def _from_daemon(self) -> None:
+        """The daemon's answers to the host, reconnecting when the daemon goes away. Whatever
+        breaks here, the host is never left waiting: what is pending, and every later request,
+        is answered with the reason."""
+        try:
+            self._pump()
+        except Exception as exc:
+            with self.lock:
+                self._fail(DaemonUnavailable(f"the connection to the Moraine daemon broke ({type(exc).__name__}: "
+                                             f"{exc}); restart the MCP server"))
+                self._answer_lost("the connection to the Moraine daemon broke while answering")
+
+    def _pump(self) -> None:
         framer = LineFramer(None)  # the daemon is trusted (checked above): its answers are not bounded
         while True:
             conn = self.conn
@@ -352,25 +365,43 @@ class Bridge:
         """The daemon went away mid-session: fail what was in flight, start it again, replay
         the handshake on the new connection. False when it cannot come back."""
         with self.lock:
-            lost, self.pending = self.pending, {}
-            for key, method in lost.items():
-                self.write(error_reply(json.loads(key), INTERNAL_ERROR, f"the Moraine daemon stopped while answering "
-                                       f"{method}; it is being restarted — retry the call"))
-            try:
-                conn = connect(self.config)
-            except (DaemonUnavailable, UntrustedSocketError) as exc:
-                self._fail(exc)
-                self.conn = None
-                return False
-            if self.initialize is not None:
-                replay = _parse(self.initialize)
-                replay["id"] = REPLAY_ID
-                self.swallow.add(_key(REPLAY_ID))
-                conn.sendall(json.dumps(replay).encode() + b"\n")
-                if self.initialized is not None:
-                    conn.sendall(self.initialized + b"\n")
-            self.conn = conn
-            return True
+            self._answer_lost("the Moraine daemon stopped while answering", " it is being restarted — retry the call")
+            for attempt in range(REPLAY_TRIES):
+                try:
+                    conn = connect(self.config)
+                except (DaemonUnavailable, UntrustedSocketError) as exc:
+                    self._fail(exc)
+                    self.conn = None
+                    return False
+                try:
+                    self._replay(conn)
+                except OSError:  # gone again before the handshake went through: start over
+                    conn.close()
+                    time.sleep(0.1 * (attempt + 1))
+                    continue
+                self.conn = conn
+                return True
+            self._fail(DaemonUnavailable(f"the Moraine daemon closed the connection {REPLAY_TRIES} times in a row; "
+                                         f"see {self.config.home / 'run' / 'daemon.log'}"))
+            self.conn = None
+            return False
+
+    def _answer_lost(self, what: str, then: str = "") -> None:
+        """Every request still waiting gets an error (under `lock`): it will get no answer."""
+        lost, self.pending = self.pending, {}
+        for key, method in lost.items():
+            self.write(error_reply(json.loads(key), INTERNAL_ERROR, f"{what} {method}" + (f";{then}" if then else "")))
+
+    def _replay(self, conn: socket.socket) -> None:
+        """The session's handshake again on a new connection (its answer is not passed on)."""
+        if self.initialize is None:
+            return
+        replay = _parse(self.initialize)
+        replay["id"] = REPLAY_ID
+        self.swallow.add(_key(REPLAY_ID))
+        conn.sendall(json.dumps(replay).encode() + b"\n")
+        if self.initialized is not None:
+            conn.sendall(self.initialized + b"\n")
 
 
 def _parse(line: bytes) -> Any:
