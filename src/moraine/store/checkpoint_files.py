@@ -73,12 +73,3 @@ def publish(home: Path, checkpoints: dict[str, Checkpoint], base: Base) -> tuple
     fsync_path(path.parent)
     return {"checkpoints": {}, "checkpoints_base": rel, "checkpoints_gone": []}, \
         Base(rel, dict(checkpoints), len(data)), path
-
-
-def collect_garbage(home: Path, files: dict[str, Any]) -> None:
-    """Remove the base files no published generation references."""
-    root = home / DIRECTORY
-    if root.is_dir():
-        for path in root.iterdir():
-            if f"{DIRECTORY}/{path.name}" not in files:
-                path.unlink(missing_ok=True)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,16 +112,6 @@ def write(home: Path, part: Part, columns: dict[str, np.ndarray]) -> list[Path]:
     out.close()
     return sorted(directory.iterdir())
 
-
-def collect_garbage(home: Path, files: Iterable[str]) -> None:
-    """Remove the part directories (and leftover temp directories) no file of `files` is in."""
-    root = home / DIRECTORY
-    if not root.is_dir():
-        return
-    keep = {rel.split("/")[1] for rel in files if rel.startswith(DIRECTORY + "/")}
-    for path in root.iterdir():
-        if path.name not in keep:
-            shutil.rmtree(path, ignore_errors=True)
 
 
 # A column as a snapshot holds it: one array (a generation directory's), or its parts' pieces

@@ -174,6 +174,20 @@ def collect_garbage(home: Path, manifest: Manifest) -> None:
         for path in content.iterdir():
             if path.name.split(".")[0] not in keep_content:
                 path.unlink(missing_ok=True)
-    columns.collect_garbage(home, manifest.files)
-    checkpoint_files.collect_garbage(home, manifest.files)
-    uid_files.collect_garbage(home, manifest.files)
+    for shared in (columns.DIRECTORY, checkpoint_files.DIRECTORY, uid_files.DIRECTORY):
+        _remove_unreferenced(home / shared, manifest.files)
+
+
+def _remove_unreferenced(root: Path, files: dict[str, Any]) -> None:
+    """The entries of a shared directory (a part, a base, a temp directory left by a crash) that
+    no file of the published generation is in."""
+    if not root.is_dir():
+        return
+    keep = {rel.split("/")[1] for rel in files if rel.split("/")[0] == root.name}
+    for path in root.iterdir():
+        if path.name in keep:
+            continue
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)

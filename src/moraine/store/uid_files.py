@@ -20,7 +20,6 @@ and removed by garbage collection once unreferenced.
 from __future__ import annotations
 
 import secrets
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,14 +77,3 @@ def publish(home: Path, keys: np.ndarray, docs: np.ndarray, rows: int, base: Bas
     written = Base(rel, rows, len(keys))
     return {"cat.uid_new_keys": empty_keys, "cat.uid_new_docs": empty_docs}, {"uid_base": [rel, rows]}, written, \
         sorted((home / rel).iterdir())
-
-
-def collect_garbage(home: Path, files: dict[str, Any]) -> None:
-    """Remove the bases (and leftover temp directories) no published generation references."""
-    root = home / DIRECTORY
-    if not root.is_dir():
-        return
-    keep = {rel.split("/")[1] for rel in files if rel.startswith(DIRECTORY + "/")}
-    for path in root.iterdir():
-        if path.name not in keep:
-            shutil.rmtree(path, ignore_errors=True)
