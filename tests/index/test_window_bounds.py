@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _agentlogs import SEARCHABLE
-from _bm25_reference import assert_hits_match
+from _bm25_reference import assert_hits_match, index_add, ref_doc, reference_search
 from test_bm25_reference import K1, B, Corpus, _assert_same_segment
 
 from moraine.index import searcher, windows
@@ -219,3 +219,47 @@ def test_postings_found_in_a_batch_are_summed_per_document_as_a_sort_would(
         assert np.array_equal(cand, want)
         assert np.array_equal(scores, want_scores)  # the same additions in the same order
         assert np.array_equal(where, np.searchsorted(wins, want // window))
+
+
+@pytest.mark.parametrize("k", [1, 10, 37])
+@pytest.mark.parametrize("switch", [True, False])
+def test_thousands_of_tied_documents_rank_the_newest(monkeypatch: pytest.MonkeyPatch, k: int, switch: bool) -> None:
+    """A repeated message ties thousands of documents at the top score: a one-term query ranks
+    its term whole (forced here, or windows read), and only the newest of the tied reach the
+    time-then-uid order. Timestamps repeat too, so the uid decides inside them; the ranking
+    equals the reference's."""
+    monkeypatch.setattr(windows, "WINDOW", 16)
+    monkeypatch.setattr(windows, "MIN_TABLED", 8)
+    if switch:
+        monkeypatch.setattr(windows, "SWITCH_WINDOWS", 0)
+        monkeypatch.setattr(windows, "SOLE_TERM_SHARE", 10**9)
+    taken = {"whole": 0}
+    real = windows._whole_term
+
+    def counting(*args, **kwargs):
+        found = real(*args, **kwargs)
+        taken["whole"] += found is not None
+        return found
+
+    monkeypatch.setattr(windows, "_whole_term", counting)
+    rng = random.Random(k)
+    idx = searcher.InvertedIndex()
+    texts, ts, uids = [], [], []
+    for i in range(3000):
+        text = "failures" if rng.random() < 0.7 else f"failures seen in run{i % 50} of the suite"
+        doc = idx.reserve_doc()
+        index_add(idx, doc, text)
+        texts.append(text)
+        ts.append(1_760_000_000_000 + rng.randint(0, 40) * 1000)
+        uids.append("".join(rng.choice("abcdefghijklmnopqrstuvwxyz234567") for _ in range(26)).encode())
+        if i in (900, 2100):
+            idx.seal()
+    codes = np.zeros(len(texts), np.uint8)
+    mask = np.ones(len(TYPE_CODE), dtype=bool)
+    for terms in (["failures"], ["failures", "suite"], ["run7"]):
+        hits = idx.search(terms, k, k1=K1, b=B, type_codes=codes, allowed_types=mask, tiebreak_ts=np.array(ts),
+                          tiebreak_uid=np.array(uids, "S26"), exact_total=False)
+        live = [ref_doc(i, t, 0, ts[i], uids[i]) for i, t in enumerate(texts)]
+        ref = reference_search([d for d in live if d], terms, k, k1=K1, b=B, allowed_codes={0}, scope=None)
+        assert_hits_match(hits, ref, str(terms), exact_total=False)
+    assert (taken["whole"] >= 2) == switch  # the two common queries; none without the switch

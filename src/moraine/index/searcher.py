@@ -397,8 +397,26 @@ class InvertedIndex:
             threshold = np.partition(rank_key, len(cand) - k)[len(cand) - k]
             keep = rank_key >= threshold
             cand, raw, rank_key = cand[keep], raw[keep], rank_key[keep]
+            if len(cand) > k:
+                cand, raw, rank_key = _newest_of_ties(cand, raw, rank_key, threshold, k, tiebreak_ts)
         order = np.lexsort((tiebreak_uid[cand], -tiebreak_ts[cand], -rank_key))[:k]
         best = max_attainable(idfs, k1)
         ranked_raw = raw[order]
         normalized = np.clip(ranked_raw / best, 0.0, 1.0) if best > 0 else np.zeros(len(order))
         return Hits(cand[order], ranked_raw, normalized, total)
+
+
+def _newest_of_ties(cand: np.ndarray, raw: np.ndarray, rank_key: np.ndarray, threshold: float, k: int,
+                    tiebreak_ts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of candidates tied at the k-th score, only the newest can rank: a repeated message
+    ("let me check", "failures") ties thousands of documents, and sorting them all by time and
+    uid cost ms. Keeps every candidate above the tie and the tied ones at or after the
+    timestamp the last places need (equal timestamps stay, for the uid)."""
+    tied = rank_key == threshold
+    places = k - (len(cand) - int(np.count_nonzero(tied)))
+    ts = tiebreak_ts[cand[tied]]
+    newest = np.partition(ts, len(ts) - places)[len(ts) - places]
+    keep = ~tied
+    keep[tied] = ts >= newest
+    return cand[keep], raw[keep], rank_key[keep]
+

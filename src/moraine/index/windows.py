@@ -113,7 +113,7 @@ def score_windows(terms: list[tuple[float, list[Piece]]], ok: np.ndarray, doc_le
         prepared.append(term)
     reach = bounds.sum(axis=0)  # what any document of a window can score
     search = _Search(prepared, bounds, ok, doc_len, k, (k1, b, avgdl), deadline)
-    search.run(reach, may_switch=len(prepared) > 1 and all(term.tabled for term in prepared))
+    search.run(reach, may_switch=all(term.tabled for term in prepared))
     return search.best_docs, search.best_scores, max(search.seen, search.held), search.exact
 
 
@@ -144,7 +144,7 @@ class _Search:
             if may_switch and pos >= SWITCH_AFTER:
                 may_switch = False
                 whole = _rarest(self.terms)
-                if np.count_nonzero(reach[order[pos:]] >= self.theta * SLACK) > SWITCH_WINDOWS and \
+                if self._worth_whole(int(np.count_nonzero(reach[order[pos:]] >= self.theta * SLACK)), len(order)) and \
                         self._take_whole(whole):
                     reach = np.where(self.read, 0.0, reach - self.bounds[whole])  # a document lacking it
                     order, pos = _by_reach(reach), 0
@@ -162,6 +162,15 @@ class _Search:
         self.read[wins] = True
         self.seen += matched
         self._merge(docs, scores)
+
+    def _worth_whole(self, left: int, windows: int) -> bool:
+        """Whether ranking the rarest term whole beats reading the `left` windows that can still
+        reach the k-th score. A query of several common terms switches past SWITCH_WINDOWS: each
+        window read probes them all. A one-term query reads a window cheaply and gains only when
+        the windows left are a large share of its term's (a repeated message tying thousands of
+        documents at the top score: 'failures' at 1M, 9.4 -> 2.8 ms); while a batch or two more
+        would settle it ('from', 'config'), reading a common term whole costs 3x."""
+        return left > SWITCH_WINDOWS and (len(self.terms) > 1 or left * SOLE_TERM_SHARE > windows)
 
     def _take_whole(self, t: int) -> bool:
         """Rank every allowed document holding term `t` at once (False: too many to read)."""
@@ -206,6 +215,7 @@ def _kth(scores: np.ndarray, k: int) -> float:
 WHOLE_TERM_LIMIT = 2_000_000  # postings of the rarest term: past this, windows are read as before
 SWITCH_AFTER = FIRST_BATCH * (1 + GROWTH)  # windows read (two batches) before a query may switch
 SWITCH_WINDOWS = 512  # windows still to read past which the rarest term is ranked whole
+SOLE_TERM_SHARE = 4  # a one-term query switches when more than 1/4 of its term's windows are left
 
 
 def _rarest(terms: list[_Term]) -> int:
@@ -230,7 +240,7 @@ def _whole_term(terms: list[_Term], t: int, bounds: np.ndarray, theta: float, ok
 
     def take(d: np.ndarray, c: np.ndarray) -> None:
         allowed = ok[d]
-        at = np.flatnonzero(allowed & (c >= need[d // WINDOW]))
+        at = np.flatnonzero(allowed & (c >= (need[d // WINDOW] if others else theta * SLACK)))
         found.append((d[at].astype(np.int64), c[at], int(np.count_nonzero(allowed))))
 
     for piece in term.tabled:
