@@ -168,3 +168,33 @@ def test_a_pass_building_the_index_defers_its_merges_and_ends_with_the_same_inde
     _same_index(deferred, usual, random.Random(5), exact=True)
     reopened = Store(writer.config(tmp_path / "deferred", **small), create=False)
     assert reopened.counts() == deferred.counts() and len(reopened.index.segments) == 1
+
+
+def test_a_pass_collects_young_objects_sparsely_and_restores_the_collector(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """During a pass the youngest generation is collected every YOUNG_THRESHOLD allocations and
+    each flush freezes what the store holds; afterwards the process's thresholds are its own
+    again (a daemon's queries run beside passes)."""
+    import gc
+
+    writer = _logs(tmp_path, seed=5, files=20)
+    seen: list[tuple[int, int, int]] = []
+    frozen: list[int] = []
+    real_commit = Store.commit
+
+    def commit(self: Store, *args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_threshold())
+        frozen.append(gc.get_freeze_count())
+        return real_commit(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "commit", commit)
+    before = gc.get_threshold()
+    store = Store(writer.config(tmp_path / "state", ingest={"batch_events": 50}, store={"fsync": "never"}))
+    gc.unfreeze()  # opening a store freezes what it loaded
+    summary = ingest_once(store, parallel=False)
+    assert summary.events > 200 and len(seen) > 3
+    assert all(t[0] == pipeline.YOUNG_THRESHOLD for t in seen)
+    assert frozen[0] == 0 and all(n > 0 for n in frozen[1:])  # each flush froze what the store held
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() > 0
+    gc.unfreeze()

@@ -19,6 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,7 +251,7 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     replaying a long WAL."""
     started = time.monotonic()
     summary = IngestSummary()
-    with store.writer():
+    with store.writer(), _sparse_collections():
         # The daemon's watcher names the files that changed: only those are looked at (no walk).
         found, summary.roots_missing = discover(store) if only is None else (named(store, only), [])
         summary.files_seen = len(found)
@@ -295,6 +296,27 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     gc.freeze()
     summary.seconds = time.monotonic() - started
     return summary
+
+
+YOUNG_THRESHOLD = 20_000  # allocations between collections of the youngest generation during a pass (default 700)
+
+
+@contextmanager
+def _sparse_collections() -> Iterator[None]:
+    """The cyclic GC, tuned for a pass. Applying a batch allocates objects that die young (by
+    reference count, almost never in a cycle) and objects that live as long as the store
+    (sessions, names, checkpoints). With the defaults, building the 100k corpus ran 1,070
+    collections for 0.7-1.0 s of the indexing process's ~11 s, eight of them full ones
+    rescanning everything the store held (a full collection grows with the store: the cost of
+    a build grew faster than the build). During a pass the young generation is collected every
+    YOUNG_THRESHOLD allocations, and each flush freezes what the store then holds (as the end
+    of a pass already did): the same build ran ~100 collections for 0.02 s."""
+    before = gc.get_threshold()
+    gc.set_threshold(YOUNG_THRESHOLD, before[1], before[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _publish(store: Store, snapshot: bool, built: bool) -> None:
@@ -473,6 +495,7 @@ class _Pending:
         summary.issues += len(self.issues)
         self.batches, self.events, self.issues, self.checkpoints = [], 0, [], {}
         store.maybe_publish()
+        gc.freeze()  # what the store now holds lives as long as it: no collection need scan it again
 
 
 def terminal_progress(label: str) -> Progress | None:
