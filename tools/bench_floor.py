@@ -1,0 +1,157 @@
+"""What any pure-Python build and numpy query must pay, beside tantivy in the same run: the
+evidence for the two targets of issue 13 this design does not reach.
+
+    python tools/bench_floor.py --state ~/.moraine-100k --corpus /tmp/c100k [--queries 300] [--json]
+
+Build. tantivy indexes the default-searchable texts, already extracted; the script times that,
+then the steps no Python build of the same logs can skip, each alone on one core: reading
+every log and `orjson.loads` of every line, the redaction gate (one RE2 search per text), and
+tokenizing (the compound regex alone, and Moraine's tokenizer: a fresh vocabulary, then warm)
+of the same searchable texts tantivy got, and of every indexed text. Their sum, spread over
+both cores, against 5x tantivy's build ("within 5x tantivy's build time") and against the
+25k events/s target.
+
+Search. The engine alone (cold term cache, the 300 queries tools/bench.py draws) is counted in
+calls: C functions (numpy's) and Python functions per query. Times the cheapest numpy call on
+this machine, so calls x that is what the query's structure costs before any work, against
+tantivy's whole query on the same texts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import make_queries, tantivy_engine, timed
+from make_corpus import corpus_env
+from moraine.config import load_config
+from moraine.index.tokenize import _COMPOUND, query_terms
+from moraine.index.vocab import Vocabulary
+from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE
+from moraine.sources.redact import _ANY_EVIDENCE
+from moraine.store.engine import Store
+
+
+def _cpu(fn: Callable[[], Any]) -> float:
+    started = time.process_time()
+    fn()
+    return time.process_time() - started
+
+
+def _lines(corpus: Path) -> list[bytes]:
+    lines: list[bytes] = []
+    for path in sorted(corpus.rglob("*.jsonl")):
+        lines.extend(line for line in path.read_bytes().split(b"\n") if line)
+    return lines
+
+
+def build_floor(store: Store, corpus: Path) -> dict[str, Any]:
+    catalog, live = store.catalog, store.index.live.view
+    default = np.isin(catalog.type_code.view, [TYPE_CODE[t] for t in DEFAULT_SEARCH_TYPES])
+    searchable = [catalog.event(int(d)).text for d in np.flatnonzero(default & live)]
+    indexed = [catalog.event(int(d)).text for d in np.flatnonzero(live)]
+    wall = time.perf_counter()
+    cpu = _cpu(lambda: tantivy_engine(searchable))
+    tantivy = {"wall_s": time.perf_counter() - wall, "cpu_s": cpu}
+    lines: list[bytes] = []
+    steps = {"read the logs": _cpu(lambda: lines.extend(_lines(corpus)))}
+    steps["orjson.loads every line"] = _cpu(lambda: [orjson.loads(line) for line in lines])
+    encoded = [t.encode("utf-8", "surrogatepass") for t in indexed]
+    steps["redaction gate, every indexed text"] = _cpu(lambda: [_ANY_EVIDENCE.search(t) for t in encoded])
+    steps["compound regex, searchable texts"] = _cpu(lambda: [_COMPOUND.findall(t) for t in searchable])
+    vocab = Vocabulary()
+    steps["tokenizer (fresh), searchable texts"] = _cpu(lambda: vocab.encode(searchable))
+    steps["tokenizer (warm), searchable texts"] = _cpu(lambda: vocab.encode(searchable))
+    steps["tokenizer (fresh), every indexed text"] = _cpu(lambda: Vocabulary().encode(indexed))
+    floor = sum(steps[s] for s in ("read the logs", "orjson.loads every line", "redaction gate, every indexed text",
+                                   "tokenizer (fresh), every indexed text"))
+    events = int(catalog.uid.size)
+    return {"searchable_texts": len(searchable), "searchable_mb": sum(map(len, searchable)) / 1e6,
+            "indexed_texts": len(indexed), "events": events, "log_lines": len(lines), "tantivy": tantivy,
+            "steps_cpu_s": steps, "floor_cpu_s": floor, "floor_wall_s_on_2_cores": floor / 2,
+            "five_x_tantivy_wall_s": 5 * tantivy["wall_s"], "wall_s_at_25k_events_per_s": events / 25_000}
+
+
+def search_floor(store: Store, queries: list[str]) -> dict[str, Any]:
+    types = list(DEFAULT_SEARCH_TYPES)
+
+    def cold(q: str) -> Any:
+        store.index.clear_term_cache()
+        return store.search(query_terms(q, 16), 11, types, None, None, exact_total=False)
+
+    for q in queries:
+        cold(q)
+    c_calls, py_calls = [], []
+    for q in queries:
+        counted = [0, 0]
+
+        def count(frame: Any, event: str, arg: Any, counted: list[int] = counted) -> None:
+            counted[0] += event == "c_call"
+            counted[1] += event == "call"
+
+        sys.setprofile(count)
+        cold(q)
+        sys.setprofile(None)
+        c_calls.append(counted[0])
+        py_calls.append(counted[1])
+    small = np.arange(64)
+    started = time.perf_counter()
+    for _ in range(100_000):
+        np.add(small, 1)
+    cheapest_us = (time.perf_counter() - started) * 10
+    catalog = store.catalog
+    default = np.isin(catalog.type_code.view, [TYPE_CODE[t] for t in DEFAULT_SEARCH_TYPES])
+    texts = [catalog.event(int(d)).text for d in np.flatnonzero(default & store.index.live.view)]
+    tantivy = timed(tantivy_engine(texts), queries)
+    engine = timed(cold, queries)
+    c50, c95 = float(np.percentile(c_calls, 50)), float(np.percentile(c_calls, 95))
+    return {"c_calls_p50": c50, "c_calls_p95": c95, "python_calls_p50": float(np.percentile(py_calls, 50)),
+            "python_calls_p95": float(np.percentile(py_calls, 95)), "cheapest_numpy_call_us": cheapest_us,
+            "call_overhead_ms_p50": c50 * cheapest_us / 1000, "call_overhead_ms_p95": c95 * cheapest_us / 1000,
+            "engine_ms": engine, "tantivy_ms": tantivy}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--state", type=Path, required=True, help="a state directory `moraine index` published")
+    parser.add_argument("--corpus", type=Path, required=True, help="the corpus it indexed (make_corpus.py)")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    store = Store(load_config({"home": str(args.state)}, env=corpus_env(args.corpus)), create=False)
+    queries = make_queries(store, args.queries, random.Random(args.seed))
+    report = {"build": build_floor(store, args.corpus), "search": search_floor(store, queries)}
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return
+    b, s = report["build"], report["search"]
+    print(f"build: {b['events']:,} events, {b['log_lines']:,} log lines; tantivy indexed the "
+          f"{b['searchable_texts']:,} searchable texts ({b['searchable_mb']:.0f} MB) in {b['tantivy']['wall_s']:.2f} s "
+          f"wall ({b['tantivy']['cpu_s']:.2f} s CPU)")
+    for step, cpu in b["steps_cpu_s"].items():
+        print(f"  {step:40s} {cpu:7.2f} s CPU")
+    print(f"  floor (read, parse, gate, tokenize every indexed text): {b['floor_cpu_s']:.2f} s CPU = "
+          f"{b['floor_wall_s_on_2_cores']:.2f} s on 2 cores; 5x tantivy allows {b['five_x_tantivy_wall_s']:.2f} s, "
+          f"25k events/s {b['wall_s_at_25k_events_per_s']:.2f} s")
+    e, t = s["engine_ms"], s["tantivy_ms"]
+    print(f"search: C calls per query P50 {s['c_calls_p50']:.0f} / P95 {s['c_calls_p95']:.0f}, Python calls "
+          f"{s['python_calls_p50']:.0f} / {s['python_calls_p95']:.0f}; the cheapest numpy call "
+          f"{s['cheapest_numpy_call_us']:.2f} us, so {s['call_overhead_ms_p50']:.2f} / "
+          f"{s['call_overhead_ms_p95']:.2f} ms of calls alone; engine {e['p50']:.2f} / {e['p95']:.2f} ms, "
+          f"tantivy {t['p50']:.2f} / {t['p95']:.2f} ms "
+          f"(P50 / P95)")
+
+
+if __name__ == "__main__":
+    main()
