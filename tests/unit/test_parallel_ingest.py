@@ -198,3 +198,23 @@ def test_a_pass_collects_young_objects_sparsely_and_restores_the_collector(tmp_p
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() > 0
     gc.unfreeze()
+
+
+def test_overlapping_passes_of_two_stores_put_the_collector_back(tmp_path: Path) -> None:
+    """Two stores in one process, each passing in its own thread: whichever ends last restores
+    the thresholds the process had before either started."""
+    import gc
+    import threading
+
+    writers = [_logs(tmp_path / f"w{i}", seed=20 + i, files=16) for i in range(2)]
+    stores = [Store(w.config(tmp_path / f"state{i}", ingest={"batch_events": 40})) for i, w in enumerate(writers)]
+    before = gc.get_threshold()
+    during: list[int] = []
+    threads = [threading.Thread(target=lambda s=s: during.append(ingest_once(s, parallel=False).events))
+               for s in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(during) == 2 and all(n > 100 for n in during)
+    assert gc.get_threshold() == before
