@@ -9,23 +9,21 @@ from __future__ import annotations
 import copy
 import errno
 import fnmatch
-import gc
 import heapq
 import multiprocessing
 import os
 import pickle
 import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from moraine.batch import Batch
+from moraine.collector import freeze_held, sparse_collections
 from moraine.ingest.state import NEWEST_LOGS, ingest_state
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.ingest.whole import Replaces, change_token, delta, read_whole
@@ -252,7 +250,7 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     replaying a long WAL."""
     started = time.monotonic()
     summary = IngestSummary()
-    with store.writer(), _sparse_collections():
+    with store.writer(), sparse_collections():
         # The daemon's watcher names the files that changed: only those are looked at (no walk).
         found, summary.roots_missing = discover(store) if only is None else (named(store, only), [])
         summary.files_seen = len(found)
@@ -294,49 +292,9 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         _publish(store, snapshot, built=bulk or (use_pool and store.index.n_docs >= 2 * docs_before))
     # The catalog holds millions of long-lived objects; keep them out of the cyclic GC's
     # full collections, which otherwise stall a query now and then for tens of ms.
-    gc.freeze()
+    freeze_held()
     summary.seconds = time.monotonic() - started
     return summary
-
-
-YOUNG_THRESHOLD = 20_000  # allocations between collections of the youngest generation during a pass (default 700)
-
-
-@contextmanager
-def _sparse_collections() -> Iterator[None]:
-    """The cyclic GC, tuned for a pass. Applying a batch allocates objects that die young (by
-    reference count, almost never in a cycle) and objects that live as long as the store
-    (sessions, names, checkpoints). With the defaults, building the 100k corpus ran 1,070
-    collections for 0.7-1.0 s of the indexing process's ~11 s, eight of them full ones
-    rescanning everything the store held (a full collection grows with the store: the cost of
-    a build grew faster than the build). During a pass the young generation is collected every
-    YOUNG_THRESHOLD allocations, and each flush freezes what the store then holds (as the end
-    of a pass already did): at 1M, 10,510 collections for 10.9 s became 113 for 0.08 s.
-
-    The threshold is the process's: passes of several stores in one process (tests) overlap,
-    so the first to start saves it and the last to end puts it back."""
-    with _collector.lock:
-        if _collector.passes == 0:
-            _collector.saved = gc.get_threshold()
-            gc.set_threshold(YOUNG_THRESHOLD, _collector.saved[1], _collector.saved[2])
-        _collector.passes += 1
-    try:
-        yield
-    finally:
-        with _collector.lock:
-            _collector.passes -= 1
-            if _collector.passes == 0:
-                gc.set_threshold(*_collector.saved)
-
-
-@dataclass
-class _Collector:
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    passes: int = 0  # passes running in this process
-    saved: tuple[int, int, int] = (700, 10, 10)  # the thresholds before the first of them
-
-
-_collector = _Collector()
 
 
 def _publish(store: Store, snapshot: bool, built: bool) -> None:
@@ -515,7 +473,7 @@ class _Pending:
         summary.issues += len(self.issues)
         self.batches, self.events, self.issues, self.checkpoints = [], 0, [], {}
         store.maybe_publish()
-        gc.freeze()  # what the store now holds lives as long as it: no collection need scan it again
+        freeze_held()  # what the store now holds lives as long as it: no collection need scan it again
 
 
 def terminal_progress(label: str) -> Progress | None:
