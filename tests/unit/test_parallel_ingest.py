@@ -233,9 +233,10 @@ def test_a_pass_freezes_no_garbage_cycles(tmp_path: Path, monkeypatch: pytest.Mo
         monkeypatch.setattr(pipeline, "freeze_held", gc.freeze)
     writer = _logs(tmp_path, seed=6, files=20)
     store = Store(writer.config(tmp_path / "state", ingest={"batch_events": 50}))
-    gc.collect()
-    gc.unfreeze()
+    gc.unfreeze()  # what earlier tests and the store's opening froze, dead or alive
+    gc.collect()  # only the pass's own cycles can be found below
     ingest_once(store, parallel=False, snapshot=True)  # publishes, then loads what it wrote
+    gc.collect()  # what is dead and not frozen (another thread's, say) is not the pass's doing
     gc.unfreeze()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
