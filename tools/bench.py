@@ -63,6 +63,22 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def state_parser(doc: str | None) -> argparse.ArgumentParser:
+    """The arguments of a benchmark run on an already indexed state: the state, its corpus, and
+    how many queries of which seed (the queries this script draws)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--state", type=Path, required=True, help="a state directory `moraine index` published")
+    parser.add_argument("--corpus", type=Path, required=True, help="the corpus it indexed (make_corpus.py)")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=7)
+    return parser
+
+
+def open_state(args: argparse.Namespace) -> Store:
+    """The state of `state_parser`'s arguments, opened as a restarted daemon opens it."""
+    return Store(load_config({"home": str(args.state)}, env=corpus_env(args.corpus)), create=False)
+
+
 def make_queries(store: Store, count: int, rng: random.Random) -> list[str]:
     """Queries drawn from real indexed text: 1–4 terms from one searchable event."""
     catalog = store.catalog

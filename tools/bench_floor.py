@@ -19,7 +19,6 @@ tantivy's whole query on the same texts.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import random
@@ -33,12 +32,10 @@ import numpy as np
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import make_queries, tantivy_engine, timed
-from make_corpus import corpus_env
-from moraine.config import load_config
+from bench import make_queries, open_state, state_parser, tantivy_engine, timed
+from moraine.collector import YOUNG_THRESHOLD
 from moraine.index.tokenize import _COMPOUND, query_terms
 from moraine.index.vocab import Vocabulary
-from moraine.ingest.pipeline import YOUNG_THRESHOLD
 from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE
 from moraine.sources.redact import _ANY_EVIDENCE
 from moraine.store.engine import Store
@@ -142,16 +139,12 @@ def search_floor(store: Store, queries: list[str]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--state", type=Path, required=True, help="a state directory `moraine index` published")
-    parser.add_argument("--corpus", type=Path, required=True, help="the corpus it indexed (make_corpus.py)")
-    parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=7)
+    parser = state_parser(__doc__)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    store = Store(load_config({"home": str(args.state)}, env=corpus_env(args.corpus)), create=False)
+    store = open_state(args)
     queries = make_queries(store, args.queries, random.Random(args.seed))
-    gc.freeze()  # as a pass runs: what the store holds is never rescanned (ingest/pipeline.py)
+    gc.freeze()  # as a pass runs: what the store holds is never rescanned (moraine/collector.py)
     gc.set_threshold(YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     report = {"build": build_floor(store, args.corpus), "search": search_floor(store, queries)}
     if args.json:

@@ -13,7 +13,6 @@ alternating, so the ratio holds on a machine whose speed drifts.
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from pathlib import Path
@@ -22,12 +21,9 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import make_queries, ok, tantivy_engine, timed
-from make_corpus import corpus_env
-from moraine.config import load_config
+from bench import make_queries, ok, open_state, state_parser, tantivy_engine, timed
 from moraine.mcp_server.tools import search_sessions
 from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE
-from moraine.store.engine import Store
 
 
 def _line(label: str, r: dict[str, float]) -> str:
@@ -35,14 +31,10 @@ def _line(label: str, r: dict[str, float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--state", type=Path, required=True, help="a state directory `moraine index` published")
-    parser.add_argument("--corpus", type=Path, required=True, help="the corpus it indexed (make_corpus.py)")
-    parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=7)
+    parser = state_parser(__doc__)
     parser.add_argument("--no-tantivy", action="store_true")
     args = parser.parse_args()
-    store = Store(load_config({"home": str(args.state)}, env=corpus_env(args.corpus)), create=False)
+    store = open_state(args)
     catalog = store.catalog
     rng = random.Random(args.seed)
     queries = make_queries(store, args.queries, rng)

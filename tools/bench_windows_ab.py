@@ -13,7 +13,6 @@ N queries the change sped up most and the N it slowed most (median of the rounds
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import random
 import subprocess
@@ -28,12 +27,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import moraine.index.searcher as searcher
 import moraine.index.windows as current
-from bench import make_queries
-from make_corpus import corpus_env
-from moraine.config import load_config
+from bench import make_queries, open_state, state_parser
 from moraine.index.tokenize import query_terms
 from moraine.model import DEFAULT_SEARCH_TYPES
-from moraine.store.engine import Store
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -52,16 +48,12 @@ def _base_module(commit: str) -> ModuleType:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--state", type=Path, required=True, help="a state directory `moraine index` published")
-    parser.add_argument("--corpus", type=Path, required=True, help="the corpus it indexed (make_corpus.py)")
+    parser = state_parser(__doc__)
     parser.add_argument("--base", required=True, help="the commit whose index/windows.py is compared")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--show", type=int, default=0, help="list the queries that changed most")
     args = parser.parse_args()
-    store = Store(load_config({"home": str(args.state)}, env=corpus_env(args.corpus)), create=False)
+    store = open_state(args)
     texts = make_queries(store, args.queries, random.Random(args.seed))
     queries = [query_terms(q, 32) for q in texts]
     base = _base_module(args.base)
