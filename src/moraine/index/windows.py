@@ -133,9 +133,9 @@ class _Search:
 
     def run(self, reach: np.ndarray, may_switch: bool) -> None:
         """Read windows best `reach` first, in growing batches, until none can reach the k-th
-        score. A query of common terms that finds, after SWITCH_AFTER windows, that more than
-        SWITCH_WINDOWS still can, ranks its rarest term's documents whole instead (`_whole_term`),
-        and reads on only where a document lacking that term can still reach it."""
+        score. A query of common terms that finds, after SWITCH_AFTER windows, that it is worth
+        it (`_worth_whole`), ranks its rarest term's documents whole instead (`_whole_term`), and
+        reads on only where a document lacking that term can still reach it."""
         order = _by_reach(reach)
         pos, batch = 0, FIRST_BATCH
         while pos < len(order) and reach[order[pos]] >= self.theta * SLACK:
@@ -240,7 +240,7 @@ def _whole_term(terms: list[_Term], t: int, bounds: np.ndarray, theta: float, ok
 
     def take(d: np.ndarray, c: np.ndarray) -> None:
         allowed = ok[d]
-        at = np.flatnonzero(allowed & (c >= (need[d // WINDOW] if others else theta * SLACK)))
+        at = np.flatnonzero(allowed & (c >= need[d // WINDOW]))
         found.append((d[at].astype(np.int64), c[at], int(np.count_nonzero(allowed))))
 
     for piece in term.tabled:
