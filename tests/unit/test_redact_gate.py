@@ -52,3 +52,20 @@ def test_the_gate_lets_plain_prose_and_code_through() -> None:
                  "cargo build --release && ./target/release/app", "错误：无法打开文件"]:
         proxy = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
         assert redact_module._ANY_EVIDENCE.search(proxy.encode("ascii")) is None
+
+
+def test_key_words_passed_over_hold_no_assignment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`secret_keys._may_assign` skips a key word before its identifier is looked at; with it
+    forced true (every key word looked at whole, as before) the spans are the same."""
+    keys = importlib.import_module("moraine.sources.secret_keys")
+    rng = random.Random(20261127)
+    texts = _texts() + ["".join(rng.choice(["token", " ", "-", "--", "=", ":", "\t", "x", "'", '"', "\\", "pass",
+                                            "key", "_", ".", "abc123XYZ", "\n"]) for _ in range(rng.randint(1, 30)))
+                        for _ in range(3000)]
+    proxies = [t if t.isascii() else t.encode("ascii", "replace").decode("ascii") for t in texts]
+    fast = [keys.assignment_spans(p, p.encode("ascii")) for p in proxies]
+    monkeypatch.setattr(keys, "_may_assign", lambda text, end: True)
+    whole = [keys.assignment_spans(p, p.encode("ascii")) for p in proxies]
+    assert sum(map(len, whole)) > 200  # the texts do assign secrets
+    for text, a, b in zip(texts, fast, whole, strict=True):
+        assert a == b, text

@@ -16,7 +16,8 @@ from moraine.sources.secret_values import Span, is_reference, random_looking
 # of these words ends it (`token_count` and `tokenizer` never get this far).
 KEY_WORDS = re2.compile(r"(?i)(pass(?:word|wd|phrase)?|pwd|secret|token|key|creds?|credentials?|auth|dsn"
                         r"|key[_-]?base|key[_-]?id)(?:[^A-Za-z0-9_.-]|$)")
-_IDENT_TAIL = re.compile(r"[A-Za-z0-9_.-]{0,120}$")
+_IDENT_REACH = 120  # characters an identifier ending at a key word is looked for in
+_IDENT_TAIL = re.compile(rf"[A-Za-z0-9_.-]{{0,{_IDENT_REACH}}}$")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # The key's last word names a secret ...
 _SECRET_LAST = frozenset({
@@ -69,7 +70,7 @@ class _Key:
 def _key_at(text: str, hit: int) -> _Key | None:
     """The identifier ending at `hit`, when it names a secret."""
     end = hit
-    tail = _IDENT_TAIL.search(text, max(0, end - 120), end)  # always found: the tail may be empty
+    tail = _IDENT_TAIL.search(text, max(0, end - _IDENT_REACH), end)  # always found: the tail may be empty
     start = end - len(tail.group()) if tail is not None else end
     while start < end and text[start] in "._":  # `.token` of `self.token` is looked at whole
         start += 1
@@ -155,12 +156,26 @@ def _names_password(identifier: str) -> bool:
     return _words(identifier)[-1:] in (["password"], ["passwd"], ["pwd"], ["passphrase"], ["pass"])
 
 
+def _may_assign(text: str, end: int) -> bool:
+    """Whether a key ending at `end` can be assigned a value here: a separator follows, or a
+    space does and a `-` within reach may open a flag (`--token abc`). Most key words are
+    neither ('the token is …', 'auth flow'): they are passed over before `_key_at` looks for
+    the identifier (at 1M events, 13,641 key words in the 300 logs sampled, 3,099 followed by
+    a separator). Never false where `_value_after` would find a value: it needs one or the other."""
+    if _SEP.match(text, end) is not None:
+        return True
+    return text[end:end + 1] in (" ", "\t") and "-" in text[max(0, end - _IDENT_REACH):end]
+
+
+
 def assignment_spans(text: str, data: bytes) -> list[Span]:
     spans: list[Span] = []
     last_key_end = -1
     for hit in KEY_WORDS.finditer(data):
         if hit.start() < last_key_end:
             continue  # inside a value already redacted
+        if not _may_assign(text, hit.end(1)):
+            continue
         key = _key_at(text, hit.end(1))
         if key is None:
             continue
