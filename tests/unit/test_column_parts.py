@@ -16,9 +16,11 @@ from pathlib import Path
 
 import msgpack
 import numpy as np
+import pytest
 from _agentlogs import LogWriter, populate
 
 from moraine.durable import file_crc
+from moraine.errors import StateError
 from moraine.ingest.pipeline import ingest_once
 from moraine.store import columns
 from moraine.store.engine import GROWING, Store
@@ -198,3 +200,80 @@ def test_the_uid_map_is_a_base_plus_the_entries_since(tmp_path: Path) -> None:
     assert store.uid_base != base and store.uid_base.rows == store.catalog.uid.size
     assert sorted(p.name for p in (store.home / "uids").iterdir()) == [str(store.uid_base.rel).split("/")[1]]
     _same(store, Store(store.config))
+
+
+def test_booleans_are_packed_and_nlines_is_a_part(tmp_path: Path) -> None:
+    """Format 3: `alive` and `live`, rewritten at every publish, are packed 8 to a byte; `nlines`
+    grows with the other columns, so a publish no longer writes it whole."""
+    _writer, store = _state(tmp_path)
+    manifest = current_manifest(store.home)
+    assert manifest is not None and manifest.format == 3
+    gen = store.home / manifest.dirname
+    rows = len(store.catalog.content)
+    for name in ("cat.alive", "idx.live"):
+        assert not (gen / f"{name}.npy").exists()
+        assert len(np.load(gen / f"{name}.bits.npy")) == (rows + 7) // 8
+    assert not (gen / "cat.nlines.npy").exists()
+    assert "cat.nlines" in GROWING
+    _same(store, Store(store.config))
+
+
+def _as_format_2(store: Store) -> None:
+    """Rewrite the published generation as format 2 wrote it: `nlines` whole in the generation
+    and in no part, `alive` and `live` unpacked."""
+    home = store.home
+    manifest = current_manifest(home)
+    assert manifest is not None
+    gen = home / manifest.dirname
+    raw = json.loads((gen / "MANIFEST.json").read_text())
+    for part in columns.published(manifest.files):
+        (home / columns.DIRECTORY / part.dirname / "cat.nlines.npy").unlink()
+        del raw["files"][f"{columns.DIRECTORY}/{part.dirname}/cat.nlines.npy"]
+    np.save(gen / "cat.nlines.npy", store.catalog.nlines.view)
+    meta = msgpack.unpackb((gen / "meta.msgpack").read_bytes(), raw=False, strict_map_key=False)
+    for name in meta.pop("bits"):
+        np.save(gen / f"{name}.npy", np.unpackbits(np.load(gen / f"{name}.bits.npy"),
+                                                  count=len(store.catalog.content)).astype(np.bool_))
+        (gen / f"{name}.bits.npy").unlink()
+        del raw["files"][f"{manifest.dirname}/{name}.bits.npy"]
+    (gen / "meta.msgpack").write_bytes(msgpack.packb(meta, use_bin_type=True))
+    for path in gen.iterdir():
+        if path.name != "MANIFEST.json":
+            raw["files"][f"{manifest.dirname}/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+    raw["format"] = 2
+    (gen / "MANIFEST.json").write_text(json.dumps(raw))
+    (home / "verified.json").unlink(missing_ok=True)
+
+
+def test_a_format_2_generation_opens_and_moves_nlines_to_parts(tmp_path: Path) -> None:
+    writer, store = _state(tmp_path)
+    _as_format_2(store)
+    old = Store(store.config)
+    _same(store, old)
+    old._check()
+    _add_a_little(writer)
+    ingest_once(old)
+    with old.writer():
+        old.publish()  # the parts lacked nlines: every row is written again, as one part
+    assert len(old.column_parts) == 1 and old.column_parts[0].end == len(old.catalog.content)
+    piece = np.load(old.home / columns.DIRECTORY / old.column_parts[0].dirname / "cat.nlines.npy")
+    assert np.array_equal(piece, old.catalog.nlines.view) and (piece >= 0).all()
+    old._check()
+    reopened = Store(old.config)
+    _same(old, reopened)
+    reopened._check()
+
+
+def test_packed_booleans_of_the_wrong_length_are_refused(tmp_path: Path) -> None:
+    _writer, store = _state(tmp_path)
+    manifest = current_manifest(store.home)
+    assert manifest is not None
+    gen = store.home / manifest.dirname
+    np.save(gen / "idx.live.bits.npy", np.zeros(3, dtype=np.uint8))
+    raw = json.loads((gen / "MANIFEST.json").read_text())
+    path = gen / "idx.live.bits.npy"
+    raw["files"][f"{manifest.dirname}/idx.live.bits.npy"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+    (gen / "MANIFEST.json").write_text(json.dumps(raw))
+    (store.home / "verified.json").unlink(missing_ok=True)
+    with pytest.raises(StateError, match="bits"):
+        Store(store.config)

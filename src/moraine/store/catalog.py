@@ -266,9 +266,10 @@ class Catalog:
 
     COLUMNS = ("uid", "type_code", "ts", "session_ix", "starts_turn", "terminal", "commentary", "alive",
                "tool_ix", "model_ix", "file_ix", "line", "sub", "nlines")
-    # set once, when the event is appended: published as parts shared by generations (`store.columns`)
+    # set once, when the event is appended: published as parts shared by generations (`store.columns`);
+    # `nlines` only changes where a state older than it reads -1 (counted when first needed)
     GROWING = ("uid", "type_code", "ts", "session_ix", "starts_turn", "terminal", "commentary", "tool_ix",
-               "model_ix", "file_ix", "line", "sub")
+               "model_ix", "file_ix", "line", "sub", "nlines")
     _SESSION_FIELDS = ("key", "sid", "source", "file_ts", "cwd", "parent_key", "children", "title_custom",
                        "title_ai", "title_summary", "first_prompt", "web", "moraine", "tools", "started_ms",
                        "updated_ms", "git_branch", "title_command")  # new fields go last: older snapshots lack them

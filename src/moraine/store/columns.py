@@ -16,8 +16,8 @@ state's snapshot never overwrites a file the current generation uses; their file
 with their checksums in the manifest, copied with it, and removed by garbage collection once
 no published generation references them. A column a part lacks (one newer than the part)
 reads as -1, as a column the whole snapshot lacks always has. Columns that change in place
-(`alive`, `nlines`, the index's `live`) and maps rebuilt at each publish stay in the
-generation directory.
+(`alive`, the index's `live`) and maps rebuilt at each publish stay in the generation directory.
+`nlines` is a growing column too: it changes only where a state written before it reads -1.
 """
 
 from __future__ import annotations
@@ -83,6 +83,14 @@ def read(home: Path, parts: list[Part], names: Iterable[str]) -> dict[str, list[
             path = directory / f"{name}.npy"
             column.append(np.load(path, mmap_mode="r", allow_pickle=False) if path.exists() else None)
     return pieces
+
+
+def complete(parts: list[Part], files: Iterable[str], names: Iterable[str]) -> bool:
+    """Whether every part holds every named column (`files`: the published files' paths). A
+    column newer than a part reads -1 there; the publish after it is added writes every row
+    again as one part (once), so what a state held before it does not stay unknown for good."""
+    held = set(files)
+    return all(f"{DIRECTORY}/{part.dirname}/{name}.npy" in held for part in parts for name in names)
 
 
 def extend(parts: list[Part], rows: int) -> tuple[list[Part], Part | None]:

@@ -415,7 +415,8 @@ class Store(FrameApplier, Reading):
         growing = {name: arrays.pop(name) for name in GROWING}
         rows = {len(array) for array in growing.values()}
         assert len(rows) == 1, f"growing columns out of step: {rows}"
-        parts, part = columns.extend(self.column_parts, rows.pop())
+        published = self.column_parts if columns.complete(self.column_parts, self.shared_sums, GROWING) else []
+        parts, part = columns.extend(published, rows.pop())
         if part is not None:
             self._remember_sums(f"{columns.DIRECTORY}/{part.dirname}", columns.write(self.home, part, growing))
         stored, checkpoints, written = checkpoint_files.publish(self.home, self.checkpoints, self.checkpoint_base)

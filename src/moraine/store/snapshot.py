@@ -2,6 +2,8 @@
 
     CURRENT            names the published generation ("gen-00000012")
     gen-NNNNNNNN/      MANIFEST.json, meta.msgpack, the columns that change in place as .npy
+                       (a column of booleans packed 8 to a byte: <name>.bits.npy, its length in
+                       the meta's "bits")
     segments/<name>/   immutable CSR segments (shared by generations)
     content/<first>.*  immutable event-content chunks (shared by generations)
     columns/<rows>/    immutable parts of the columns that only grow (shared: `store.columns`)
@@ -33,8 +35,11 @@ from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
 from moraine.store import checkpoint_files, columns, uid_files, verify
 
-FORMAT = 2  # 2: the growing columns are in columns/; a format 1 generation holds every column itself
-READABLE = (1, 2)
+# 2: the growing columns are in columns/ (a format 1 generation holds every column itself);
+# 3: `nlines` is one of them, booleans are packed
+FORMAT = 3
+READABLE = (1, 2, 3)
+_BITS = ".bits"  # the stem's suffix of a packed column of booleans
 CURRENT = "CURRENT"
 
 
@@ -111,9 +116,14 @@ def write_generation(home: Path, generation: int, wal_seq: int, arrays: dict[str
     shutil.rmtree(temp, ignore_errors=True)
     temp.mkdir(mode=0o700)
     files: dict[str, dict[str, int]] = dict(shared_sums)
+    bits: dict[str, int] = {}
     for key, array in arrays.items():
-        _save_array(temp / f"{key}.npy", array)
-    write_file(temp / "meta.msgpack", msgpack.packb(meta, use_bin_type=True))
+        if array.dtype == np.bool_:  # `alive`, `live`: rewritten at every publish, 1/8 the bytes packed
+            _save_array(temp / f"{key}{_BITS}.npy", np.packbits(array))
+            bits[key] = len(array)
+        else:
+            _save_array(temp / f"{key}.npy", array)
+    write_file(temp / "meta.msgpack", msgpack.packb({**meta, "bits": bits}, use_bin_type=True))
     for path in sorted(temp.iterdir()):
         rel, info = _sum(temp, path)
         files[f"{name}/{rel}"] = info
@@ -136,6 +146,12 @@ def read_generation(home: Path, manifest: Manifest) -> tuple[dict[str, np.ndarra
     verify.verify(home, manifest.files, manifest.dirname)
     arrays = {p.stem: np.load(p, mmap_mode="r", allow_pickle=False) for p in directory.glob("*.npy")}
     meta = msgpack.unpackb((directory / "meta.msgpack").read_bytes(), raw=False, strict_map_key=False)
+    for key, count in meta.pop("bits", {}).items():
+        packed = arrays.pop(f"{key}{_BITS}")
+        if len(packed) != (count + 7) // 8:
+            raise StateError(f"{directory}: {key} holds {len(packed)} bytes of bits for {count} rows; "
+                             "run `moraine doctor --repair`")
+        arrays[key] = np.unpackbits(packed, count=count).view(np.bool_)
     return arrays, meta
 
 
