@@ -13,6 +13,7 @@ import math
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import numpy as np
@@ -72,6 +73,8 @@ def _same(a: Store, b: Store) -> None:
     assert left.keys() == right.keys()
     for name in left:
         assert np.array_equal(left[name], right[name]), name
+    assert a.catalog.snapshot_meta() == b.catalog.snapshot_meta()  # every session's record
+    assert [s.docs for s in a.catalog.sessions] == [s.docs for s in b.catalog.sessions]
     for word in ("the", "migration", "error", "test"):
         hits_a = a.search([word], 20, ["user_input", "assistant_response", "tool_call", "tool_response"], None, None)
         hits_b = b.search([word], 20, ["user_input", "assistant_response", "tool_call", "tool_response"], None, None)
@@ -118,6 +121,19 @@ def test_parts_nobody_references_are_removed_on_open(tmp_path: Path) -> None:
     _same(store, reopened)
 
 
+def _sessions_whole(store: Store, gen: Path, meta: dict[str, Any]) -> None:
+    """The sessions as generations before `store.session_files` stored them: every record in the
+    meta, every doc list in the generation (writes the meta)."""
+    arrays = store.catalog.snapshot_arrays()
+    np.save(gen / "cat.session_offsets.npy", arrays["session_offsets"])
+    np.save(gen / "cat.session_docs.npy", arrays["session_docs"])
+    for name in ("cat.sessions_changed", "cat.sessions_changed_offsets", "cat.sessions_changed_docs"):
+        (gen / f"{name}.npy").unlink()
+    meta["catalog"]["sessions"] = store.catalog.snapshot_meta()["sessions"]
+    del meta["sessions_base"], meta["sessions_changed"]
+    (gen / "meta.msgpack").write_bytes(msgpack.packb(meta, use_bin_type=True))
+
+
 def _as_format_1(store: Store) -> None:
     """Rewrite the published generation as versions before shared parts wrote it: every column,
     the whole uid map and every checkpoint in the generation directory, no columns/, uids/ or
@@ -138,12 +154,13 @@ def _as_format_1(store: Store) -> None:
     for key in ("checkpoints_base", "checkpoints_gone", "uid_base"):
         del meta[key]
     meta["checkpoints"] = {path: cp.packed() for path, cp in store.checkpoints.items()}
-    (gen / "meta.msgpack").write_bytes(msgpack.packb(meta, use_bin_type=True))
-    for directory in ("columns", "uids", "checkpoints"):
+    _sessions_whole(store, gen, meta)
+    for directory in ("columns", "uids", "checkpoints", "sessions"):
         shutil.rmtree(home / directory)
     raw = json.loads((gen / "MANIFEST.json").read_text())
     files = {rel: info for rel, info in raw["files"].items() if not rel.startswith(("columns/", "uids/",
-                                                                                    "checkpoints/", "gen-"))}
+                                                                                    "checkpoints/", "sessions/",
+                                                                                    "gen-"))}
     for path in gen.iterdir():
         if path.name != "MANIFEST.json":
             files[f"{manifest.dirname}/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
@@ -220,7 +237,7 @@ def test_booleans_are_packed_and_nlines_is_a_part(tmp_path: Path) -> None:
 
 def _as_format_2(store: Store) -> None:
     """Rewrite the published generation as format 2 wrote it: `nlines` whole in the generation
-    and in no part, `alive` and `live` unpacked."""
+    and in no part, `alive` and `live` unpacked, the sessions whole."""
     home = store.home
     manifest = current_manifest(home)
     assert manifest is not None
@@ -236,7 +253,10 @@ def _as_format_2(store: Store) -> None:
                                                   count=len(store.catalog.content)).astype(np.bool_))
         (gen / f"{name}.bits.npy").unlink()
         del raw["files"][f"{manifest.dirname}/{name}.bits.npy"]
-    (gen / "meta.msgpack").write_bytes(msgpack.packb(meta, use_bin_type=True))
+    _sessions_whole(store, gen, meta)
+    shutil.rmtree(home / "sessions")
+    raw["files"] = {rel: info for rel, info in raw["files"].items()
+                    if not rel.startswith(("sessions/", f"{manifest.dirname}/cat.sessions_changed"))}
     for path in gen.iterdir():
         if path.name != "MANIFEST.json":
             raw["files"][f"{manifest.dirname}/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
@@ -277,3 +297,24 @@ def test_packed_booleans_of_the_wrong_length_are_refused(tmp_path: Path) -> None
     (store.home / "verified.json").unlink(missing_ok=True)
     with pytest.raises(StateError, match="bits"):
         Store(store.config)
+
+
+def test_a_publish_stores_only_the_sessions_that_changed(tmp_path: Path) -> None:
+    """`store.session_files`: a new session of a few events is all a publish stores of the
+    sessions; the others come from the base, and a reopened store holds every one as it was."""
+    writer, store = _state(tmp_path)
+    base = store.session_base
+    assert base.rel is not None and len(base.packed) == len(store.catalog.sessions)
+    _add_a_little(writer)
+    ingest_once(store)
+    with store.writer():
+        store.publish()
+    assert store.session_base is base
+    manifest = current_manifest(store.home)
+    assert manifest is not None
+    gen = store.home / manifest.dirname
+    assert np.load(gen / "cat.sessions_changed.npy").tolist() == [len(store.catalog.sessions) - 1]
+    assert not (gen / "cat.session_docs.npy").exists()
+    reopened = Store(store.config)
+    _same(store, reopened)
+    reopened._check()

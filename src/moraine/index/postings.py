@@ -92,10 +92,10 @@ def locate_in(docs: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndar
 def ranges_in(docs: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
     """Positions in sorted `docs` of the values in [lows[i], highs[i]) for every i, in order."""
     a, z = np.searchsorted(docs, lows), np.searchsorted(docs, highs)
-    return _spans(a, z - a)
+    return runs(a, z - a)
 
 
-def _spans(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def runs(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """starts[i], starts[i]+1, …, starts[i]+counts[i]-1 for every i, concatenated."""
     total = int(counts.sum())
     if not total:
@@ -305,7 +305,7 @@ class BlockList:
         first = np.maximum(np.searchsorted(heads, lows, side="right") - 1, 0)
         last = np.searchsorted(heads, highs, side="left") - 1  # the block holding highs - 1
         # windows are disjoint and increasing: so are their blocks, but for one shared at a border
-        ks = _distinct(_spans(first, np.maximum(last - first + 1, 0)))
+        ks = _distinct(runs(first, np.maximum(last - first + 1, 0)))
         if self._wide(len(ks)):
             full = self.full()
             at = ranges_in(full, lows, highs)

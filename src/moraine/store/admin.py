@@ -19,8 +19,8 @@ import msgpack
 
 from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
-from moraine.store import checkpoint_files, columns, uid_files, verify
-from moraine.store.snapshot import CURRENT, Manifest, check_files, current_manifest, gen_dirname
+from moraine.store import verify
+from moraine.store.snapshot import CURRENT, SHARED, Manifest, check_files, current_manifest, gen_dirname
 from moraine.store.validate import screen_frame
 from moraine.store.wal import FRAME, HEADER, MAX_FRAME, Wal, WalSet
 
@@ -110,8 +110,7 @@ def install_snapshot(home: Path, source: Path, manifest: Manifest, *, move: bool
             transfer(source / rel, target)
             fsync_path(target)
         files[target_rel] = info
-    for directory in {home / "segments", home / "content", home / columns.DIRECTORY,
-                      home / checkpoint_files.DIRECTORY, home / uid_files.DIRECTORY}:
+    for directory in {home / "segments", home / "content", *(home / shared for shared in SHARED)}:
         if directory.exists():
             for sub in [directory, *[p for p in directory.iterdir() if p.is_dir()]]:
                 fsync_path(sub)

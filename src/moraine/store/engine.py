@@ -31,13 +31,20 @@ from moraine.index.segment import Segment
 from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
 from moraine.sources import configure_redaction
 from moraine.sources.redact import Settings, rules_fingerprint
-from moraine.store import checkpoint_files, columns, uid_files
+from moraine.store import checkpoint_files, columns, session_files, uid_files
 from moraine.store.apply import FrameApplier, StoreStats
 from moraine.store.catalog import Catalog
 from moraine.store.invariants import check_invariants
 from moraine.store.reading import Reading
 from moraine.store.redactions import Redactions
-from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
+from moraine.store.snapshot import (
+    SHARED,
+    Manifest,
+    collect_garbage,
+    current_manifest,
+    read_generation,
+    write_generation,
+)
 from moraine.store.validate import packable_frame, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
 
@@ -64,6 +71,7 @@ class _Shared:
     parts: list[columns.Part]
     checkpoints: checkpoint_files.Base
     uids: uid_files.Base
+    sessions: session_files.Base
 
 
 class Store(FrameApplier, Reading):
@@ -138,6 +146,7 @@ class Store(FrameApplier, Reading):
         self.column_parts: list[columns.Part] = []  # where the published growing columns are
         self.checkpoint_base = checkpoint_files.Base()  # the published checkpoints' shared part
         self.uid_base = uid_files.Base()  # the published uid map's shared part
+        self.session_base = session_files.Base()  # the published sessions' shared part
 
     def _load(self) -> None:
         """The published snapshot (mapped, not re-read), then the WAL frames after it."""
@@ -161,6 +170,10 @@ class Store(FrameApplier, Reading):
         uids = uid_files.load(self.home, meta, arrays, np.asarray(arrays["cat.alive"]))
         if uids is not None:
             sources["cat.uid_keys"], sources["cat.uid_docs"], self.uid_base = uids
+        sessions = session_files.load(self.home, meta, arrays)
+        if sessions is not None:
+            meta["catalog"]["sessions"], sources["cat.session_offsets"], sources["cat.session_docs"], \
+                self.session_base = sessions
         self.catalog.restore({k[4:]: v for k, v in sources.items() if k.startswith("cat.")}, meta["catalog"])
         for stem in manifest.content:
             self.catalog.content.attach(self.home / "content", stem)
@@ -187,7 +200,7 @@ class Store(FrameApplier, Reading):
             collect_garbage(self.home, self.manifest)
             self.wal_set.remove_before(self.manifest.wal_seq)
         else:
-            for name in ("segments", "content", columns.DIRECTORY, checkpoint_files.DIRECTORY, uid_files.DIRECTORY):
+            for name in ("segments", "content", *SHARED):
                 shutil.rmtree(self.home / name, ignore_errors=True)
             for path in self.home.glob("gen-*"):
                 shutil.rmtree(path, ignore_errors=True)
@@ -353,9 +366,10 @@ class Store(FrameApplier, Reading):
         arrays = {f"cat.{k}": v for k, v in self.catalog.snapshot_arrays().items()}
         arrays.update({f"idx.{k}": v for k, v in self.index.snapshot_arrays().items()})
         keys, docs = arrays.pop("cat.uid_keys"), arrays.pop("cat.uid_docs")
-        shared = self._publish_shared(arrays, keys, docs)
+        catalog_meta = self.catalog.snapshot_meta()
+        shared = self._publish_shared(arrays, keys, docs, catalog_meta.pop("sessions"))
         st = self.stats
-        meta = {"catalog": self.catalog.snapshot_meta(), **shared.meta,
+        meta = {"catalog": catalog_meta, **shared.meta,
                 "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
                           "torn_bytes": st.torn_bytes, "last_by_source": st.last_by_source},
                 "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
@@ -373,6 +387,7 @@ class Store(FrameApplier, Reading):
             self.catalog.compact(keys, docs)
         self.shared_sums = sums
         self.column_parts, self.checkpoint_base, self.uid_base = shared.parts, shared.checkpoints, shared.uids
+        self.session_base = shared.sessions
         self.events_since_snapshot = self.frames_since_snapshot = 0
         self._collect_garbage()
         return self.manifest
@@ -407,11 +422,12 @@ class Store(FrameApplier, Reading):
                 self.catalog.content.attach(self.home / "content", stem)
             self._remember_sums("content", sorted((self.home / "content").glob(f"{stem}.*")))
 
-    def _publish_shared(self, arrays: dict[str, np.ndarray], keys: np.ndarray, docs: np.ndarray) -> _Shared:
+    def _publish_shared(self, arrays: dict[str, np.ndarray], keys: np.ndarray, docs: np.ndarray,
+                        sessions: list[list[Any]]) -> _Shared:
         """What generations share, written where it changed: the growing columns' parts (taken out
-        of `arrays`), the checkpoints' base and the uid map's base (their changes added to `arrays`
-        and the meta). Each writes only what was added since, or is written again whole once that
-        outweighs the part already published."""
+        of `arrays`), the checkpoints', the uid map's and the sessions' bases (their changes added
+        to `arrays` and the meta). Each writes only what was added since, or is written again
+        whole once that outweighs the part already published."""
         growing = {name: arrays.pop(name) for name in GROWING}
         rows = {len(array) for array in growing.values()}
         assert len(rows) == 1, f"growing columns out of step: {rows}"
@@ -426,8 +442,13 @@ class Store(FrameApplier, Reading):
                                                                     self.uid_base)
         self._remember_sums(str(uids.rel), uid_written)
         arrays.update(uid_arrays)
-        keep = {f"{columns.DIRECTORY}/{p.dirname}/" for p in parts} | {str(checkpoints.rel), f"{uids.rel}/"}
-        return _Shared({**stored, **uid_meta}, keep, parts, checkpoints, uids)
+        session_arrays, session_meta, session_base, session_written = session_files.publish(
+            self.home, sessions, arrays.pop("cat.session_offsets"), arrays.pop("cat.session_docs"), self.session_base)
+        self._remember_sums(str(session_base.rel), session_written)
+        arrays.update(session_arrays)
+        keep = {f"{columns.DIRECTORY}/{p.dirname}/" for p in parts} | \
+            {str(checkpoints.rel), f"{uids.rel}/", f"{session_base.rel}/"}
+        return _Shared({**stored, **uid_meta, **session_meta}, keep, parts, checkpoints, uids, session_base)
 
     def merge_all(self) -> None:
         """Seal and merge every segment into one, streamed to disk, and publish it. A publish

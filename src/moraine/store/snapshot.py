@@ -9,6 +9,7 @@
     columns/<rows>/    immutable parts of the columns that only grow (shared: `store.columns`)
     checkpoints/*      the checkpoints' shared base (`store.checkpoint_files`)
     uids/<tag>/        the uid map's shared base (`store.uid_files`)
+    sessions/<tag>/    the sessions' shared base (`store.session_files`)
     wal/NNNNNNNN.log   frames after the snapshot (the manifest names the first file)
 
 A generation is written into `gen-….tmp`, every file fsynced, renamed, the directory
@@ -33,13 +34,15 @@ import numpy as np
 
 from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
-from moraine.store import checkpoint_files, columns, uid_files, verify
+from moraine.store import checkpoint_files, columns, session_files, uid_files, verify
 
 # 2: the growing columns are in columns/ (a format 1 generation holds every column itself);
 # 3: `nlines` is one of them, booleans are packed
 FORMAT = 3
 READABLE = (1, 2, 3)
 _BITS = ".bits"  # the stem's suffix of a packed column of booleans
+# the directories of files shared by generations, each entry named uniquely
+SHARED = (columns.DIRECTORY, checkpoint_files.DIRECTORY, uid_files.DIRECTORY, session_files.DIRECTORY)
 CURRENT = "CURRENT"
 
 
@@ -190,7 +193,7 @@ def collect_garbage(home: Path, manifest: Manifest) -> None:
         for path in content.iterdir():
             if path.name.split(".")[0] not in keep_content:
                 path.unlink(missing_ok=True)
-    for shared in (columns.DIRECTORY, checkpoint_files.DIRECTORY, uid_files.DIRECTORY):
+    for shared in SHARED:
         _remove_unreferenced(home / shared, manifest.files)
 
 
