@@ -46,16 +46,22 @@ _DOC_BYTES = 4  # a doc in the flattened lists (int32)
 @dataclass
 class Base:
     """The published base: its directory (relative to the home), each session's packed record,
-    and its flattened docs (mapped)."""
+    and how many docs its lists hold. The lists themselves are mapped only while a publish
+    compares against them (`doc_lists`): kept mapped, their pages stayed in a daemon's RSS."""
 
     rel: str | None = None
     packed: list[bytes] = field(default_factory=list)
-    offsets: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
-    docs: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    n_docs: int = 0
 
     @property
     def size(self) -> int:
-        return sum(map(len, self.packed)) + _DOC_BYTES * len(self.docs)
+        return sum(map(len, self.packed)) + _DOC_BYTES * self.n_docs
+
+    def doc_lists(self, home: Path) -> tuple[np.ndarray, np.ndarray]:
+        """(offsets, docs) of the base's flattened doc lists, mapped."""
+        directory = home / str(self.rel)
+        return np.load(directory / "offsets.npy", mmap_mode="r", allow_pickle=False), \
+            np.load(directory / "docs.npy", mmap_mode="r", allow_pickle=False)
 
 
 def pack(records: list[list[Any]]) -> list[bytes]:
@@ -73,9 +79,10 @@ def load(home: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]
     blob = np.load(directory / "records.npy", allow_pickle=False).tobytes()
     bounds = np.load(directory / "record_offsets.npy", allow_pickle=False).tolist()
     packed = [blob[a:b] for a, b in itertools.pairwise(bounds)]
-    base = Base(rel, packed, np.load(directory / "offsets.npy", mmap_mode="r", allow_pickle=False),
-                np.load(directory / "docs.npy", mmap_mode="r", allow_pickle=False))
-    if len(packed) != count or len(base.offsets) != count + 1:
+    base = Base(rel, packed)
+    base_offsets, base_docs = base.doc_lists(home)
+    base.n_docs = len(base_docs)
+    if len(packed) != count or len(base_offsets) != count + 1:
         raise StateError(f"{directory}: the sessions' base holds {len(packed)} records for {count} sessions; "
                          "run `moraine doctor --repair`")
     records = [msgpack.unpackb(row, raw=False, strict_map_key=False) for row in packed]
@@ -89,7 +96,8 @@ def load(home: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]
             records.append(record)
         else:
             raise StateError(f"session {ix} follows {len(records)} sessions; run `moraine doctor --repair`")
-    offsets, docs = _overlaid(base, changed, np.asarray(arrays["cat.sessions_changed_offsets"]),
+    offsets, docs = _overlaid(np.asarray(base_offsets), base_docs, changed,
+                              np.asarray(arrays["cat.sessions_changed_offsets"]),
                               np.asarray(arrays["cat.sessions_changed_docs"]), len(records))
     return records, offsets, docs, base
 
@@ -101,7 +109,7 @@ def publish(home: Path, records: list[list[Any]], offsets: np.ndarray, docs: np.
     written now."""
     packed = pack(records)
     if base.rel is not None:
-        changed = _changed(base, packed, offsets, docs)
+        changed = _changed(base, packed, offsets, docs, *base.doc_lists(home))
         lengths = np.diff(offsets)[changed]
         size = sum(len(packed[ix]) for ix in changed.tolist()) + _DOC_BYTES * int(lengths.sum())
         if size <= REWRITE_SHARE * base.size:
@@ -118,14 +126,14 @@ def publish(home: Path, records: list[list[Any]], offsets: np.ndarray, docs: np.
     out.array("records", np.frombuffer(b"".join(packed), dtype=np.uint8))
     out.array("record_offsets", np.concatenate(([0], np.cumsum([len(row) for row in packed]))).astype(np.int64))
     out.close()
-    written = Base(rel, packed, np.load(home / rel / "offsets.npy", mmap_mode="r", allow_pickle=False),
-                   np.load(home / rel / "docs.npy", mmap_mode="r", allow_pickle=False))
+    written = Base(rel, packed, len(docs))
     return {"cat.sessions_changed": np.zeros(0, np.int64), "cat.sessions_changed_offsets": np.zeros(1, np.int64),
             "cat.sessions_changed_docs": np.zeros(0, np.int32)}, \
         {"sessions_base": [rel, len(packed)], "sessions_changed": []}, written, sorted((home / rel).iterdir())
 
 
-def _changed(base: Base, packed: list[bytes], offsets: np.ndarray, docs: np.ndarray) -> np.ndarray:
+def _changed(base: Base, packed: list[bytes], offsets: np.ndarray, docs: np.ndarray, base_offsets: np.ndarray,
+             base_docs: np.ndarray) -> np.ndarray:
     """Indexes of the sessions whose record or docs differ from the base's, and of the new ones."""
     n_base = len(base.packed)
     if len(packed) < n_base:
@@ -134,22 +142,22 @@ def _changed(base: Base, packed: list[bytes], offsets: np.ndarray, docs: np.ndar
     differs[n_base:] = True
     differs[:n_base] = [a != b for a, b in zip(packed, base.packed, strict=False)]
     lengths = np.diff(offsets)[:n_base]
-    base_lengths = np.diff(np.asarray(base.offsets))
+    base_offsets = np.asarray(base_offsets)
+    base_lengths = np.diff(base_offsets)
     differs[:n_base] |= lengths != base_lengths
     same = np.flatnonzero(~differs[:n_base])  # same record and length: compare the docs themselves
     at = runs(offsets[same], lengths[same])
-    moved = np.repeat(np.asarray(base.offsets)[same] - offsets[same], lengths[same])
-    mismatch = docs[at] != np.asarray(base.docs)[at + moved]
+    moved = np.repeat(base_offsets[same] - offsets[same], lengths[same])
+    mismatch = docs[at] != np.asarray(base_docs)[at + moved]
     if mismatch.any():
         owner = np.repeat(same, lengths[same])
         differs[owner[mismatch]] = True
     return np.flatnonzero(differs)
 
 
-def _overlaid(base: Base, changed: np.ndarray, changed_offsets: np.ndarray, changed_docs: np.ndarray, count: int
-              ) -> tuple[np.ndarray, np.ndarray]:
+def _overlaid(base_offsets: np.ndarray, base_docs: np.ndarray, changed: np.ndarray, changed_offsets: np.ndarray,
+              changed_docs: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
     """The flattened docs of `count` sessions: the base's, with the changed sessions' replaced."""
-    base_offsets = np.asarray(base.offsets)
     lengths = np.zeros(count, dtype=np.int64)
     lengths[: len(base_offsets) - 1] = np.diff(base_offsets)
     changed_lengths = np.diff(changed_offsets)
@@ -159,7 +167,6 @@ def _overlaid(base: Base, changed: np.ndarray, changed_offsets: np.ndarray, chan
     unchanged = np.ones(count, dtype=np.bool_)
     unchanged[changed] = False
     kept = np.flatnonzero(unchanged)
-    docs[runs(offsets[kept], lengths[kept])] = np.asarray(base.docs)[runs(base_offsets[kept], lengths[kept])]
+    docs[runs(offsets[kept], lengths[kept])] = np.asarray(base_docs)[runs(base_offsets[kept], lengths[kept])]
     docs[runs(offsets[changed], changed_lengths)] = changed_docs
     return offsets, docs
-
