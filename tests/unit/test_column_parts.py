@@ -121,6 +121,16 @@ def test_parts_nobody_references_are_removed_on_open(tmp_path: Path) -> None:
     _same(store, reopened)
 
 
+def _write_manifest(home: Path, gen: Path, raw: dict[str, Any], files: dict[str, Any], fmt: int) -> None:
+    """The generation's manifest with `files` and the sums of every file now in `gen`, as format `fmt`."""
+    for path in gen.iterdir():
+        if path.name != "MANIFEST.json":
+            files[f"{gen.name}/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
+    raw["files"], raw["format"] = files, fmt
+    (gen / "MANIFEST.json").write_text(json.dumps(raw))
+    (home / "verified.json").unlink(missing_ok=True)
+
+
 def _sessions_whole(store: Store, gen: Path, meta: dict[str, Any]) -> None:
     """The sessions as generations before `store.session_files` stored them: every record in the
     meta, every doc list in the generation (writes the meta)."""
@@ -161,12 +171,7 @@ def _as_format_1(store: Store) -> None:
     files = {rel: info for rel, info in raw["files"].items() if not rel.startswith(("columns/", "uids/",
                                                                                     "checkpoints/", "sessions/",
                                                                                     "gen-"))}
-    for path in gen.iterdir():
-        if path.name != "MANIFEST.json":
-            files[f"{manifest.dirname}/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
-    raw["files"], raw["format"] = files, 1
-    (gen / "MANIFEST.json").write_text(json.dumps(raw))
-    (home / "verified.json").unlink(missing_ok=True)
+    _write_manifest(home, gen, raw, files, 1)
 
 
 def test_a_format_1_generation_opens_and_moves_to_parts(tmp_path: Path) -> None:
@@ -257,12 +262,7 @@ def _as_format_2(store: Store) -> None:
     shutil.rmtree(home / "sessions")
     raw["files"] = {rel: info for rel, info in raw["files"].items()
                     if not rel.startswith(("sessions/", f"{manifest.dirname}/cat.sessions_changed"))}
-    for path in gen.iterdir():
-        if path.name != "MANIFEST.json":
-            raw["files"][f"{manifest.dirname}/{path.name}"] = {"size": path.stat().st_size, "crc32": file_crc(path)}
-    raw["format"] = 2
-    (gen / "MANIFEST.json").write_text(json.dumps(raw))
-    (home / "verified.json").unlink(missing_ok=True)
+    _write_manifest(home, gen, raw, raw["files"], 2)
 
 
 def test_a_format_2_generation_opens_and_moves_nlines_to_parts(tmp_path: Path) -> None:
