@@ -140,7 +140,8 @@ def _sessions_whole(store: Store, gen: Path, meta: dict[str, Any]) -> None:
     for name in ("cat.sessions_changed", "cat.sessions_changed_offsets", "cat.sessions_changed_docs"):
         (gen / f"{name}.npy").unlink()
     meta["catalog"]["sessions"] = store.catalog.snapshot_meta()["sessions"]
-    del meta["sessions_base"], meta["sessions_changed"]
+    meta["catalog"]["file_names"] = store.catalog.file_names
+    del meta["sessions_base"], meta["sessions_changed"], meta["file_names_since"]
     (gen / "meta.msgpack").write_bytes(msgpack.packb(meta, use_bin_type=True))
 
 
@@ -315,6 +316,8 @@ def test_a_publish_stores_only_the_sessions_that_changed(tmp_path: Path) -> None
     gen = store.home / manifest.dirname
     assert np.load(gen / "cat.sessions_changed.npy").tolist() == [len(store.catalog.sessions) - 1]
     assert not (gen / "cat.session_docs.npy").exists()
+    meta = msgpack.unpackb((gen / "meta.msgpack").read_bytes(), raw=False, strict_map_key=False)
+    assert "file_names" not in meta["catalog"] and meta["file_names_since"] == store.catalog.file_names[-1:]
     reopened = Store(store.config)
     _same(store, reopened)
     reopened._check()

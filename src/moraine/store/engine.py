@@ -172,8 +172,10 @@ class Store(FrameApplier, Reading):
             sources["cat.uid_keys"], sources["cat.uid_docs"], self.uid_base = uids
         sessions = session_files.load(self.home, meta, arrays)
         if sessions is not None:
-            meta["catalog"]["sessions"], sources["cat.session_offsets"], sources["cat.session_docs"], \
-                self.session_base = sessions
+            meta["catalog"]["sessions"], self.session_base = sessions.records, sessions.base
+            sources["cat.session_offsets"], sources["cat.session_docs"] = sessions.offsets, sessions.docs
+            if sessions.names is not None:
+                meta["catalog"]["file_names"] = sessions.names
         self.catalog.restore({k[4:]: v for k, v in sources.items() if k.startswith("cat.")}, meta["catalog"])
         for stem in manifest.content:
             self.catalog.content.attach(self.home / "content", stem)
@@ -367,7 +369,8 @@ class Store(FrameApplier, Reading):
         arrays.update({f"idx.{k}": v for k, v in self.index.snapshot_arrays().items()})
         keys, docs = arrays.pop("cat.uid_keys"), arrays.pop("cat.uid_docs")
         catalog_meta = self.catalog.snapshot_meta()
-        shared = self._publish_shared(arrays, keys, docs, catalog_meta.pop("sessions"))
+        shared = self._publish_shared(arrays, keys, docs, catalog_meta.pop("sessions"),
+                                      catalog_meta.pop("file_names"))
         st = self.stats
         meta = {"catalog": catalog_meta, **shared.meta,
                 "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
@@ -423,7 +426,7 @@ class Store(FrameApplier, Reading):
             self._remember_sums("content", sorted((self.home / "content").glob(f"{stem}.*")))
 
     def _publish_shared(self, arrays: dict[str, np.ndarray], keys: np.ndarray, docs: np.ndarray,
-                        sessions: list[list[Any]]) -> _Shared:
+                        sessions: list[list[Any]], file_names: list[str]) -> _Shared:
         """What generations share, written where it changed: the growing columns' parts (taken out
         of `arrays`), the checkpoints', the uid map's and the sessions' bases (their changes added
         to `arrays` and the meta). Each writes only what was added since, or is written again
@@ -443,7 +446,8 @@ class Store(FrameApplier, Reading):
         self._remember_sums(str(uids.rel), uid_written)
         arrays.update(uid_arrays)
         session_arrays, session_meta, session_base, session_written = session_files.publish(
-            self.home, sessions, arrays.pop("cat.session_offsets"), arrays.pop("cat.session_docs"), self.session_base)
+            self.home, sessions, arrays.pop("cat.session_offsets"), arrays.pop("cat.session_docs"), file_names,
+            self.session_base)
         self._remember_sums(str(session_base.rel), session_written)
         arrays.update(session_arrays)
         keep = {f"{columns.DIRECTORY}/{p.dirname}/" for p in parts} | \

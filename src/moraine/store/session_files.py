@@ -1,4 +1,5 @@
-"""The sessions published as a base shared by generations plus the sessions changed since.
+"""The sessions, and the names of the logs their events come from, published as a base shared
+by generations plus what changed since.
 
     sessions/<tag>/records.npy       every session's record (`Catalog.snapshot_meta`'s row)
                                      packed on its own (msgpack), concatenated (uint8), when
@@ -6,18 +7,22 @@
     sessions/<tag>/offsets.npy, docs.npy
                                      every session's docs, in its order, flattened (int64
                                      offsets, int32 docs)
+    sessions/<tag>/file_names.npy    the catalog's file names (msgpack list, as uint8)
     gen-…/cat.sessions_changed.npy   the sessions changed since the base, and the new ones
                                      (int64 indexes, increasing); their docs in
                                      cat.sessions_changed_offsets.npy / _docs.npy; meta
                                      "sessions_base": [the base's directory, its sessions],
-                                     "sessions_changed": their records, packed
+                                     "sessions_changed": their records, packed,
+                                     "file_names_since": the names interned since
 
 The sessions' records and doc lists were written whole at every publish: 19 MB at a million
 events, though a daemon's publish follows the few sessions an agent is writing. Sessions are
 never removed and keep their index, so a generation is the base with some sessions replaced
 and new ones after it. A session changed when its packed record differs from the base's or its
 docs do (compared in one pass over the flattened arrays). The base is written again once the
-changed sessions' docs and records outweigh a quarter of it.
+changed sessions' docs and records outweigh a quarter of it. File names are only ever appended
+(`Catalog._intern`): a generation stores those after the base's (2 MB of a 1M-event state's
+meta, written at every publish before).
 
 Like the other shared files, the base is uniquely named, listed with its checksums in the
 manifest, and removed by garbage collection once unreferenced.
@@ -52,10 +57,11 @@ class Base:
     rel: str | None = None
     packed: list[bytes] = field(default_factory=list)
     n_docs: int = 0
+    names: list[str] = field(default_factory=list)  # the file names it holds (the catalog's strings)
 
     @property
     def size(self) -> int:
-        return sum(map(len, self.packed)) + _DOC_BYTES * self.n_docs
+        return sum(map(len, self.packed)) + _DOC_BYTES * self.n_docs + sum(map(len, self.names))
 
     def doc_lists(self, home: Path) -> tuple[np.ndarray, np.ndarray]:
         """(offsets, docs) of the base's flattened doc lists, mapped."""
@@ -68,10 +74,21 @@ def pack(records: list[list[Any]]) -> list[bytes]:
     return [msgpack.packb(record, use_bin_type=True) for record in records]
 
 
-def load(home: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]
-         ) -> tuple[list[list[Any]], np.ndarray, np.ndarray, Base] | None:
-    """Every session's record, the flattened docs (offsets, docs) and the base, for a generation
-    that stores a base and the sessions changed since; None for one that stores them whole."""
+@dataclass
+class Loaded:
+    """What a generation holds of the sessions: every record, their docs flattened, the file
+    names (None: the generation's catalog meta holds them whole), and the base."""
+
+    records: list[list[Any]]
+    offsets: np.ndarray
+    docs: np.ndarray
+    names: list[str] | None
+    base: Base
+
+
+def load(home: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Loaded | None:
+    """The sessions of a generation that stores a base and what changed since; None for one that
+    stores them whole."""
     if "sessions_base" not in meta:
         return None
     rel, count = meta["sessions_base"]
@@ -80,6 +97,10 @@ def load(home: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]
     bounds = np.load(directory / "record_offsets.npy", allow_pickle=False).tolist()
     packed = [blob[a:b] for a, b in itertools.pairwise(bounds)]
     base = Base(rel, packed)
+    names = None
+    if "file_names_since" in meta:  # a base written before it held the names: the meta has them whole
+        base.names = msgpack.unpackb(np.load(directory / "file_names.npy", allow_pickle=False).tobytes(), raw=False)
+        names = base.names + meta["file_names_since"]
     base_offsets, base_docs = base.doc_lists(home)
     base.n_docs = len(base_docs)
     if len(packed) != count or len(base_offsets) != count + 1:
@@ -99,37 +120,42 @@ def load(home: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]
     offsets, docs = _overlaid(np.asarray(base_offsets), base_docs, changed,
                               np.asarray(arrays["cat.sessions_changed_offsets"]),
                               np.asarray(arrays["cat.sessions_changed_docs"]), len(records))
-    return records, offsets, docs, base
+    return Loaded(records, offsets, docs, names, base)
 
 
-def publish(home: Path, records: list[list[Any]], offsets: np.ndarray, docs: np.ndarray, base: Base
-            ) -> tuple[dict[str, np.ndarray], dict[str, Any], Base, list[Path]]:
-    """What a generation stores of the sessions (`records`, and their docs flattened as
-    `offsets`/`docs`): its arrays, its meta, the base it then refers to, and the base files
-    written now."""
+def publish(home: Path, records: list[list[Any]], offsets: np.ndarray, docs: np.ndarray, names: list[str],
+            base: Base) -> tuple[dict[str, np.ndarray], dict[str, Any], Base, list[Path]]:
+    """What a generation stores of the sessions (`records`, their docs flattened as
+    `offsets`/`docs`, the file names): its arrays, its meta, the base it then refers to, and the
+    base files written now."""
     packed = pack(records)
-    if base.rel is not None:
+    known = len(base.names)
+    if base.rel is not None and names[:known] == base.names:  # the base's names: the same strings
         changed = _changed(base, packed, offsets, docs, *base.doc_lists(home))
         lengths = np.diff(offsets)[changed]
-        size = sum(len(packed[ix]) for ix in changed.tolist()) + _DOC_BYTES * int(lengths.sum())
+        since = names[known:]
+        size = sum(len(packed[ix]) for ix in changed.tolist()) + _DOC_BYTES * int(lengths.sum()) + \
+            sum(map(len, since))
         if size <= REWRITE_SHARE * base.size:
             starts = offsets[changed]
             return {"cat.sessions_changed": changed,
                     "cat.sessions_changed_offsets": np.concatenate(([0], np.cumsum(lengths))).astype(np.int64),
                     "cat.sessions_changed_docs": docs[runs(starts, lengths)]}, \
                 {"sessions_base": [base.rel, len(base.packed)],
-                 "sessions_changed": [packed[ix] for ix in changed.tolist()]}, base, []
+                 "sessions_changed": [packed[ix] for ix in changed.tolist()], "file_names_since": since}, base, []
     rel = f"{DIRECTORY}/{secrets.token_hex(8)}"
     out = Output(home / rel)
     out.array("offsets", np.ascontiguousarray(offsets, dtype=np.int64))
     out.array("docs", np.ascontiguousarray(docs, dtype=np.int32))
     out.array("records", np.frombuffer(b"".join(packed), dtype=np.uint8))
     out.array("record_offsets", np.concatenate(([0], np.cumsum([len(row) for row in packed]))).astype(np.int64))
+    out.array("file_names", np.frombuffer(msgpack.packb(names, use_bin_type=True), dtype=np.uint8))
     out.close()
-    written = Base(rel, packed, len(docs))
+    written = Base(rel, packed, len(docs), list(names))
     return {"cat.sessions_changed": np.zeros(0, np.int64), "cat.sessions_changed_offsets": np.zeros(1, np.int64),
             "cat.sessions_changed_docs": np.zeros(0, np.int32)}, \
-        {"sessions_base": [rel, len(packed)], "sessions_changed": []}, written, sorted((home / rel).iterdir())
+        {"sessions_base": [rel, len(packed)], "sessions_changed": [], "file_names_since": []}, written, \
+        sorted((home / rel).iterdir())
 
 
 def _changed(base: Base, packed: list[bytes], offsets: np.ndarray, docs: np.ndarray, base_offsets: np.ndarray,
