@@ -31,20 +31,13 @@ from moraine.index.segment import Segment
 from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
 from moraine.sources import configure_redaction
 from moraine.sources.redact import Settings, rules_fingerprint
-from moraine.store import checkpoint_files, columns, session_files, uid_files
+from moraine.store import checkpoint_files, columns, session_files, snapshot, uid_files
 from moraine.store.apply import FrameApplier, StoreStats
 from moraine.store.catalog import Catalog
 from moraine.store.invariants import check_invariants
 from moraine.store.reading import Reading
 from moraine.store.redactions import Redactions
-from moraine.store.snapshot import (
-    SHARED,
-    Manifest,
-    collect_garbage,
-    current_manifest,
-    read_generation,
-    write_generation,
-)
+from moraine.store.snapshot import Manifest, collect_garbage, current_manifest, read_generation, write_generation
 from moraine.store.validate import packable_frame, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
 
@@ -202,7 +195,7 @@ class Store(FrameApplier, Reading):
             collect_garbage(self.home, self.manifest)
             self.wal_set.remove_before(self.manifest.wal_seq)
         else:
-            for name in ("segments", "content", *SHARED):
+            for name in ("segments", "content", *snapshot.SHARED):
                 shutil.rmtree(self.home / name, ignore_errors=True)
             for path in self.home.glob("gen-*"):
                 shutil.rmtree(path, ignore_errors=True)

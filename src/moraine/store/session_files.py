@@ -97,8 +97,8 @@ def load(home: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Loa
     bounds = np.load(directory / "record_offsets.npy", allow_pickle=False).tolist()
     packed = [blob[a:b] for a, b in itertools.pairwise(bounds)]
     base = Base(rel, packed)
-    names = None
-    if "file_names_since" in meta:  # a base written before it held the names: the meta has them whole
+    names = None  # a base written before it held the file names: the catalog meta has them whole
+    if "file_names_since" in meta:
         base.names = msgpack.unpackb(np.load(directory / "file_names.npy", allow_pickle=False).tobytes(), raw=False)
         names = base.names + meta["file_names_since"]
     base_offsets, base_docs = base.doc_lists(home)
