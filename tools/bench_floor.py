@@ -14,7 +14,11 @@ both cores, against 5x tantivy's build ("within 5x tantivy's build time") and ag
 Search. The engine alone (cold term cache, the 300 queries tools/bench.py draws) is counted in
 calls: C functions (numpy's) and Python functions per query. Times the cheapest numpy call on
 this machine, so calls x that is what the query's structure costs before any work, against
-tantivy's whole query on the same texts.
+tantivy's whole query on the same texts. Then the tool without its search: search_sessions
+with `Store.search` answering from a record of its own earlier answers, so what is timed is
+everything the tool does around the engine (checking the arguments, tokenizing the query,
+rendering the hits with their snippets, the envelope and its text). No engine, however fast,
+brings the tool under that.
 """
 
 from __future__ import annotations
@@ -32,10 +36,11 @@ import numpy as np
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import make_queries, open_state, state_parser, tantivy_engine, timed
+from bench import make_queries, ok, open_state, state_parser, tantivy_engine, timed
 from moraine.collector import YOUNG_THRESHOLD
 from moraine.index.tokenize import _COMPOUND, query_terms
 from moraine.index.vocab import Vocabulary
+from moraine.mcp_server.tools import search_sessions
 from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE
 from moraine.sources.redact import _ANY_EVIDENCE
 from moraine.store.engine import Store
@@ -128,11 +133,34 @@ def search_floor(store: Store, queries: list[str], tantivy_query: Callable[[str]
     cheapest_us = (time.perf_counter() - started) * 10
     tantivy = timed(tantivy_query, queries)
     engine = timed(cold, queries)
+    around = around_the_engine(store, queries)
     c50, c95 = float(np.percentile(c_calls, 50)), float(np.percentile(c_calls, 95))
     return {"c_calls_p50": c50, "c_calls_p95": c95, "python_calls_p50": float(np.percentile(py_calls, 50)),
             "python_calls_p95": float(np.percentile(py_calls, 95)), "cheapest_numpy_call_us": cheapest_us,
             "call_overhead_ms_p50": c50 * cheapest_us / 1000, "call_overhead_ms_p95": c95 * cheapest_us / 1000,
-            "engine_ms": engine, "tantivy_ms": tantivy}
+            "engine_ms": engine, "tantivy_ms": tantivy, "tool_without_search_ms": around}
+
+
+def around_the_engine(store: Store, queries: list[str]) -> dict[str, float]:
+    """search_sessions' time with its search answered from a record (see the module's docstring)."""
+    search = store.search
+    recorded: dict[tuple[str, ...], Any] = {}
+
+    def recording(terms: list[str], *args: Any, **kwargs: Any) -> Any:
+        recorded[tuple(terms)] = hits = search(terms, *args, **kwargs)
+        return hits
+
+    def replaying(terms: list[str], *args: Any, **kwargs: Any) -> Any:
+        return recorded[tuple(terms)]
+
+    try:
+        store.search = recording  # type: ignore[method-assign]
+        for q in queries:
+            search_sessions.run(store, {"query": q})
+        store.search = replaying  # type: ignore[method-assign]
+        return timed(lambda q: search_sessions.run(store, {"query": q}), queries, ok)
+    finally:
+        del store.search  # the class's method again
 
 
 def main() -> None:
@@ -167,6 +195,9 @@ def main() -> None:
           f"{s['call_overhead_ms_p95']:.2f} ms of calls alone; engine {e['p50']:.2f} / {e['p95']:.2f} ms, "
           f"tantivy {t['p50']:.2f} / {t['p95']:.2f} ms "
           f"(P50 / P95)")
+    a = s["tool_without_search_ms"]
+    print(f"search_sessions without its search (the hits given): {a['p50']:.2f} / {a['p95']:.2f} ms, "
+          f"{a['p50'] / t['p50']:.1f}x / {a['p95'] / t['p95']:.1f}x tantivy's whole query")
 
 
 if __name__ == "__main__":
