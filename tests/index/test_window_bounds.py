@@ -116,6 +116,55 @@ def test_ranking_the_rarest_terms_documents_whole_matches_the_reference(
         assert taken["whole"] > 20 and taken["refused"] == 0
 
 
+@pytest.mark.parametrize(("window", "min_tabled"), SHAPES[:2])
+def test_a_rarest_term_without_bounds_is_ranked_whole_before_any_window(
+        monkeypatch: pytest.MonkeyPatch, window: int, min_tabled: int) -> None:
+    """A query whose rarest term keeps no window bounds ranks that term's documents first, then
+    reads only the windows where a document lacking it could still reach the k-th score. The
+    later switch is kept from happening, so every term ranked whole here is this path's; with a
+    term the index does not hold (the rarest of all, with nothing to rank) as well. A term of
+    fewer than k postings (deleted documents' counted) is passed over: ranking it could not set
+    a k-th score."""
+    c = _corpus(monkeypatch, window, min_tabled, seed=window + 7)
+    monkeypatch.setattr(windows, "SWITCH_WINDOWS", 10**9)
+    taken: list[tuple[int, bool]] = []  # (the term ranked whole, before any window was read)
+    read = {"windows": 0}
+    real_whole, real_batch = windows._whole_term, windows._score_batch
+
+    def counting(terms, t, *args, **kwargs):
+        taken.append((t, read["windows"] == 0))
+        return real_whole(terms, t, *args, **kwargs)
+
+    def batch(terms, wins, *args, **kwargs):
+        read["windows"] += len(wins)
+        return real_batch(terms, wins, *args, **kwargs)
+
+    monkeypatch.setattr(windows, "_whole_term", counting)
+    monkeypatch.setattr(windows, "_score_batch", batch)
+    assert c.check(150, exact_total=False) > 90
+    c.flush()
+    by_df = sorted(c.index.vocab.terms, key=lambda t: -len(c.index.postings(t)[0]))
+    count = {t: sum(len(d) for d, _ in c.index.live_parts(t)[0]) for t in by_df}  # deleted documents' too
+    rng = random.Random(window)
+    everything = set(range(len(SEARCHABLE)))
+    for i in range(80):
+        taken.clear()
+        read["windows"] = 0
+        enough = i % 4 != 3
+        k = rng.choice([v for v in (1, 3, 5, 10, 30) if v < min_tabled] if enough else [3, 5, 10, 50])
+        rare = [t for t in by_df if (k <= count[t] if enough else 0 < count[t] < k) and count[t] < min_tabled]
+        terms = [rng.choice(rare), *rng.sample(by_df[:40], rng.randint(1, 5))]
+        if i % 3 == 0:
+            terms.append("qqqzzzabsent")
+        hits = c.search(terms, k, everything, None, exact_total=False)
+        assert_hits_match(hits, c.reference(terms, k, everything, None), f"(query {i}: {terms} k={k})",
+                          exact_total=False)
+        if enough:  # the query's terms are in this order for the search: the first is the rare one
+            assert taken == [(0, True)], (i, terms, k, taken)
+        else:
+            assert all(t != 0 for t, _ in taken), (i, terms, k, taken)
+
+
 def _common_queries_match(c: Corpus, window: int) -> None:
     """Long queries of common terms: the case the per-window essential terms are for."""
     by_df = sorted(c.index.vocab.terms, key=lambda t: -len(c.index.postings(t)[0]))
