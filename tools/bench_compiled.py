@@ -74,21 +74,29 @@ def _uncapped(over_at: np.ndarray, over: np.ndarray, pos: int) -> float:
 
 
 @njit(cache=True, nogil=True)
+def _gap(seg: tuple, width: int, at: int) -> int:
+    """The gap at position `at` of the stream of that width."""
+    return seg[3][at] if width == 1 else (seg[4][at] if width == 2 else seg[5][at])
+
+
+@njit(cache=True, nogil=True)
+def _tf_at(tfs: tuple, pos: int) -> float:
+    """A posting's exact frequency: its byte, or the value kept apart when the byte is capped."""
+    tf = float(tfs[0][pos])
+    return _uncapped(tfs[1], tfs[2], pos) if tf >= TF_CAP else tf
+
+
+@njit(cache=True, nogil=True)
 def _probe(t: int, doc: int, terms: np.ndarray, seg: tuple, tfs: tuple) -> float:
     """Term t's frequency at `doc` (0 where it does not occur): one block decoded up to it."""
-    heads, widths, spos, d1, d2, d4 = seg
+    heads, widths, spos = seg[0], seg[1], seg[2]
     b0, nb, n, lo = terms[t, 0], terms[t, 1], terms[t, 2], terms[t, 3]
     blk = _block_of(heads, b0, nb, doc)
-    cur = np.int64(heads[b0 + blk])
-    s, wd = np.int64(spos[b0 + blk]), widths[b0 + blk]
+    cur, s, wd = np.int64(heads[b0 + blk]), np.int64(spos[b0 + blk]), widths[b0 + blk]
     for j in range(min(BLOCK, n - blk * BLOCK)):
-        if j:
-            cur += d1[s + j] if wd == 1 else (d2[s + j] if wd == 2 else d4[s + j])
+        cur += _gap(seg, wd, s + j) if j else 0
         if cur >= doc:
-            if cur > doc:
-                return 0.0
-            tf = float(tfs[0][lo + blk * BLOCK + j])
-            return _uncapped(tfs[1], tfs[2], lo + blk * BLOCK + j) if tf >= TF_CAP else tf
+            return _tf_at(tfs, lo + blk * BLOCK + j) if cur == doc else 0.0
     return 0.0
 
 
@@ -120,24 +128,19 @@ def _essential(bounds: np.ndarray, w: int, cut: float, rank: np.ndarray, essenti
 def _read_window(w: int, t: int, terms: np.ndarray, weights: np.ndarray, seg: tuple, tfs: tuple,
                  norm: tuple, acc: np.ndarray, seen: np.ndarray) -> None:
     """Add term t's contributions to the allowed documents of window w."""
-    heads, widths, spos, d1, d2, d4 = seg
-    byte_tfs, over_at, over = tfs
+    heads, widths, spos = seg[0], seg[1], seg[2]
     doc_len, ok, c1, c2 = norm
     b0, nb, n, lo = terms[t, 0], terms[t, 1], terms[t, 2], terms[t, 3]
     first, end = w * WINDOW, (w + 1) * WINDOW
     blk = _block_of(heads, b0, nb, first)
     while blk < nb and heads[b0 + blk] < end:
-        doc = np.int64(heads[b0 + blk])
-        s, wd = np.int64(spos[b0 + blk]), widths[b0 + blk]
+        doc, s, wd = np.int64(heads[b0 + blk]), np.int64(spos[b0 + blk]), widths[b0 + blk]
         for j in range(min(BLOCK, n - blk * BLOCK)):
-            if j:
-                doc += d1[s + j] if wd == 1 else (d2[s + j] if wd == 2 else d4[s + j])
+            doc += _gap(seg, wd, s + j) if j else 0
             if doc >= end:
                 break
             if doc >= first and ok[doc]:
-                tf = float(byte_tfs[lo + blk * BLOCK + j])
-                if tf >= TF_CAP:
-                    tf = _uncapped(over_at, over, lo + blk * BLOCK + j)
+                tf = _tf_at(tfs, lo + blk * BLOCK + j)
                 acc[doc - first] += weights[t] * tf / (tf + c1 + c2 * doc_len[doc])
                 seen[doc - first] = True
         blk += 1
