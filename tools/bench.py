@@ -154,10 +154,15 @@ def tantivy_engine(texts: Iterable[str]) -> Callable[[str], Any]:
     searcher = index.searcher()
 
     def query(q: str) -> Any:
-        words = "".join(c if c.isalnum() else " " for c in q)  # no query-syntax characters
-        return searcher.search(index.parse_query(words, ["body"]), 10).hits if words.strip() else None
+        words = tantivy_words(q)
+        return searcher.search(index.parse_query(words, ["body"]), 10).hits if words else None
 
     return query
+
+
+def tantivy_words(q: str) -> str:
+    """The query's words for tantivy's parser: no query-syntax characters ('' when none)."""
+    return "".join(c if c.isalnum() else " " for c in q).strip()
 
 
 def cpu_ticks() -> list[int]:

@@ -236,25 +236,25 @@ class Compiled:
         return self.top_d[:size][best].copy(), self.top_s[:size][best].copy()
 
     def _prepare(self, words: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """(bound rows, per term (first block, blocks, postings, first posting), weights)."""
-        seg, n, avgdl, k1, b = self.segment, self.index.n_docs, self.index.avgdl(), self.k1, self.b
+        """(bound rows, per term (first block, blocks, postings, first posting), weights): the
+        bounds and live document frequency as the engine gets them (`InvertedIndex.pieces`)."""
+        seg, index, avgdl, k1, b = self.segment, self.index, self.index.avgdl(), self.k1, self.b
         rows, terms, weights = [], [], []
         for word in words:
-            i = seg.find(word)
-            if i < 0:
+            pieces, df = index.pieces(word, k1, b)
+            if not pieces:
                 continue
+            (piece,) = pieces  # one segment, no memtable
+            i = seg.find(word)
             lo, hi = int(seg.offsets[i]), int(seg.offsets[i + 1])
-            term_idf = idf(n, hi - lo)  # one segment, nothing deleted: df is its posting count
+            term_idf = idf(index.n_docs, df)
             weight = term_idf * (k1 + 1.0)
             row = np.zeros(self.n_windows)
-            held = seg.window_bounds(i, (k1, b))
-            if held is None:  # a rare term: its exact best per window
-                docs = seg.docs.term(i).full().astype(np.int64)
-                _raise_to(row, docs // WINDOW, term_scores(seg.tf_slice(lo, hi), self.doc_len[docs], term_idf, avgdl,
-                                                          k1, b))
+            if piece.bound is None:  # a rare term: its exact best per window
+                docs = piece.docs.full().astype(np.int64)
+                _raise_to(row, docs // WINDOW, term_scores(piece.tfs, self.doc_len[docs], term_idf, avgdl, k1, b))
             else:
-                g, first, a_ref = held
-                row[first : first + len(g)] = g * (max(1.0, avgdl / a_ref) / 255.0) * weight
+                row[piece.first_window : piece.first_window + len(piece.bound)] = piece.bound * weight
             rows.append(row)
             terms.append((int(self.term_blocks[i]), (hi - lo + BLOCK - 1) // BLOCK, hi - lo, lo))
             weights.append(weight)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import open_state, state_parser
+from bench import open_state, state_parser, tantivy_words
 from moraine.index.tokenize import query_terms, tokenize
 from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE
 from moraine.store.engine import Store
@@ -84,8 +84,8 @@ def tantivy_ranker(texts: list[str]) -> Callable[[str], list[int]]:
     searcher = index.searcher()
 
     def ranked(q: str) -> list[int]:
-        words = "".join(c if c.isalnum() else " " for c in q)
-        if not words.strip():
+        words = tantivy_words(q)
+        if not words:
             return []
         hits = searcher.search(index.parse_query(words, ["body"]), K).hits
         return [int(searcher.doc(address)["at"][0]) for _, address in hits]

@@ -167,7 +167,6 @@ def _may_assign(text: str, end: int) -> bool:
     return text[end:end + 1] in (" ", "\t") and "-" in text[max(0, end - _IDENT_REACH):end]
 
 
-
 def assignment_spans(text: str, data: bytes) -> list[Span]:
     spans: list[Span] = []
     last_key_end = -1
