@@ -146,8 +146,7 @@ def _restore(config: Config, path: Path, as_json: bool) -> int:
 
 
 def _reindex(config: Config, as_json: bool) -> int:
-    Store(config)  # the state must be usable (and stays so while the rebuild runs)
-    summary, installed = _rebuild_from_logs(config, "reindexing")
+    summary, installed = _rebuild_from_logs(config, "reindexing")  # never opens the old state: mends one that cannot
     data = {**summary.as_dict(), "home": str(config.home), "generation": installed.generation,
             "events": installed.counts.get("live_events", 0), "sessions": installed.counts.get("sessions", 0)}
     _emit(data, as_json, f"rebuilt {config.home} from {summary.files_read} logs in {summary.seconds:.1f}s: "
@@ -161,7 +160,7 @@ def _state_only(config: Config) -> dict[str, Any]:
     try:
         store = Store(config, create=False)
         return {"tombstones": sorted(store.tombstones), "tracked": store.tracked}
-    except (MoraineError, OSError):
+    except Exception:  # a state that cannot be opened: what its snapshot's meta still holds
         pass
     try:
         manifest = current_manifest(config.home)
@@ -172,7 +171,7 @@ def _state_only(config: Config) -> dict[str, Any]:
         return {"tombstones": [], "tracked": []}
 
 
-def _rebuild_from_logs(config: Config, label: str) -> tuple[IngestSummary, Any]:
+def _rebuild_from_logs(config: Config, label: str, require_logs: bool = True) -> tuple[IngestSummary, Any]:
     """A new state built from the logs beside the live one, then installed in its place (IDs
     unchanged). Never opens the old state, so it also replaces a damaged one."""
     temp = config.home / "reindex.tmp"
@@ -183,7 +182,8 @@ def _rebuild_from_logs(config: Config, label: str) -> tuple[IngestSummary, Any]:
         with fresh.writer():
             fresh.commit([], [], {}, kept)
     summary = ingest_once(fresh, terminal_progress(label), snapshot=True)
-    _require_logs(fresh, summary)
+    if require_logs:  # a reindex that finds no log would replace history by nothing
+        _require_logs(fresh, summary)
     assert fresh.manifest is not None
     fd = os.open(config.home / "lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -227,9 +227,14 @@ def _doctor(config: Config, repair: bool, as_json: bool) -> int:
         report = doctor(config.home, repair)
     finally:
         os.close(fd)
+    if report.healthy:  # every file checks out: the state must also open (the test no checksum makes)
+        try:
+            Store(config, create=False)
+        except StateError as exc:
+            report.snapshot_problems.append(f"the state does not open: {exc}")
     healthy = report.healthy
     if repair and report.snapshot_problems:  # the remedy it names: rebuild the state from the logs
-        summary, installed = _rebuild_from_logs(config, "rebuilding")
+        summary, installed = _rebuild_from_logs(config, "rebuilding", require_logs=False)
         events = installed.counts.get("live_events", 0)
         report.repaired[:] = [f"rebuilt the state from {summary.files_read} logs: {events} events (generation "
                               f"{installed.generation}); the damaged files are gone"]

@@ -76,6 +76,11 @@ class Event:
         return cls(*row)
 
 
+# The wire row's places, in `Event.to_wire` order (the dataclass's field order).
+WIRE_FIELDS: tuple[str, ...] = tuple(Event.__dataclass_fields__)
+WIRE_TS = WIRE_FIELDS.index("ts_ms")
+
+
 @dataclass(slots=True)
 class IngestIssue:
     """A line that could not be used: quarantined with its coordinates, ingest goes on."""

@@ -36,9 +36,12 @@ def _oracle(ordinal: int, lo: int, hi: int, is_last: bool, docs: np.ndarray, typ
     def doc(p: int | None) -> int | None:
         return int(docs[lo + p]) if p is not None else None
 
+    known = [int(t) for t in times[lo:hi] if t > 0]
+    prompt = int(times[lo + users[0]]) if len(users) else 0
+    started = prompt if prompt > 0 else min(known) if known else 0  # the prompt's time; 0 is no time
     return Turn(ordinal=ordinal, start=lo, end=hi, completed=terminal is not None, terminal_doc=doc(terminal),
                 user_doc=doc(int(users[0])) if len(users) else None, final_doc=doc(final),
-                started_ms=int(times[lo:hi].min()), updated_ms=int(times[lo:hi].max()))
+                started_ms=started, updated_ms=int(times[lo:hi].max()))
 
 
 def test_build_turns_equals_the_per_turn_rules() -> None:
@@ -48,7 +51,7 @@ def test_build_turns_equals_the_per_turn_rules() -> None:
         types = np.array([rng.choice([USER, ASSISTANT, ASSISTANT, *OTHER]) for _ in range(n)], dtype=np.uint8)
         marks = np.array([rng.choice([0] * 8 + [TERMINAL_FINISH, TERMINAL_ABORT]) for _ in range(n)], dtype=np.uint8)
         comment = np.array([rng.random() < 0.3 for _ in range(n)], dtype=bool)
-        times = np.array([rng.randint(0, 10**6) for _ in range(n)], dtype=np.int64)
+        times = np.array([rng.choice([0, rng.randint(1, 10**6)]) for _ in range(n)], dtype=np.int64)
         docs = np.array(sorted(rng.sample(range(10 * n), n)), dtype=np.int64)
         starts = sorted({0, *(i for i in range(n) if rng.random() < 0.2)})
         bounds = np.array(starts if rng.random() < 0.5 else [0, *starts[1:]], dtype=np.int64)

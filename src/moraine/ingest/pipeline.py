@@ -27,7 +27,7 @@ from moraine.collector import freeze_held, sparse_collections
 from moraine.ingest.state import NEWEST_LOGS, ingest_state
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.ingest.whole import Replaces, change_token, delta, read_whole
-from moraine.model import Checkpoint, LineRef
+from moraine.model import WIRE_TS, Checkpoint, LineRef
 from moraine.sources import (
     ADAPTERS,
     MAX_LINE_BYTES,
@@ -218,8 +218,22 @@ def _part(path: str, key: str, events: list[list[Any]], issues: list[list[Any]],
     return (key, batch, issues, reached.to_wire(), checkpoint.offset - start, None, None)
 
 
+def backfill_times(rows: list[list[Any]]) -> None:
+    """Rows read before any timed record of their log carry time 0 (a Claude Code transcript
+    opens with `permission-mode` and `file-history-snapshot` records, which have none): they
+    take the time of the first timed row after them. A log that holds no timed record yet
+    leaves them at 0, which every reader shows as an absent time, never as 1970."""
+    first = next((row[WIRE_TS] for row in rows if row[WIRE_TS]), 0)
+    if first:
+        for row in rows:
+            if row[WIRE_TS]:
+                break
+            row[WIRE_TS] = first
+
+
 def _batch(events: list[list[Any]], issues: list[list[Any]]) -> tuple[Batch, list[list[Any]]]:
     """The screened rows as a batch (packed, in columns), a row msgpack refuses quarantined."""
+    backfill_times(events)
     batch, rejected = packed_batch(events)
     return batch, [*issues, *rejected] if rejected else issues
 

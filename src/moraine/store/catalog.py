@@ -299,7 +299,7 @@ class Catalog:
     def restore(self, arrays: dict[str, Any], meta: dict[str, Any]) -> None:
         """Rebuild from a snapshot (`arrays`: each column's `columns.Source`); columns are copied
         into growable memory (they are small: the large parts, contents and postings, stay mapped)."""
-        rows = columns.row_count(arrays["uid"])
+        rows = columns.row_count(arrays.get("uid"))
         for name in self.COLUMNS:  # a column newer than the snapshot: -1 = to be derived when needed
             columns.fill(getattr(self, name), arrays.get(name), rows)
         self.tool_names, self.model_names, self.file_names = meta["tool_names"], meta["model_names"], \

@@ -148,7 +148,8 @@ def fill(column: Column, source: Source, rows: int) -> None:
     column.size = 0
     dtype = column.view.dtype
     if source is None:
-        column.extend(np.full(rows, -1, dtype=dtype))
+        if rows:  # an empty state has no parts: no column to read, nothing to fill
+            column.extend(np.full(rows, -1, dtype=dtype))
     elif isinstance(source, np.ndarray):
         column.extend(np.asarray(source))
     else:

@@ -25,7 +25,7 @@ import numpy as np
 from moraine.batch import Batch
 from moraine.config import Config
 from moraine.durable import file_crc
-from moraine.errors import StateError
+from moraine.errors import MoraineError, StateError
 from moraine.index.searcher import Hits, InvertedIndex
 from moraine.index.segment import Segment
 from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
@@ -118,6 +118,11 @@ class Store(FrameApplier, Reading):
                 return
             except _Reload:
                 self._reset()
+            except (MoraineError, OSError):
+                raise
+            except Exception as exc:  # a state this code cannot read: say so, and how to mend it
+                raise StateError(f"{self.home}: the state cannot be opened ({type(exc).__name__}: {exc}); "
+                                 "run `moraine doctor --repair` (it rebuilds the state from the logs)") from exc
         raise StateError(f"{self.home}: too many write-ahead log frames fail to apply; run `moraine reindex`")
 
     def _reset(self) -> None:

@@ -60,7 +60,7 @@ def build_turns(docs: np.ndarray, bounds: np.ndarray, types: np.ndarray, marks: 
     final = np.where(last_final >= 0, last_final, last_answer)
     user = first(np.flatnonzero(types == USER))
     marker = last(np.flatnonzero(marks))
-    started = np.minimum.reduceat(times, bounds).tolist()
+    started = _starts(np.minimum.reduceat(_known(times), bounds), times, user).tolist()
     updated = np.maximum.reduceat(times, bounds).tolist()
     turns: list[Turn] = []
     doc_list = docs.tolist()
@@ -104,5 +104,21 @@ def one_turn(docs: np.ndarray, types: np.ndarray, marks: np.ndarray, comment: np
         terminal_doc=int(docs[terminal]) if terminal is not None else None,
         user_doc=int(docs[users[0]]) if len(users) else None,
         final_doc=int(docs[final_pos]) if final_pos is not None else None,
-        started_ms=int(times.min()), updated_ms=int(times.max()),
+        started_ms=int(_starts(_known(times).min(keepdims=True), times, users[:1] if len(users) else
+                               np.array([-1]))[0]), updated_ms=int(times.max()),
     )
+
+
+_UNKNOWN = np.iinfo(np.int64).max
+
+
+def _known(times: np.ndarray) -> np.ndarray:
+    """Times with the absent ones (0: a record read before any timed one) out of a minimum's way."""
+    return np.where(times > 0, times.astype(np.int64), _UNKNOWN)
+
+
+def _starts(earliest: np.ndarray, times: np.ndarray, user: np.ndarray) -> np.ndarray:
+    """Each turn's start: its prompt's time, else its earliest known time, else absent (0)."""
+    prompt = np.where(user >= 0, times[np.maximum(user, 0)], 0) if len(times) else np.zeros_like(earliest)
+    start = np.where(prompt > 0, prompt, earliest)
+    return np.where(start == _UNKNOWN, 0, start)
