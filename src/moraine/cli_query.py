@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from moraine import querylog
+from moraine.errors import UsageError
 from moraine.mcp_server.contract import ToolResult
 from moraine.model import MODES, SEARCHABLE_TYPES
 from moraine.sources import ADAPTERS, path_key
@@ -188,12 +189,20 @@ def _run(store: Store, args: argparse.Namespace) -> ToolResult:
         request = {"id": moraine_id(store, args.id), "offset": args.offset, "max_chars": args.max_chars,
                    "cursor": args.cursor}
         return open_tool.run(store, {k: v for k, v in request.items() if v is not None})
-    now = datetime.now().astimezone()
-    request = {"start_datetime": args.since or (now - timedelta(days=LIST_DAYS)).isoformat(),
-               "end_datetime": args.until or (now + timedelta(seconds=1)).isoformat(),
+    request = {"start_datetime": args.since or default_list_start(), "end_datetime": args.until or LIST_END,
                "limit": args.limit, "cursor": args.cursor, "mode": args.mode, "sort": args.sort,
                "source": args.source, "cwd": _cwd(args.cwd)}
     return list_sessions.run(store, request)
+
+
+# `moraine list` alone: from local midnight LIST_DAYS days ago, with no end. Neither bound moves
+# while a person pages (a default of "now" did, and the next page's --cursor no longer matched).
+LIST_END = "9999-12-31T23:59:59Z"
+
+
+def default_list_start() -> str:
+    today = datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    return (today - timedelta(days=LIST_DAYS)).isoformat()
 
 
 def _cleanup(store: Store, args: argparse.Namespace) -> ToolResult:
@@ -201,11 +210,14 @@ def _cleanup(store: Store, args: argparse.Namespace) -> ToolResult:
     from moraine.mcp_server.tools import cleanup_old_sessions
 
     request = {"retention_days": args.retention_days, "dry_run": True}
-    if args.dry_run or args.yes or not sys.stdin.isatty():
+    if args.dry_run or args.yes:
         return cleanup_old_sessions.run(store, {**request, "dry_run": args.dry_run})
     preview = cleanup_old_sessions.run(store, request)
     if "error" in preview.structured or not preview.structured["total_deleted"]:
         return preview
+    if not sys.stdin.isatty():  # nobody to ask: forgetting takes --yes
+        raise UsageError(f"{preview.text}\nnothing was forgotten: without a terminal, `moraine cleanup` "
+                         "forgets only with --yes (or see the list with --dry-run)")
     print(preview.text)
     if input("forget these sessions for good? [y/N] ").strip().lower() not in ("y", "yes"):
         return preview
@@ -228,8 +240,17 @@ def print_result(result: ToolResult, as_json: bool) -> int:
         field = envelope["error"].get("details", {}).get("field")
         print(result.text.replace(field, FLAG_OF_FIELD[field]) if field in FLAG_OF_FIELD else result.text)
     else:
-        print(result.text)
+        print(_for_people(result.text, envelope))
     return 1 if "error" in envelope else 0
+
+
+def _for_people(text: str, envelope: dict[str, Any]) -> str:
+    """The tool's text with the next page named as the flag a person types, not the MCP field."""
+    cursor = envelope.get("data", {}).get("next_cursor") if isinstance(envelope.get("data"), dict) else None
+    if envelope.get("tool") != "list_sessions" or not cursor:
+        return text
+    text = text.replace(f"next_cursor: {cursor}", f"next page: add --cursor {cursor}")
+    return text.replace("pass next_cursor", "pass --cursor")
 
 
 def moraine_id(store: Store, ref: str) -> str:

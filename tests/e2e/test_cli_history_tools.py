@@ -106,7 +106,10 @@ def test_cleanup_dry_run_then_without_a_terminal(logs: Logs) -> None:
     assert dry["dry_run"] is True and dry["total_deleted"] == 1
     gone_id = dry["deleted_sessions"][0]
     assert _run(logs, "open", gone_id).returncode == 0  # a dry run changes nothing
-    done = _json(logs, "cleanup", "--retention-days", "7")  # no terminal: nobody to ask
+    refused = _run(logs, "cleanup", "--retention-days", "7")  # no terminal: nobody to ask, so no forgetting
+    assert refused.returncode == 2 and gone_id in refused.stderr and "--yes" in refused.stderr
+    assert _run(logs, "open", gone_id).returncode == 0
+    done = _json(logs, "cleanup", "--retention-days", "7", "--yes")
     assert done["dry_run"] is False and done["deleted_sessions"] == [gone_id]
     assert _run(logs, "open", gone_id, "--json").returncode == 1
     assert logs.paths["old"].exists()  # delete_logs = false: the agent's own log stays

@@ -97,3 +97,30 @@ def test_list_alone_shows_the_last_seven_days(fresh: Workspace) -> None:
     assert result.returncode == 0, result
     assert result.stdout.startswith("1 session(s)."), result.stdout
     assert "recent work" in result.stdout and "older work" not in result.stdout
+
+
+def test_list_pages_with_the_default_window(fresh: Workspace) -> None:
+    """`moraine list` alone, paged by the printed cursor a while later: every recent session once.
+    The default window used to end at "now", which moved, so the cursor no longer matched."""
+    now = datetime.now(UTC)
+    day = fresh.codex / "sessions" / now.strftime("%Y/%m/%d")
+    day.mkdir(parents=True)
+    for i in range(5):
+        sid = f"019d9999-0000-7000-8000-00000000010{i}"
+        ts = (now - timedelta(minutes=10 * i)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        lines = [{"timestamp": ts, "type": "session_meta", "payload": {"id": sid, "cwd": "/w"}},
+                 {"timestamp": ts, "type": "event_msg", "payload": {"type": "user_message", "message": f"work {i}"}}]
+        (day / f"rollout-{now:%Y-%m-%dT%H-%M-%S}-{sid}.jsonl").write_text(
+            "\n".join(json.dumps(x) for x in lines) + "\n")
+    seen: list[str] = []
+    argv = ["list", "--limit", "2"]
+    for _ in range(5):
+        result = fresh.run(*argv)
+        assert result.returncode == 0, result
+        seen += [m.group(6) for m in map(LINE.match, result.stdout.splitlines()) if m]
+        hint = next((line for line in result.stdout.splitlines() if line.startswith("next page:")), None)
+        if hint is None:
+            break
+        assert "next_cursor" not in result.stdout  # the flag a person types, not the MCP field
+        argv = ["list", "--limit", "2", "--cursor", hint.split("--cursor ", 1)[1]]
+    assert len(seen) == 5 and len(set(seen)) == 5, seen
