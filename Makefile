@@ -24,7 +24,7 @@ install: $(STAMP)
 run: install
 	@$(BIN)/moraine index && $(BIN)/moraine status
 	@echo
-	@echo "next: moraine setup --write   # adds Moraine to Claude Code and Codex (moraine setup shows the entries first)"
+	@echo "next: moraine setup --write   # adds Moraine to the MCP hosts installed here (moraine setup shows the entries, and what it skips)"
 
 ## test: lint (ruff, with its complexity rules), types (mypy, pydantic plugin) and the whole test suite
 test: $(STAMP)

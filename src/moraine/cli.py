@@ -27,7 +27,7 @@ from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateE
 from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.tools import index_status
-from moraine.sources import path_key
+from moraine.sources import ADAPTERS, path_key
 from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
 from moraine.store.engine import Store
 from moraine.store.snapshot import current_manifest
@@ -47,9 +47,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--foreground", action="store_true", help="stay in the foreground (for service managers)")
     p.add_argument("--for-host", action="store_true", help=argparse.SUPPRESS)  # started by `moraine mcp`
     sub.add_parser("stop", help="stop the running daemon (final snapshot, socket removed)")
-    p = sub.add_parser("setup", help="print (or --write) the MCP server entry for Claude Code and Codex")
-    p.add_argument("--write", action="store_true", help="merge the entry into ~/.claude.json and ~/.codex/config.toml")
-    p.add_argument("--remove", action="store_true", help="take Moraine's entries out of both files (nothing else)")
+    p = sub.add_parser("setup", help="print (or --write) the MCP server entry for every MCP host Moraine reads")
+    p.add_argument("--write", action="store_true",
+                   help="merge the entry into the config file of each host installed here (or named by --host)")
+    p.add_argument("--remove", action="store_true", help="take Moraine's entry out of the hosts' files (nothing else)")
+    p.add_argument("--host", action="append", metavar="NAME", choices=list(ADAPTERS),
+                   help=f"only this host (repeatable): {', '.join(ADAPTERS)}")
     p.add_argument("--json", action="store_true")
     cli_query.add_parsers(sub)
     p = sub.add_parser("status", help="what is indexed, from which files, and what was quarantined")
@@ -337,7 +340,7 @@ def _setup(config: Config, args: argparse.Namespace) -> int:
     home = config.home if config.home != Path.home() / ".moraine" else None  # --home / MORAINE_HOME
     if args.write and args.remove:
         raise UsageError("setup takes --write or --remove, not both")
-    return run_setup(args.write, args.json, home, args.remove)
+    return run_setup(args.write, args.json, home, args.remove, args.host, config.sources)
 
 
 def _forget_command(config: Config, args: argparse.Namespace) -> int:

@@ -63,7 +63,7 @@ def test_a_second_write_keeps_the_first_backup_and_remove_takes_out_only_moraine
     assert json.loads(claude.with_name("claude.json.bak").read_text()) == CLAUDE_BEFORE
     assert codex.with_name("config.toml.bak").read_text() == CODEX_BEFORE
     removed = json.loads(_run(tmp_path, "--remove", "--json").stdout)
-    assert removed["removed"] == {"claude_code": True, "codex": True}
+    assert {name for name, done in removed["removed"].items() if done} == {"claude-code", "codex"}
     assert json.loads(claude.read_text()) == CLAUDE_BEFORE
     assert tomllib.loads(codex.read_text()) == tomllib.loads(CODEX_BEFORE)
     again = _run(tmp_path, "--remove")

@@ -1,4 +1,5 @@
-"""The MCP server: the SDK's low-level `Server` with the three tools, over any streams.
+"""The MCP server: the SDK's low-level `Server` with Moraine's eight tools (the two that change
+data only with `[mcp] allow_write_tools`), over any streams.
 
 Tool calls run in a worker thread behind one lock: the Store has a single writer and the
 catch-up ingest that precedes each answer must not interleave with a query.

@@ -26,7 +26,8 @@ from moraine.store.engine import Store
 
 NAME = "search_sessions"
 DESCRIPTION = (
-    "Search Moraine's index of past AI coding-agent sessions (Codex, Claude Code) with BM25. "
+    "Search Moraine's index of past AI coding-agent sessions (Codex, Claude Code, Pi, Qwen Code, Kimi CLI, "
+    "Cursor, Copilot CLI, Gemini CLI, OpenCode) with BM25. "
     "Returns ranked compact hits with event/turn/session IDs to pass to `open`. Scope with "
     "within_id (a session or turn ID); event_types defaults to user_input, assistant_response, "
     "tool_response."
