@@ -20,9 +20,11 @@ install: $(STAMP)
 	@echo "moraine is at $(BIN_DIR)/moraine"
 	@case ":$$PATH:" in *":$(BIN_DIR):"*) ;; *) echo "note: $(BIN_DIR) is not on your PATH; add it, e.g. export PATH=\"$(BIN_DIR):\$$PATH\"";; esac
 
-## run: install, index your Codex and Claude Code history into ~/.moraine, show its status
+## run: install, index your agents' history into ~/.moraine, show its status (no logs yet is fine: the
+## state is ready, and the next `moraine index` or the daemon reads them when they appear)
 run: install
-	@$(BIN)/moraine index && $(BIN)/moraine status
+	@$(BIN)/moraine index; code=$$?; test $$code -eq 0 -o $$code -eq 5 || exit $$code
+	@$(BIN)/moraine status
 	@echo
 	@echo "next: moraine setup --write   # adds Moraine to the MCP hosts installed here (moraine setup shows the entries, and what it skips)"
 

@@ -96,8 +96,10 @@ def _index(config: Config, as_json: bool) -> int:
 def _require_logs(store: Store, summary: IngestSummary) -> None:
     if summary.files_seen == 0 and not store.session_total():
         roots = ", ".join(str(s.root) for s in store.config.sources if s.enabled)
-        raise NoLogsError(f"no agent logs found under {roots}; set CODEX_HOME / CLAUDE_CONFIG_DIR or add "
-                          f"sources to {store.config.home / 'config.toml'}")
+        raise NoLogsError(f"no agent logs found under {roots}. The state at {store.config.home} is ready: "
+                          "`moraine index` (or the daemon) reads the logs once an agent writes them. If your logs "
+                          "live elsewhere, set the harness's variable (CODEX_HOME, CLAUDE_CONFIG_DIR, …) or add "
+                          f"[[sources]] to {store.config.home / 'config.toml'}")
 
 
 def _caught_up_store(config: Config) -> Store:
