@@ -93,13 +93,15 @@ def _index(config: Config, as_json: bool) -> int:
     return 0
 
 
-def _require_logs(store: Store, summary: IngestSummary) -> None:
+def _require_logs(store: Store, summary: IngestSummary, home: Path | None = None) -> None:
+    """`home`: the state a person knows (a rebuild reads into a temporary one beside it)."""
+    home = home or store.config.home
     if summary.files_seen == 0 and not store.session_total():
         roots = ", ".join(str(s.root) for s in store.config.sources if s.enabled)
-        raise NoLogsError(f"no agent logs found under {roots}. The state at {store.config.home} is ready: "
+        raise NoLogsError(f"no agent logs found under {roots}. The state at {home} is ready: "
                           "`moraine index` (or the daemon) reads the logs once an agent writes them. If your logs "
                           "live elsewhere, set the harness's variable (CODEX_HOME, CLAUDE_CONFIG_DIR, …) or add "
-                          f"[[sources]] to {store.config.home / 'config.toml'}")
+                          f"[[sources]] to {home / 'config.toml'}")
 
 
 def _caught_up_store(config: Config) -> Store:
@@ -188,7 +190,7 @@ def _rebuild_from_logs(config: Config, label: str, require_logs: bool = True) ->
             fresh.commit([], [], {}, kept)
     summary = ingest_once(fresh, terminal_progress(label), snapshot=True)
     if require_logs:  # a reindex that finds no log would replace history by nothing
-        _require_logs(fresh, summary)
+        _require_logs(fresh, summary, config.home)
     assert fresh.manifest is not None
     fd = os.open(config.home / "lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
