@@ -480,6 +480,7 @@ class McpServer:
             "COPILOT_HOME": str(corpus.root / "no-copilot"),
             "GEMINI_CLI_HOME": str(corpus.root / "no-gemini"),
             "XDG_DATA_HOME": str(corpus.root / "no-xdg-data"),  # never the machine's own OpenCode store
+            "HOME": str(corpus.root / "home"),  # the SDK passes the outer HOME on otherwise
             "MORAINE_DAEMON_IDLE_EXIT_S": "30",  # a daemon a test forgot to stop goes away by itself
             **corpus.harness_env,
         }

@@ -129,8 +129,9 @@ class Corpus:
 
 
 def _run_env(corpus: Corpus, home: Path, settings: dict[str, str]) -> dict[str, str]:
-    env = {**corpus.writer.env(), "MORAINE_HOME": str(home), **settings}
-    for key in ("PATH", "HOME", "LANG", "LC_ALL"):
+    env = {**corpus.writer.env(), "MORAINE_HOME": str(home), "HOME": str(corpus.writer.codex_home.parent / "home"),
+           **settings}
+    for key in ("PATH", "LANG", "LC_ALL"):
         if key in os.environ:
             env[key] = os.environ[key]
     return env

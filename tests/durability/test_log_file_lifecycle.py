@@ -141,10 +141,9 @@ class Lab:
 
     # the real console script
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        env = {**self.env(), "MORAINE_HOME": str(self.state)}
-        for key in ("PATH", "HOME"):
-            if key in os.environ:
-                env[key] = os.environ[key]
+        env = {**self.env(), "MORAINE_HOME": str(self.state), "HOME": str(self.root / "home")}
+        if "PATH" in os.environ:
+            env["PATH"] = os.environ["PATH"]
         proc = subprocess.run([str(MORAINE), *args], env=env, capture_output=True, text=True, timeout=120,
                               check=False)
         assert "Traceback" not in proc.stderr, proc.stderr

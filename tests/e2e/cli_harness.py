@@ -1,8 +1,9 @@
 """End-to-end CLI harness: the real `moraine` console script, run as a subprocess over copies of data_samples.
 
 Every test builds a workspace under tmp_path (copies of data_samples/codex and data_samples/claude) and
-runs the CLI with CODEX_HOME / CLAUDE_CONFIG_DIR / MORAINE_HOME pointing into it; only PATH and HOME are
-kept from the outer environment, so no stray MORAINE_* setting leaks in.
+runs the CLI with CODEX_HOME / CLAUDE_CONFIG_DIR / MORAINE_HOME, every other harness's root variable and
+HOME pointing into it; only PATH is kept from the outer environment, so no stray MORAINE_* setting and no
+log of the machine's own harnesses (found under HOME when a variable is unset) leaks in.
 """
 
 from __future__ import annotations
@@ -77,10 +78,10 @@ class Workspace:
                "MORAINE_HOME": str(self.state), "PI_CODING_AGENT_DIR": str(self.root / "pi"),
                "QWEN_HOME": str(self.root / "qwen"), "KIMI_SHARE_DIR": str(self.root / "kimi"),
                "CURSOR_HOME": str(self.root / "cursor"), "COPILOT_HOME": str(self.root / "copilot"),
-               "GEMINI_CLI_HOME": str(self.root / "gemini"), "XDG_DATA_HOME": str(self.root / "xdg-data")}
-        for key in ("PATH", "HOME"):
-            if key in os.environ:
-                env[key] = os.environ[key]
+               "GEMINI_CLI_HOME": str(self.root / "gemini"), "XDG_DATA_HOME": str(self.root / "xdg-data"),
+               "HOME": str(self.root / "home"), "XDG_CONFIG_HOME": str(self.root / "home" / ".config")}
+        if "PATH" in os.environ:
+            env["PATH"] = os.environ["PATH"]
         env.update(self.extra_env)
         env.update(overrides)
         return env
