@@ -270,7 +270,11 @@ def _no_timezone(server: McpServer, ids: dict[str, str]) -> None:
     server.err(
         "list_sessions", {"start_datetime": DAY_START, "end_datetime": "2026-03-11T00:00:00.000"}, "invalid_request"
     )
-    server.err("list_sessions", {"start_datetime": "2026-03-10", "end_datetime": "2026-03-11"}, "invalid_request")
+    server.err("list_sessions", {"start_datetime": "2026-03-10T00:00", "end_datetime": DAY_END}, "invalid_request")
+    # a plain date is not a time without a zone: it is that day's midnight UTC (docs/contract.md), echoed so
+    dates = server.ok("list_sessions", {"start_datetime": "2026-03-10", "end_datetime": "2026-03-11"})
+    assert (dates["request"]["start_datetime"], dates["request"]["end_datetime"]) == (DAY_START, DAY_END)
+    assert dates["data"]["result_count"] == 5
 
 
 def _end_not_after_start(server: McpServer, ids: dict[str, str]) -> None:

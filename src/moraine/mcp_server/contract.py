@@ -14,7 +14,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 ERROR_CODES = ("invalid_request", "invalid_id", "not_found", "unsupported_event_type",
                "deadline_exceeded", "internal_error")
 OFFSET_RE = re.compile(r"(?:[zZ]|[+-]\d{2}:\d{2})$")
+DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 SUMMARY_CHARS = 300
 
 
@@ -159,13 +160,21 @@ def require_object(args: Any, allowed: tuple[str, ...]) -> dict[str, Any]:
 
 
 def parse_datetime(value: Any, field: str) -> tuple[str, int]:
-    """RFC 3339 with an explicit offset or Z → (trimmed text, epoch ms)."""
+    """RFC 3339 with an explicit offset or Z → (trimmed text, epoch ms). A plain date
+    (`2026-03-01`) is that day's midnight UTC, echoed as `2026-03-01T00:00:00Z`; a time without
+    an offset stays an error (its zone would be a guess)."""
     example = {"field": field, "example": "2026-04-30T09:00:00-04:00"}
     if value is None:
         raise ContractError("invalid_request", f"{field} is required", example)
     if not isinstance(value, str) or not value.strip():
         raise ContractError("invalid_request", f"{field} must be an RFC 3339 datetime string", example)
     text = value.strip()
+    if DATE_RE.match(text):
+        try:
+            day = date.fromisoformat(text)
+        except ValueError:
+            raise ContractError("invalid_request", f"{field} is not a valid date", example) from None
+        return f"{text}T00:00:00Z", int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
     if not OFFSET_RE.search(text) or "T" not in text.upper():
         raise ContractError("invalid_request", f"{field} must include an explicit timezone offset or Z", example)
     try:

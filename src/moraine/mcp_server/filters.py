@@ -1,14 +1,15 @@
 """Scopes people ask for — a harness, a project directory, a time window — as array masks.
 
 Additive to the v1 contract: `search_sessions` and `list_sessions` take optional `source`
-(harness names), `cwd` (a project directory: sessions whose cwd is it or below it) and, for
-search, `since` / `until` (RFC 3339, `since` inclusive, `until` exclusive, bounding the hit
-events' timestamps). Nothing here scans event text: sessions are matched once per call and
+(harness names), `cwd` (a project directory, absolute or `~/…`: sessions whose cwd is it or
+below it) and, for search, `since` / `until` (RFC 3339 or a date, `since` inclusive, `until`
+exclusive, bounding the hit events' timestamps). Nothing here scans event text: sessions are matched once per call and
 turned into a doc mask with one gather over the catalog's session column.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,13 +25,14 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "source": {"type": "array", "items": {"type": "string", "enum": list(ADAPTERS)}, "minItems": 1,
                "description": "Only sessions of these harnesses (null = all)."},
     "cwd": {"type": "string", "minLength": 1,
-            "description": "Only sessions whose working directory is this directory or below it (null = any)."},
+            "description": "Only sessions whose working directory is this directory or below it: an absolute path "
+            "or ~/… (null = any)."},
 }
 TIME_SCHEMA: dict[str, dict[str, Any]] = {
-    "since": {"type": "string", "description": "Only events at or after this time, RFC 3339 with offset or Z "
-              "(null = no lower bound)."},
-    "until": {"type": "string", "description": "Only events before this time, RFC 3339 with offset or Z "
-              "(null = no upper bound)."},
+    "since": {"type": "string", "description": "Only events at or after this time: RFC 3339 with offset or Z, "
+              "or a date (2026-03-01 = its midnight UTC; null = no lower bound)."},
+    "until": {"type": "string", "description": "Only events before this time: RFC 3339 with offset or Z, or a "
+              "date (midnight UTC, exclusive; null = no upper bound)."},
 }
 
 
@@ -77,13 +79,7 @@ def parse_scope(args: dict[str, Any], with_time: bool) -> tuple[Scope, dict[str,
             raise ContractError("invalid_request", f"unknown source: {unknown[0]}",
                                 {"field": "source", "allowed": list(ADAPTERS)})
         sources = tuple(name for name in ADAPTERS if name in value)
-    cwd = None
-    if args.get("cwd") is not None:
-        value = args["cwd"]
-        if not isinstance(value, str) or not value.startswith("/"):
-            raise ContractError("invalid_request", "cwd must be an absolute directory path",
-                                {"field": "cwd", "example": "/home/me/project"})
-        cwd = value.rstrip("/") or "/"
+    cwd = None if args.get("cwd") is None else _cwd(args["cwd"])
     scope = Scope(sources, cwd)
     echo = scope.echo()
     if with_time:
@@ -96,6 +92,16 @@ def parse_scope(args: dict[str, Any], with_time: bool) -> tuple[Scope, dict[str,
             raise ContractError("invalid_request", "until must be later than since", {"field": "until"})
         scope = Scope(sources, cwd, since, until)
     return scope, echo
+
+
+def _cwd(value: Any) -> str:
+    """An absolute directory, or one under the user's home written `~/…` (`~user/…` too)."""
+    if isinstance(value, str) and value.startswith("~"):
+        value = os.path.expanduser(value)
+    if not isinstance(value, str) or not value.startswith("/"):
+        raise ContractError("invalid_request", "cwd must be an absolute directory path or start with ~",
+                            {"field": "cwd", "example": "~/project"})
+    return value.rstrip("/") or "/"
 
 
 def doc_scope(store: Store, scope: Scope, within: np.ndarray | None) -> np.ndarray | None:
