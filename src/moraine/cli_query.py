@@ -1,8 +1,9 @@
 """The commands people use to read their history: `search`, `open`, `list`.
 
-They call the same tool functions as MCP (one output contract), with what a shell user needs
-on top: a native session id or a log path for `open`, `list` defaulting to the last 7 days,
-dates without a time, and errors that name the flag that was wrong.
+They call the same tool functions as MCP (one output contract; a native session id or a log
+path is resolved by the tools themselves, `mcp_server/refs.py`), with what a shell user needs on
+top: `open` showing the content page in its text, `list` defaulting to the last 7 days, dates
+at local midnight, and errors that name the flag that was wrong.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from moraine import querylog
 from moraine.errors import UsageError
 from moraine.mcp_server.contract import ToolResult
 from moraine.model import MODES, SEARCHABLE_TYPES
-from moraine.sources import ADAPTERS, path_key
+from moraine.sources import ADAPTERS
 from moraine.store.engine import Store
 
 LIST_DAYS = 7
@@ -172,7 +173,7 @@ def _run(store: Store, args: argparse.Namespace) -> ToolResult:
             "source": args.source, "cwd": _cwd(args.cwd), "since": args.since, "until": args.until}
         return search_sessions.run(store, {k: v for k, v in request.items() if v is not None or k == "within_id"})
     if args.command == "history":
-        request = {"query": args.query, "session_id": moraine_id(store, args.session) if args.session else None,
+        request = {"query": args.query, "session_id": args.session,
                    "context_lines": args.context_lines, "max_results": args.max_results, "since": args.since,
                    "until": args.until}
         return search_session_history.run(store, request)
@@ -186,8 +187,8 @@ def _run(store: Store, args: argparse.Namespace) -> ToolResult:
     if args.command == "cleanup":
         return _cleanup(store, args)
     if args.command == "open":
-        request = {"id": moraine_id(store, args.id), "offset": args.offset, "max_chars": args.max_chars,
-                   "cursor": args.cursor}
+        request = {"id": args.id, "offset": args.offset, "max_chars": args.max_chars,  # refs.resolve: any id
+                   "cursor": args.cursor, "content_in_text": None if args.json else True}  # a person reads the text
         return open_tool.run(store, {k: v for k, v in request.items() if v is not None})
     request = {"start_datetime": args.since or default_list_start(), "end_datetime": args.until or LIST_END,
                "limit": args.limit, "cursor": args.cursor, "mode": args.mode, "sort": args.sort,
@@ -251,19 +252,3 @@ def _for_people(text: str, envelope: dict[str, Any]) -> str:
         return text
     text = text.replace(f"next_cursor: {cursor}", f"next page: add --cursor {cursor}")
     return text.replace("pass next_cursor", "pass --cursor")
-
-
-def moraine_id(store: Store, ref: str) -> str:
-    """For people: `moraine open` also takes a harness's own session id (as `codex resume`
-    and `claude --resume` show it) or a log file's path; MCP `open` keeps the contract's IDs."""
-    if ref.startswith(("session:", "turn:", "event:")):
-        return ref
-    for source in ADAPTERS:
-        for key in (f"{source}:{ref}", f"{source}:{ref.lower()}"):
-            if (session := store.session_by_key(key)) is not None:
-                return session.id
-    for candidate in (ref, str(Path(ref).expanduser().resolve())):
-        file_key = path_key(candidate)
-        if file_key is not None and (session := store.session_of_file(file_key)) is not None:
-            return session.id
-    return ref  # open answers invalid_id, naming what an ID looks like

@@ -24,7 +24,7 @@ def test_list_text(indexed: Indexed) -> None:
     lines = result.stdout.splitlines()
     n = len(oracle_sessions())
     assert lines[0] == f"{n} session(s)."
-    rows = [LINE.match(line) for line in lines[1:]]
+    rows = [LINE.match(line) for line in lines[1:] if not line.startswith(" ")]  # a row's details are indented
     assert len(rows) == n and all(rows), result.stdout
     assert [int(r[1]) for r in rows if r] == list(range(1, n + 1))
     assert len({r[6] for r in rows if r}) == n, "each session once"

@@ -175,7 +175,7 @@ def test_searched_sessions_are_listed_newest_first_up_to_the_cap(tmp_path: Path,
     store = Store(writer.config(tmp_path / "state"))
     ingest_once(store, snapshot=False)
     request = {"query": "(?i)e", "session_id": None, "context_lines": 0, "max_results": 5,
-               "since_ms": None, "until_ms": None}
+               "since_ms": None, "until_ms": None, "include_searched_ids": True}
     full = tool.search(store, request, deadline=float("inf"))
     newest = [s.id for s in store.sessions_newest_first()]
     assert full["searched_sessions"] == newest and full["searched_sessions_total"] == len(newest) >= 8
@@ -183,3 +183,7 @@ def test_searched_sessions_are_listed_newest_first_up_to_the_cap(tmp_path: Path,
     capped = tool.search(store, request, deadline=float("inf"))
     assert capped["searched_sessions"] == newest[:3] and capped["searched_sessions_total"] == len(newest)
     assert capped["total_matches"] == full["total_matches"]
+    # unasked, the list is the sessions of the matches shown, not every session searched
+    brief = tool.search(store, {**request, "include_searched_ids": False}, deadline=float("inf"))
+    assert brief["searched_sessions"] == list(dict.fromkeys(m["session_id"] for m in brief["matches"]))
+    assert brief["searched_sessions_total"] == len(newest)

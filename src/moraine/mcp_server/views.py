@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
 from typing import Any
 
 from moraine.mcp_server.contract import compact
 from moraine.model import Event, format_ts
 from moraine.store.engine import Store
-from moraine.store.session import Session
+from moraine.store.session import Session, first_line
 from moraine.store.turns import Turn
 
 
@@ -44,8 +46,97 @@ _RESUME_IN_CWD = {"claude-code": "claude --resume {}", "pi": "pi --session {}", 
                   "opencode": "opencode --session {}"}
 
 
+# Titles that name no task: the injected context a harness writes before the person's prompt
+# (Codex's environment and IDE context, user instructions, AGENTS.md; Claude Code's local-command
+# caveat and command echoes), a continuation note, an interrupt marker. Lower case, by prefix.
+_INJECTED = ("<environment_context", "<user_instructions", "<system-reminder", "<command-", "<local-command",
+             "<turn_aborted", "<permissions", "<instructions", "<user_shell_command", "# context from my ide",
+             "# agents.md instructions", "caveat:", "[request interrupted", "this session is being continued",
+             "<image", "[image", "[document")
+_TAG_LINE = re.compile(r"^<([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)>")  # <snake_case> / <kebab-case> block openers
+_IDE_REQUEST = re.compile(r"^## My request for \w+:[ \t]*$", re.M)
+TITLE_TURNS = 8  # turns whose prompts are read for a title, at most
+TITLE_DOCS = 50  # events read for a title when no prompt has one, at most
+
+
+def placeholder_title(title: str | None) -> bool:
+    """A title that says nothing about the session: none, `untitled`, punctuation only, or
+    injected context (`<environment_context>`, `# Context from my IDE setup:`, `Caveat: …`)."""
+    text = (title or "").strip()
+    if not text or text.lower() in ("untitled", "untitled session", "(untitled)"):
+        return True
+    if not any(ch.isalnum() for ch in text):
+        return True
+    return text.lower().startswith(_INJECTED) or bool(_TAG_LINE.match(text))
+
+
+def real_line(text: str) -> str | None:
+    """The first line of a prompt that the person wrote: injected blocks (`<tag>…</tag>`) and
+    context lines skipped; of an IDE-context prompt, the request after `## My request for …:`."""
+    ide = text.lstrip().lower().startswith("# context from my ide")
+    if ide and (request := _IDE_REQUEST.search(text)):
+        text, ide = text[request.end():], False
+    block: str | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if block is not None:
+            if line.startswith(f"</{block}"):
+                block = None
+            continue
+        opener = _TAG_LINE.match(line)
+        if opener and f"</{opener.group(1)}>" not in line:
+            block = opener.group(1)
+            continue
+        if placeholder_title(line) or (ide and line.startswith(("#", "- "))):
+            continue
+        return first_line(line)
+    return None
+
+
+def display_title(store: Store, session: Session) -> str | None:
+    """The session's title, or — when it names no task (`placeholder_title`) — the first line
+    the person wrote: in the first turns' prompts, else the first user or assistant text. The
+    store keeps the title as derived from the log (docs/decisions.md); this is how it is shown."""
+    title = session.title
+    if not placeholder_title(title):
+        return title
+    for turn in store.turns(session)[:TITLE_TURNS]:
+        if turn.user_doc is not None and (line := real_line(store.event_text(turn.user_doc))):
+            return line
+    for doc in session.docs[:TITLE_DOCS]:
+        if store.event_type(doc) in ("user_input", "assistant_response") and (line := real_line(store.event_text(doc))):
+            return line
+    return None
+
+
+def project_of(cwd: str | None) -> str | None:
+    """The project a cwd names: its last folder (`~` for the home directory itself)."""
+    if not cwd:
+        return None
+    path = cwd.rstrip("/")
+    if not path:
+        return "/"
+    if path == os.path.expanduser("~").rstrip("/"):
+        return "~"
+    return path.rsplit("/", 1)[-1]
+
+
+def short_time(timestamp: str | None) -> str:
+    """`2026-03-18T11:05:27.704Z` → `2026-03-18 11:05Z` (the text's time; the JSON keeps the full one)."""
+    if not timestamp:
+        return "?"
+    return f"{timestamp[:10]} {timestamp[11:16]}Z"
+
+
+def session_label(session: dict[str, Any]) -> str:
+    """`codex · webapp — Fix the migration` from a session object of any view."""
+    where = " · ".join(part for part in (session.get("source"), project_of(session.get("cwd"))) if part)
+    return f'{where} — {session.get("title") or "(untitled)"}'
+
+
 def session_brief(store: Store, session: Session) -> dict[str, Any]:
-    return {"id": session.id, "title": session.title, "source": session.source, "native_id": native_id(session),
+    return {"id": session.id, "title": display_title(store, session), "source": session.source,
+            "native_id": native_id(session),
             "cwd": session.cwd, "git_branch": session.git_branch, "resume_command": resume_command(session)}
 
 

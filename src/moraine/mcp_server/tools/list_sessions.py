@@ -20,7 +20,7 @@ from moraine.mcp_server.contract import (
     signature,
 )
 from moraine.mcp_server.filters import SCHEMA, Scope, parse_scope
-from moraine.mcp_server.views import session_full
+from moraine.mcp_server.views import project_of, session_full, short_time
 from moraine.model import MODES
 from moraine.store.engine import Store
 from moraine.store.session import Session
@@ -35,8 +35,10 @@ FIELDS = ("start_datetime", "end_datetime", "limit", "cursor", "mode", "sort", "
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "start_datetime": {"type": "string", "description": "Inclusive, RFC 3339 with offset or Z."},
-        "end_datetime": {"type": "string", "description": "Exclusive, RFC 3339 with offset or Z."},
+        "start_datetime": {"type": "string", "description": "Inclusive: RFC 3339 with offset or Z, or a date "
+                           "(2026-03-01 = its midnight UTC)."},
+        "end_datetime": {"type": "string", "description": "Exclusive: RFC 3339 with offset or Z, or a date "
+                         "(its midnight UTC)."},
         "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 20,
                   "description": "Sessions per page (null = 20)."},
         "cursor": {"type": "string", "description": "next_cursor of the previous page (null = first page)."},
@@ -140,12 +142,18 @@ def _answer(store: Store, call: Call) -> Answer:
 
 
 def render(envelope: dict[str, Any]) -> str:
+    """Per session: when it was last active, which harness, which project, its title; its size,
+    mode and ID; how to resume it in its harness."""
     data = envelope["data"]
     lines = [f'{data["result_count"]} session(s)' + (" (more: pass next_cursor)." if data["truncated"] else ".")]
     for item in data["sessions"]:
         s = item["session"]
+        where = " · ".join(part for part in (project_of(s["cwd"]), s.get("git_branch")) if part)
         lines.append(f'{item["rank"]}. {s["updated_at"]} [{s["source"]}, {s["mode"]}, {s["turn_count"]} turns] '
-                     f'{s["title"] or "untitled"}  ({s["id"]})')
+                     f'{where + " — " if where else ""}{s["title"] or "(untitled)"}  ({s["id"]})')
+        lines.append(f'   {s["event_count"]} events, {"completed" if s["completed"] else "not completed"}, started '
+                     f'{short_time(s["started_at"])}; cwd {s["cwd"]}'
+                     + (f'; resume: {s["resume_command"]}' if s.get("resume_command") else ""))
     if data["next_cursor"]:
         lines.append(f'next_cursor: {data["next_cursor"]}')
     lines.extend(f"warning: {w}" for w in envelope["warnings"])

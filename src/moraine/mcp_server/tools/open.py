@@ -22,11 +22,14 @@ from moraine.mcp_server.contract import (
     require_object,
     respond,
 )
+from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.views import (
     event_id,
     event_summary_text,
     session_brief,
     session_full,
+    session_label,
+    short_time,
     text_ref,
     turn_docs,
     turn_summary,
@@ -42,11 +45,13 @@ DESCRIPTION = (
     "metadata and every turn summarized; a turn gives its events summarized with traversal IDs; "
     "an event gives its full content (tool name, arguments, exit code, output)."
 )
-FIELDS = ("id", "offset", "max_chars", "cursor")
+FIELDS = ("id", "offset", "max_chars", "cursor", "content_in_text")
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "id": {"type": "string", "minLength": 1, "description": "A session:, turn: or event: ID returned by Moraine."},
+        "id": {"type": "string", "minLength": 1, "description": "A session:, turn: or event: ID returned by Moraine; "
+               "or a harness's own session id (native_id, as codex resume / claude --resume show it) or a log "
+               "file's path, which open as their session."},
         "offset": {"type": "integer", "minimum": 0,
                    "description": "Event only: first character of the content page (default 0; null = omitted)."},
         "max_chars": {"type": "integer", "minimum": 1,
@@ -54,18 +59,23 @@ INPUT_SCHEMA: dict[str, Any] = {
                       "the reply bound; null = omitted)."},
         "cursor": {"type": "string", "description": "Session or turn: next_cursor of the previous page of turns or "
                    "events (null = first page)."},
+        "content_in_text": {"type": "boolean", "default": False,
+                            "description": "Event: also put the content page in the text block, for hosts that show "
+                            "the model only the text (default false: the page is in structuredContent "
+                            "data.content.text only; null = false)."},
     },
     "required": ["id"],
     "additionalProperties": False,
 }
-PAGE_SHARE = 0.4  # of the reply bound, for an event's content page: it appears in the text block and in the JSON
+PAGE_SHARE = 0.4  # of the reply bound, for an event's content page (in the JSON; in the text too with content_in_text)
 LIST_SHARE = 0.7  # of the reply bound, for a page of turns or events (JSON + one line of text each)
 LINE_CHARS = 200  # the text block's line for one turn or event, at most
 SLA = {"event": 200, "turn": 300, "session": 500}
 SLA_BIG_SESSION = 1500
+MAX_EMPTY_SKIPPED = 10_000  # blank events passed over looking for one with text, at most
 
 
-def _canonical(args: Any) -> tuple[dict[str, Any], ParsedId]:
+def _canonical(store: Store, args: Any) -> tuple[dict[str, Any], ParsedId]:
     args = require_object(args, FIELDS)
     if "id" not in args or args["id"] is None:
         raise ContractError("invalid_request", "id is required", {"field": "id"})
@@ -73,7 +83,16 @@ def _canonical(args: Any) -> tuple[dict[str, Any], ParsedId]:
     if not isinstance(value, str) or not value.strip():
         raise ContractError("invalid_request", "id must be a non-empty string", {"field": "id"})
     request: dict[str, Any] = {"id": value}
-    parsed = parse_id(value)
+    resolved = resolve(store, value, "id")  # a native session id or a log path → its session's ID
+    parsed = parse_id(resolved)
+    if resolved != value:
+        request["resolved_id"] = resolved
+    _paging(args, parsed, request)
+    return request, parsed
+
+
+def _paging(args: dict[str, Any], parsed: ParsedId, request: dict[str, Any]) -> None:
+    """The extension arguments, checked against the kind of ID opened, into `request`."""
     for name in ("offset", "max_chars"):
         if args.get(name) is not None:
             number = args[name]
@@ -84,12 +103,16 @@ def _canonical(args: Any) -> tuple[dict[str, Any], ParsedId]:
                 raise ContractError("invalid_request", f"{name} pages an event's content; use cursor for a "
                                     f"{parsed.kind}", {"field": name})
             request[name] = number
+    if args.get("content_in_text") is not None:
+        if not isinstance(args["content_in_text"], bool):
+            raise ContractError("invalid_request", "content_in_text must be true or false",
+                                {"field": "content_in_text"})
+        request["content_in_text"] = args["content_in_text"]  # a session or turn has no page: ignored there
     if args.get("cursor") is not None:
         if parsed.kind == "event":
             raise ContractError("invalid_request", "cursor pages a session's turns or a turn's events; use "
                                 "offset for an event", {"field": "cursor"})
         request["cursor"] = args["cursor"]
-    return request, parsed
 
 
 def _page_start(request: dict[str, Any], owner: str) -> int:
@@ -270,9 +293,26 @@ def _open_event(store: Store, session: Session, turn: Turn, doc: int, request: d
             "previous_event_id": event_id(store, session.docs[position - 1]) if position > turn.start else None,
             "next_event_id": event_id(store, session.docs[position + 1]) if position + 1 < turn.end else None,
             "previous_turn_id": previous, "next_turn_id": following,
+            "previous_nonempty_event_id": _nearest_with_text(store, session, position, -1),
+            "next_nonempty_event_id": _nearest_with_text(store, session, position, 1),
         },
         "source": {"file": event.file, "line": event.line, "offset": event.offset},
     }
+
+
+def _nearest_with_text(store: Store, session: Session, position: int, step: int) -> str | None:
+    """The nearest event before (step -1) or after (step 1) the one at `position` in the
+    session, crossing turn boundaries, whose text is not blank: what an agent reading on wants
+    rather than an empty `system` or encrypted `reasoning` record. None at the session's ends."""
+    docs = session.docs
+    i = position + step
+    for _ in range(MAX_EMPTY_SKIPPED):
+        if not 0 <= i < len(docs):
+            return None
+        if store.event_text(docs[i]).strip():
+            return store.event_id(docs[i])
+        i += step
+    return None
 
 
 def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
@@ -280,9 +320,9 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
 
 
 def _answer(store: Store, call: Call) -> Answer:
-    request, parsed = _canonical(call.args)
+    request, parsed = _canonical(store, call.args)
     call.sla_ms = SLA[parsed.kind]
-    session, turn, doc = _locate(store, parsed, request["id"])
+    session, turn, doc = _locate(store, parsed, request.get("resolved_id", request["id"]))
     if parsed.kind == "session":
         if len(store.turns(session)) > 100:
             call.sla_ms = SLA_BIG_SESSION
@@ -303,54 +343,89 @@ def render(envelope: dict[str, Any]) -> str:
         return _render_session(data)
     if data["kind"] == "turn":
         return _render_turn(data)
-    return _render_event(data)
+    return _render_event(data, bool(envelope["request"].get("content_in_text")))
 
 
 def _render_session(data: dict[str, Any]) -> str:
-    """Session header, then one line per turn shown, then how to get the next page."""
+    """Session header, then one line per turn shown (its prompt and how it ended), then how to
+    get the next page."""
     s = data["session"]
-    lines = [f'Session {s["id"]} — {s["title"] or "untitled"} ({s["source"]}, {s["mode"]}, '
+    lines = [f'Session {s["id"]} — {s["title"] or "(untitled)"} ({s["source"]}, {s["mode"]}, '
              f'{s["turn_count"]} turns, {s["event_count"]} events, '
              f'{"completed" if s["completed"] else "not completed"})',
              f'{s["started_at"]} → {s["updated_at"]}  cwd: {s["cwd"]}'
              + (f'  branch: {s["git_branch"]}' if s.get("git_branch") else "")]
     if s.get("resume_command"):
         lines.append(f'resume: {s["resume_command"]}')
+    if s.get("parent_session_id"):
+        lines.append(f'subagent of {s["parent_session_id"]}')
+    if data["subagent_session_ids"]:
+        lines.append(f'subagents: {", ".join(data["subagent_session_ids"])}')
     for t in data["turns"]:
         prompt = (t["user_input"] or {}).get("text") or "(no user input)"
-        lines.append(f'  turn {t["ordinal"]} {t["id"]}{"" if t["completed"] else " [incomplete]"}: '
-                     f'{prompt[:120]}')
+        final = (t["final_response"] or {}).get("text")
+        tools = f' tools: {", ".join(t["tools_called"][:6])}.' if t["tools_called"] else ""
+        lines.append(f'  turn {t["ordinal"]} {t["id"]} {short_time(t["started_at"])}, {t["event_count"]} events'
+                     f'{"" if t["completed"] else " [incomplete]"}: {prompt}')
+        if final or tools:
+            lines.append(f'    →{tools}{" " + final if final else ""}')
     shown = data["turns_shown"]
     if data["next_cursor"]:
         lines.append(f'turns {shown["from_ordinal"]}–{shown["to_ordinal"]} of {shown["total"]} shown; for the '
                      f'next ones call open with id={s["id"]} and cursor={data["next_cursor"]}')
+    traversal = data["traversal"]
+    lines.append(f'previous session (same cwd): {traversal["previous_session_id"]}; next: '
+                 f'{traversal["next_session_id"]}')
     return "\n".join(lines)
 
 
 def _render_turn(data: dict[str, Any]) -> str:
     """Turn header, then one line per event shown, then how to get the next page."""
-    t = data["turn"]
+    t, tr = data["turn"], data["traversal"]
     lines = [f'Turn {t["ordinal"]} of {data["session"]["id"]} — {t["event_count"]} events, '
-             f'{"completed" if t["completed"] else "not completed"}']
+             f'{"completed" if t["completed"] else "not completed"}, {t["started_at"]} → {t["updated_at"]}',
+             f'session: {session_label(data["session"])}']
     for e in data["events"]:
         tool = f' {e["tool_name"]}' if e["tool_name"] else ""
-        lines.append(f'  {e["ordinal"]}. [{e["type"]}{tool}] {e["summary"][:140]}  ({e["id"]})')
+        summary = e["summary"] or "(empty)"
+        lines.append(f'  {e["ordinal"]}. {e["timestamp"][11:19]} [{e["type"]}{tool}] {summary}  ({e["id"]})')
     if data["next_cursor"]:
         lines.append(f'events 1–{data["events"][-1]["ordinal"] if data["events"] else 0} shown; for the next '
                      f'ones call open with id={t["id"]} and cursor={data["next_cursor"]}')
+    lines.append(f'previous turn: {tr["previous_turn_id"]}; next turn: {tr["next_turn_id"]}')
     return "\n".join(lines)
 
 
-def _render_event(data: dict[str, Any]) -> str:
-    """Event header, its content page, and where the rest starts when the page is cut."""
-    e, c = data["event"], data["content"]
+PREVIEW_CHARS = 200  # of an event's content in the text block, when the page itself is not there
+
+
+def _render_event(data: dict[str, Any], with_page: bool) -> str:
+    """Event header, where its content is (the page itself only with content_in_text: it is in
+    structuredContent, never in both unasked), the traversal, and how to get the rest of a cut page."""
+    e, c, tr = data["event"], data["content"], data["traversal"]
     head = f'Event {e["id"]} [{e["type"]}] {e["timestamp"]} in {e["turn_id"]}'
     if c.get("tool_name"):
         head += f' tool={c["tool_name"]}'
     if c.get("exit_code") is not None:
         head += f' exit_code={c["exit_code"]}'
-    text = head + "\n" + c["text"]
+    lines = [head, f'session: {session_label(data["session"])} ({data["session"]["id"]})']
+    span = f'characters {c["offset"]}–{c["offset"] + len(c["text"])} of {c["total_chars"]}'
+    if with_page:
+        lines += [f"content ({span}):", c["text"]]
+    elif c["text"]:
+        preview, cut = compact(c["text"], PREVIEW_CHARS)
+        lines.append(f'content: {span}, in structuredContent data.content.text'
+                     + ("" if not cut else "; this text shows its start (call open with content_in_text=true "
+                        "if this host shows you no structuredContent)") + ":")
+        lines.append(preview)
+    else:
+        lines.append("content: empty" + (" (encrypted)" if c.get("encrypted") else ""))
+    if c.get("arguments_omitted"):
+        lines.append("arguments: too large to repeat beside the text, which holds every value")
+    lines.append(f'previous event: {tr["previous_event_id"]}; next event: {tr["next_event_id"]}; '
+                 f'with text: previous {tr["previous_nonempty_event_id"]}, next {tr["next_nonempty_event_id"]}')
+    lines.append(f'previous turn: {tr["previous_turn_id"]}; next turn: {tr["next_turn_id"]}')
     if c["truncated"]:
-        text += (f'\n[characters {c["offset"]}–{c["next_offset"]} of {c["total_chars"]} shown; for the rest call '
-                 f'open with id={e["id"]} and offset={c["next_offset"]}]')
-    return text
+        lines.append(f'[{span} in this page; for the rest call open with id={e["id"]} and '
+                     f'offset={c["next_offset"]}]')
+    return "\n".join(lines)

@@ -3,9 +3,11 @@
 A session's transcript is the text of its events in order (Moraine's own tool traffic and
 unknown records left out), each event's text split into lines; `line_number` counts from 1
 within that transcript. Matching is RE2 (linear time, see `index.grep`) over the mapped content
-chunks, every text of the scope read, so the result is exactly a full scan's, and
-`searched_sessions` are the sessions with transcript lines in scope. A line counts once however
-many times the pattern matches in it (grep's count). Output follows the seed's schema (not the v1
+chunks, every text of the scope read, so the result is exactly a full scan's; the sessions
+searched are those with transcript lines in scope (`searched_sessions_total` counts them;
+`searched_sessions` lists the sessions of the matches shown, or with `session_id` that session,
+or every one with `include_searched_ids`). A line counts once however many times the pattern
+matches in it (grep's count). Output follows the seed's schema (not the v1
 envelope), with `event_id` and `timestamp` on each match and a readable text block beside it.
 """
 
@@ -22,6 +24,8 @@ from moraine.errors import ContractError
 from moraine.index import grep_pool
 from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
 from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_error
+from moraine.mcp_server.refs import resolve
+from moraine.mcp_server.views import session_brief, session_label, short_time
 from moraine.model import format_ts
 from moraine.store.contents import TextStretch, encode_text
 from moraine.store.engine import Store
@@ -37,15 +41,22 @@ DESCRIPTION = (
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "session_id": {"type": "string", "description": "A session: ID returned by Moraine (null = all sessions)."},
+        "session_id": {"type": "string", "description": "A session: ID returned by Moraine, a harness's own session "
+                       "id (native_id) or a log file's path (null = all sessions)."},
         "query": {"type": "string", "minLength": 1, "description": "Regular expression (RE2 syntax), matched "
                   "within each line of each session's transcript."},
         "context_lines": {"type": "integer", "minimum": 0, "maximum": 10, "default": 3,
                           "description": "Lines of context before and after each match (null = 3)."},
         "max_results": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10,
                         "description": "Matches to return; total_matches counts them all (null = 10)."},
-        "since": {"type": "string", "description": "Only events at or after this time, RFC 3339 (null = no bound)."},
-        "until": {"type": "string", "description": "Only events before this time, RFC 3339 (null = no bound)."},
+        "since": {"type": "string", "description": "Only events at or after this time: RFC 3339 or a date "
+                  "(midnight UTC; null = no bound)."},
+        "until": {"type": "string", "description": "Only events before this time: RFC 3339 or a date "
+                  "(midnight UTC; null = no bound)."},
+        "include_searched_ids": {"type": "boolean", "default": False,
+                                 "description": "List every searched session's ID in searched_sessions (up to "
+                                 "1,000; default false: the sessions of the matches shown, and "
+                                 "searched_sessions_total counts them all; null = false)."},
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -72,9 +83,9 @@ LINE_CHARS = 300  # a returned line (match or context) is cut here, with "…"
 
 
 class HistoryError(Exception):
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, extra: dict[str, Any] | None = None) -> None:
         super().__init__(message)
-        self.code, self.message = code, message
+        self.code, self.message, self.extra = code, message, extra or {}
 
 
 def _int(args: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
@@ -106,17 +117,23 @@ def _canonical(args: Any) -> dict[str, Any]:
             window.append(parse_datetime(args[name], name)[1] if args.get(name) is not None else None)
         except ContractError as exc:
             raise HistoryError("INVALID_REQUEST", exc.message) from None
+    include = args.get("include_searched_ids")
+    if include is not None and not isinstance(include, bool):
+        raise HistoryError("INVALID_REQUEST", "include_searched_ids must be true or false")
     return {"query": query, "session_id": session_id, "context_lines": _int(args, "context_lines", 3, 0, 10),
-            "max_results": _int(args, "max_results", 10, 1, 100), "since_ms": window[0], "until_ms": window[1]}
+            "max_results": _int(args, "max_results", 10, 1, 100), "since_ms": window[0], "until_ms": window[1],
+            "include_searched_ids": bool(include)}
 
 
 def _scope(store: Store, session_id: str | None) -> list[Session]:
     """The sessions to search, newest first."""
     if session_id is None:
         return store.sessions_newest_first()
-    try:
-        parsed = parse_id(session_id, "session_id")
-    except ContractError:
+    try:  # a Moraine ID, a harness's native session id or a log path (refs.resolve, as open takes them)
+        parsed = parse_id(resolve(store, session_id, "session_id"), "session_id")
+    except ContractError as exc:
+        if exc.code == "invalid_request":  # an ambiguous native id: the candidates' IDs
+            raise HistoryError("INVALID_REQUEST", exc.message, {"candidates": exc.details["candidates"]}) from None
         parsed = None
     session = store.session_by_sid(parsed.key) if parsed is not None and parsed.kind == "session" else None
     if session is None or not session.docs:
@@ -187,10 +204,13 @@ def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, 
     offsets = np.concatenate(hit_offsets) if hit_offsets else np.zeros(0, dtype=np.int64)
     total = len(found_docs)
     first = _first_hits(store, rank, found_docs, offsets, request["max_results"])
-    return {"matches": _matches(store, searched, first, request),
-            "total_matches": total, "truncated": total > request["max_results"],
-            "searched_sessions": [s.id for s in searched[:MAX_SEARCHED_LISTED]],
-            "searched_sessions_total": len(searched)}
+    matches = _matches(store, searched, first, request)
+    if request.get("include_searched_ids") or request["session_id"] is not None:
+        listed = [s.id for s in searched[:MAX_SEARCHED_LISTED]]
+    else:  # a count, not thousands of IDs: the sessions of the matches shown (newest first)
+        listed = list(dict.fromkeys(m["session_id"] for m in matches))
+    return {"matches": matches, "total_matches": total, "truncated": total > request["max_results"],
+            "searched_sessions": listed, "searched_sessions_total": len(searched)}
 
 
 def _searched(store: Store, sessions: list[Session], docs: np.ndarray, request: dict[str, Any]
@@ -329,21 +349,42 @@ def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
         request = _canonical(args)
         data = search(store, request, started + DEADLINE_S)
         data["warnings"] = freshness_warnings(store)
-        return ToolResult(data, render(data))
+        return ToolResult(data, render(data, _labels(store, data)))
     except HistoryError as exc:
-        return seed_error(NAME, exc.code, exc.message)
+        error = seed_error(NAME, exc.code, exc.message)
+        error.structured.update(exc.extra)
+        return error
     except Exception as exc:  # in-band, as every Moraine tool answers
         return seed_error(NAME, "INTERNAL_ERROR", f"internal error: {type(exc).__name__}: {exc}")
 
 
-def render(data: dict[str, Any]) -> str:
+def _labels(store: Store, data: dict[str, Any]) -> dict[str, str]:
+    """For the text: each matching session's harness, project and title."""
+    labels = {}
+    for sid in dict.fromkeys(m["session_id"] for m in data["matches"]):
+        session = store.session_by_sid(parse_id(sid).key)
+        if session is not None:
+            labels[sid] = session_label(session_brief(store, session))
+    return labels
+
+
+def render(data: dict[str, Any], labels: dict[str, str] | None = None) -> str:
+    """Matches grouped by session (its harness, project and title once), each with its line
+    number, time, event ID and context."""
+    labels = labels or {}
+    listed = len(data["searched_sessions"])
     lines = [f'{data["total_matches"]} matching line(s) in {data["searched_sessions_total"]} session(s) searched; '
-             f'{len(data["matches"])} shown.']
+             f'{len(data["matches"])} shown.'
+             + ("" if listed >= data["searched_sessions_total"] else
+                " (searched_sessions lists the sessions of the matches shown; include_searched_ids=true lists all.)")]
+    current = None
     for match in data["matches"]:
-        lines.append(f'{match["session_id"]} line {match["line_number"]} ({match["timestamp"]}, open: '
-                     f'{match["event_id"]}):')
-        lines += [f"    {line}" for line in match["context_before"]]
-        lines.append(f"  > {match['matched_text']}")
-        lines += [f"    {line}" for line in match["context_after"]]
+        if match["session_id"] != current:
+            current = match["session_id"]
+            lines.append(f'{current} — {labels.get(current, "")}'.rstrip(" —"))
+        lines.append(f'  line {match["line_number"]} ({short_time(match["timestamp"])}, open: {match["event_id"]}):')
+        lines += [f"      {line}" for line in match["context_before"]]
+        lines.append(f"    > {match['matched_text']}")
+        lines += [f"      {line}" for line in match["context_after"]]
     lines += [f"warning: {w}" for w in data.get("warnings", [])]
     return "\n".join(lines)

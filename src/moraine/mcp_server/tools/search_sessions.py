@@ -20,7 +20,8 @@ from moraine.mcp_server.contract import (
     respond,
 )
 from moraine.mcp_server.filters import SCHEMA, TIME_SCHEMA, Scope, doc_scope, parse_scope
-from moraine.mcp_server.views import session_times
+from moraine.mcp_server.refs import resolve
+from moraine.mcp_server.views import session_label, session_times, short_time
 from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES, format_ts
 from moraine.store.engine import Store
 
@@ -42,7 +43,8 @@ INPUT_SCHEMA: dict[str, Any] = {
         "query": {"type": "string", "minLength": 1, "maxLength": 4096,
                   "description": "What to look for; words, identifiers, paths, error text."},
         "within_id": {"type": "string",
-                      "description": "Restrict to one session or turn ID returned by Moraine (null = everywhere)."},
+                      "description": "Restrict to one session or turn ID returned by Moraine, or a session named by "
+                      "its native id or log path (null = everywhere)."},
         "event_types": {"type": "array", "items": {"type": "string", "enum": list(SEARCHABLE_TYPES)},
                         "minItems": 1, "description": "Event types to search (null = user_input, "
                         "assistant_response, tool_response)."},
@@ -63,7 +65,7 @@ SLA_GLOBAL, SLA_TURN, SLA_SESSION = 750, 300, 500
 DEADLINE_S = 5.0
 
 
-def _canonical(args: Any) -> tuple[dict[str, Any], Scope]:
+def _canonical(store: Store, args: Any) -> tuple[dict[str, Any], Scope]:
     args = require_object(args, FIELDS)
     query = args.get("query")
     if not isinstance(query, str) or not query.strip():
@@ -72,11 +74,14 @@ def _canonical(args: Any) -> tuple[dict[str, Any], Scope]:
     if len(query) > 4096:
         raise ContractError("invalid_request", "query must be at most 4096 characters", {"field": "query"})
     within = args.get("within_id")
-    if within is not None and parse_id(within, "within_id").kind == "event":
+    resolved = resolve(store, within, "within_id") if isinstance(within, str) and within.strip() else within
+    if resolved is not None and parse_id(resolved, "within_id").kind == "event":
         raise ContractError("invalid_request", "within_id accepts session and turn IDs, not event IDs",
                             {"field": "within_id"})
     request = {"query": query, "within_id": within, "event_types": _event_types(args.get("event_types")),
                "n_hits": _n_hits(args.get("n_hits"))}
+    if resolved != within:
+        request["resolved_within_id"] = resolved
     scope, echo = parse_scope(args, with_time=True)
     request.update(echo)
     for name, kind in (("min_should_match", int), ("min_score", float)):
@@ -163,8 +168,8 @@ def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
 
 
 def _answer(store: Store, call: Call) -> Answer:
-    request, filters = _canonical(call.args)
-    within, call.sla_ms = _scope(store, request["within_id"])
+    request, filters = _canonical(store, call.args)
+    within, call.sla_ms = _scope(store, request.get("resolved_within_id", request["within_id"]))
     scope = doc_scope(store, filters, within)
     limit = store.config.bm25.max_query_terms
     found = query_terms(request["query"], limit + 1)  # the one tokenization of the query
@@ -195,14 +200,18 @@ def _warnings(store: Store, cut_at: int | None) -> list[str]:
 
 
 def render(envelope: dict[str, Any]) -> str:
+    """Per hit: when, which harness, which project and session; the event's type, score and
+    snippet; the IDs to open. The JSON holds the same (no page of content: snippets only)."""
     data = envelope["data"]
     query = envelope["request"]["query"]
     lines = [f'Found {data["result_count"]} hit(s) for "{query}"'
              + (" (more exist; raise n_hits or narrow the query)." if data["truncated"] else ".")]
     for hit in data["results"]:
-        title = hit["session"]["title"] or "untitled session"
-        lines.append(f'{hit["rank"]}. [{hit["event"]["type"]}] score={hit["score"]:.2f} {title} — '
-                     f'{hit["snippet"]["text"][:160]}')
+        turn = hit["turn"]
+        lines.append(f'{hit["rank"]}. [{hit["event"]["type"]}] score={hit["score"]:.2f} '
+                     f'{short_time(hit["event"]["timestamp"])} · {session_label(hit["session"])}')
+        lines.append(f'   event {hit["event"]["ordinal"]}/{turn["event_count"]} of turn {turn["ordinal"]}'
+                     f'{"" if turn["completed"] else " (incomplete)"}: {hit["snippet"]["text"]}')
         lines.append(f'   open: {hit["open"]["event_id"]} (turn {hit["open"]["turn_id"]}, '
                      f'session {hit["open"]["session_id"]})')
     lines.extend(f"warning: {w}" for w in envelope["warnings"])
