@@ -62,9 +62,11 @@ class _Pattern:
     replies: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # → [count, ok]
     reply_text: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     last_ms: int = 0
+    tracked: int = 0  # observations recorded with track_input_event
 
-    def add(self, prompt: str, reply: str, ok: bool, at_ms: int) -> None:
+    def add(self, prompt: str, reply: str, ok: bool, at_ms: int, tracked: bool = False) -> None:
         key = normalize_input(reply)
+        self.tracked += int(tracked)
         self.prompts[prompt] += 1
         counts = self.replies[key]
         counts[0] += 1
@@ -104,16 +106,27 @@ def learned(store: Store) -> dict[str, _Pattern]:
         if session.docs:
             _from_session(store, session, patterns)
     for _sid, prompt, reply, ok, _source, _ms, at in store.tracked:
-        patterns.setdefault(normalize_prompt(prompt), _Pattern()).add(prompt, reply, ok, at)
+        patterns.setdefault(normalize_prompt(prompt), _Pattern()).add(prompt, reply, ok, at, tracked=True)
     return patterns
 
 
-def report(store: Store, prompt_filter: str | None, min_occurrences: int, sort_by: str) -> dict[str, Any]:
+DEFAULT_MIN_OCCURRENCES = 2  # a pair seen once has a success rate of 0 or 100 %, which says nothing
+
+
+def report(store: Store, prompt_filter: str | None, min_occurrences: int | None, sort_by: str) -> dict[str, Any]:
+    """The patterns seen at least `min_occurrences` times. Omitted (None): twice for a pattern
+    learned from the history only, once for one with an observation recorded on purpose
+    (`track_input_event`); `below_min_occurrences` counts the patterns this left out."""
     rows = []
+    left_out = 0
     for pattern in learned(store).values():
         prompt_text = pattern.prompts.most_common(1)[0][0]
+        if prompt_filter is not None and prompt_filter not in prompt_text:
+            continue
         total = sum(c for c, _ in pattern.replies.values())
-        if total < min_occurrences or (prompt_filter is not None and prompt_filter not in prompt_text):
+        least = min_occurrences if min_occurrences is not None else 1 if pattern.tracked else DEFAULT_MIN_OCCURRENCES
+        if total < least:
+            left_out += 1
             continue
         responses: list[Response] = sorted(({"input_text": pattern.reply_text[key].most_common(1)[0][0], "count": count,
                              "success_count": ok, "success_rate": round(ok / count, 4)}
@@ -128,7 +141,7 @@ def report(store: Store, prompt_filter: str | None, min_occurrences: int, sort_b
             "last_seen": lambda r: (_desc(r["last_seen"]), r["prompt_text"]),
             "success_rate": lambda r: (-r["success_rate"], -r["total_occurrences"], r["prompt_text"])}
     rows.sort(key=keys[sort_by])
-    return {"patterns": rows, "total_patterns": len(rows)}
+    return {"patterns": rows, "total_patterns": len(rows), "below_min_occurrences": left_out}
 
 
 def _desc(text: str) -> tuple[int, ...]:

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from moraine.mcp_server.contract import ToolResult, seed_error
+from moraine.mcp_server.views import short_time
 from moraine.store.engine import Store
 from moraine.store.patterns import report
 
@@ -22,8 +23,9 @@ INPUT_SCHEMA: dict[str, Any] = {
     "properties": {
         "prompt_filter": {"type": "string", "description": "Only prompts containing this text (case-sensitive "
                           "substring; null = all)."},
-        "min_occurrences": {"type": "integer", "minimum": 1, "default": 1,
-                            "description": "Only patterns seen at least this often (null = 1)."},
+        "min_occurrences": {"type": "integer", "minimum": 1, "default": 2,
+                            "description": "Only patterns seen at least this often (null = 2 for patterns learned "
+                            "from the history, 1 for those with a tracked observation; 1 shows every pattern)."},
         "sort_by": {"type": "string", "enum": list(SORTS), "default": "occurrences",
                     "description": "Descending order by this (null = occurrences)."},
         "max_patterns": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50,
@@ -57,10 +59,12 @@ def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
     prompt_filter = args.get("prompt_filter")
     if prompt_filter is not None and not isinstance(prompt_filter, str):
         return seed_error(NAME, "INVALID_REQUEST", "prompt_filter must be a string or null")
-    values = {}
-    for name, default, high in (("min_occurrences", 1, 10**9), ("max_patterns", 50, 500)):
+    values: dict[str, int | None] = {}
+    for name, default, high in (("min_occurrences", None, 10**9), ("max_patterns", 50, 500)):
         value = args.get(name)
-        value = default if value is None else value
+        if value is None:
+            values[name] = default
+            continue
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
             return seed_error(NAME, "INVALID_REQUEST", f"{name} must be an integer between 1 and {high}")
         values[name] = value
@@ -71,7 +75,7 @@ def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
     budget = int(store.config.mcp.max_reply_chars * 0.4)
     kept: list[dict[str, Any]] = []
     used = 0
-    for pattern in data["patterns"][: values["max_patterns"]]:
+    for pattern in data["patterns"][: values["max_patterns"] or 50]:
         pattern["all_responses"] = pattern["all_responses"][:MAX_RESPONSES]
         used += len(json.dumps(pattern))
         if kept and used > budget:
@@ -83,9 +87,18 @@ def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
 
 
 def render(data: dict[str, Any]) -> str:
+    """Per pattern: the prompt, how often and when it was last seen, and its replies (the three
+    most common) with their success rates."""
     lines = [f'{data["total_patterns"]} pattern(s); {len(data["patterns"])} shown.']
+    if data.get("below_min_occurrences"):
+        lines[0] += (f' {data["below_min_occurrences"]} seen less often were left out '
+                     f'(min_occurrences=1 shows them).')
     for p in data["patterns"]:
-        top = p["most_common_response"]
-        lines.append(f'- "{p["prompt_text"][:120]}" ×{p["total_occurrences"]} (last {p["last_seen"]}): most often '
-                     f'"{top["input_text"][:60]}" ×{top["count"]}, success {top["success_rate"]:.0%}')
+        lines.append(f'- "{p["prompt_text"][:160]}" ×{p["total_occurrences"]}, last {short_time(p["last_seen"])}, '
+                     f'success {p["success_rate"]:.0%}:')
+        shown = p["all_responses"][:3]
+        for r in shown:
+            lines.append(f'    "{r["input_text"][:80]}" ×{r["count"]}, success {r["success_rate"]:.0%}')
+        if len(p["all_responses"]) > len(shown):
+            lines.append(f'    … {len(p["all_responses"]) - len(shown)} more replies')
     return "\n".join(lines)
