@@ -14,12 +14,14 @@ is mocked: a real daemon over data_samples, a real bridge process, a real socket
   scan before any parser runs). Batches get one -32600 with id null (MCP 2025-06-18 has none).
 * Linear absorb: a 63 MB line is drained at hundreds of MB/s; the framer's time grows linearly.
 * Fairness: while other connections stream 63 MB lines fast and slowly, or send the costliest
-  lines the limits let through back to back, another client's calls are answered within
-  FAIR_BOUND_S each.
+  lines the limits let through back to back, another client's calls are answered within a bound
+  derived from what such a line costs on this machine (`_fair_bound`).
 * The seeded fuzzer of tools/fuzz_rpc.py on a fixed budget: 0 crashes, 0 unanswered, 0 extra
   answers, 0 internal errors.
 
-Timings are printed (`-s`); the asserted bounds are loose enough for a loaded 2-core CI machine.
+Timings are printed (`-s`). What is asserted about time is relative (the framer's x4 ratio, the fairness
+bound from a line's measured cost) or 100 times the measured figure (a huge line's absorb), so a slow
+or loaded machine passes and a quadratic framer or an unfair loop does not.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ sys.modules["fuzz_rpc"] = fuzz_rpc
 _spec.loader.exec_module(fuzz_rpc)
 
 FUZZ_SECONDS = 40.0  # CI budget of the fuzzer (both targets); tools/fuzz_rpc.py --seconds N for long runs
-FAIR_BOUND_S = 0.5  # a probe's search + ping during the floods below (measured max ~50 ms; loaded CI slack)
+FAIR_BOUND_S = 0.5  # the least bound of a probe's search + ping during the floods (see _fair_bound)
+HUGE_LINE_BOUND_S = 20.0  # a 63-70 MB line: ~0.2 s measured (100x); the quadratic framer took 22 s for 63 MB
 ANSWER_TIMEOUT_S = 30.0
 MB = 1024 * 1024
 
@@ -278,7 +281,7 @@ def test_huge_line_is_drained_and_answered(served: Any, kind: str, megabytes: in
         elapsed = time.perf_counter() - started
         print(f"\n{kind}: a {megabytes} MB line answered and drained in {elapsed:.2f} s")
         _check("huge", answers, ("error", -32600, f"huge-{megabytes}"))
-        assert elapsed < 20, f"{megabytes} MB took {elapsed:.1f} s"
+        assert elapsed < HUGE_LINE_BOUND_S, f"{megabytes} MB took {elapsed:.1f} s"
         _search_ok(target, "after-huge")
     finally:
         target.close()
@@ -286,26 +289,30 @@ def test_huge_line_is_drained_and_answered(served: Any, kind: str, megabytes: in
 
 def test_framing_is_linear_in_the_line_size() -> None:
     """The framer (shared by bridge and daemon) on 16 MB and 64 MB lines in 64 KiB chunks: time grows
-    linearly (the old `buf += chunk` grew quadratically: 22 s for 63 MB)."""
+    linearly (the old `buf += chunk` grew quadratically: 22 s for 63 MB). Judged by the ratio of the
+    two sizes' times on this machine (each the least of three runs: load only lengthens one), not by
+    a time: x4 the bytes must cost about x4, far from the quadratic x16."""
     chunk = b"a" * 65536
-    timings = {}
+    timings: dict[tuple[int, int | None], float] = {}
     for size in (16 * MB, 64 * MB):
         for limit in (None, wire.MAX_LINE):  # kept whole (the daemon's answers to the bridge) / drained
-            framer = wire.LineFramer(limit)
-            started = time.perf_counter()
-            out: list[Any] = []
-            for _ in range(size // len(chunk)):
-                out += framer.feed(chunk)
-            out += framer.feed(b"\n")
-            timings[size, limit] = time.perf_counter() - started
-            if limit is None:
-                assert len(out) == 1 and len(out[0]) == size
-            else:
-                assert len(out) == 1 and isinstance(out[0], wire.Oversized)
+            for _ in range(3):
+                framer = wire.LineFramer(limit)
+                started = time.perf_counter()
+                out: list[Any] = []
+                for _ in range(size // len(chunk)):
+                    out += framer.feed(chunk)
+                out += framer.feed(b"\n")
+                took = time.perf_counter() - started
+                timings[size, limit] = min(took, timings.get((size, limit), took))
+                if limit is None:
+                    assert len(out) == 1 and len(out[0]) == size
+                else:
+                    assert len(out) == 1 and isinstance(out[0], wire.Oversized)
+                del out
     print("\n" + ", ".join(f"{size // MB} MB {'kept' if limit is None else 'drained'}: {t * 1000:.0f} ms"
                            for (size, limit), t in timings.items()))
     for limit in (None, wire.MAX_LINE):
-        assert timings[64 * MB, limit] < 2.0
         assert timings[64 * MB, limit] < 10 * timings[16 * MB, limit] + 0.05  # linear: ×4 the bytes, not ×16
 
 
@@ -442,6 +449,26 @@ def _latencies_during(served: Any, probe: Any, floods: list[Any], seconds: float
     return latencies
 
 
+def _fair_bound(costly: bytes) -> float:
+    """How long a probe may wait while the costliest lines stream in, from what one costs here.
+
+    The daemon checks a line before anything else (`wire.check_line`, ~8-12 ms for the costliest on
+    an idle 2-core machine) and keeps at most MAX_IN_FLIGHT requests of one connection in hand, so a
+    fair loop makes a probe wait for about MAX_IN_FLIGHT such checks (measured max ~140 ms). The bound
+    is 20 times that, measured now in this process (a loaded or slow machine gets a larger bound), and
+    at least FAIR_BOUND_S; an unfair loop holds the probe up for the whole flood, which lasts 3 bounds.
+    """
+    from moraine.daemon.transport import MAX_IN_FLIGHT
+
+    line = costly.rstrip(b"\n")
+    cost = float("inf")
+    for _ in range(5):
+        started = time.perf_counter()
+        wire.check_line(line)
+        cost = min(cost, time.perf_counter() - started)
+    return max(FAIR_BOUND_S, 20 * MAX_IN_FLIGHT * cost)
+
+
 def _describe(latencies: list[float]) -> str:
     ordered = sorted(latencies)
     return (f"{len(ordered)} searches, median {statistics.median(ordered) * 1000:.1f} ms, "
@@ -450,7 +477,7 @@ def _describe(latencies: list[float]) -> str:
 
 def test_other_clients_are_answered_while_huge_lines_stream_in(served: Any) -> None:
     """A probe client's search (plus its ping sentinel: two round trips) is answered within
-    FAIR_BOUND_S each while (a) one connection sends 63 MB lines as fast as it can and another sends
+    the fair bound each while (a) one connection sends 63 MB lines as fast as it can and another sends
     one slowly (64 KiB every 5 ms), then (b) a connection sends the costliest lines the limits let
     through (256 KiB of floats), back to back. Over-long lines are drained at a few microseconds per
     chunk, so (a) barely shows; in (b) each line costs the event loop ~12 ms of parsing, after which
@@ -459,18 +486,20 @@ def test_other_clients_are_answered_while_huge_lines_stream_in(served: Any) -> N
     line63 = _huge_line("flood", 63 * MB) + b"\n"
     costly = _query('"costly"', b"[" + b"1e5," * (wire.MAX_LINE // 4 - 100) + b"1]") + b"\n"
     assert len(costly) < wire.MAX_LINE
+    bound = _fair_bound(costly)
+    flood_s = max(5.0, 3 * bound)
     try:
         baseline = []
         for _ in range(30):
             started = time.perf_counter()
             _search_ok(probe, f"base-{len(baseline)}")
             baseline.append(time.perf_counter() - started)
-        huge = _latencies_during(served, probe, [(_flood_fast, line63), (_flood_slow, line63)], 5)
-        costly_lines = _latencies_during(served, probe, [(_flood_costly, costly)], 5)
+        huge = _latencies_during(served, probe, [(_flood_fast, line63), (_flood_slow, line63)], flood_s)
+        costly_lines = _latencies_during(served, probe, [(_flood_costly, costly)], flood_s)
     finally:
         probe.close()
     print(f"\nbaseline: {_describe(baseline)}\nwhile 63 MB lines stream in: {_describe(huge)}"
-          f"\nwhile the costliest lines stream in: {_describe(costly_lines)}")
+          f"\nwhile the costliest lines stream in: {_describe(costly_lines)}; bound {bound:.2f} s")
     for latencies in (huge, costly_lines):
-        assert len(latencies) >= 10
-        assert max(latencies) <= FAIR_BOUND_S, f"a search waited {max(latencies):.2f} s"
+        assert len(latencies) >= 3  # answered again and again during the flood, not once after it
+        assert max(latencies) <= bound, f"a search waited {max(latencies):.2f} s (bound {bound:.2f} s)"
