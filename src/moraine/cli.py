@@ -166,16 +166,17 @@ def _state_only(config: Config) -> dict[str, Any]:
     is read from its snapshot's meta, when that much is intact)."""
     try:
         store = Store(config, create=False)
-        return {"tombstones": sorted(store.tombstones), "tracked": store.tracked}
+        return {"tombstones": sorted(store.tombstones), "tracked": store.tracked, "forget": sorted(store.forgotten)}
     except Exception:  # a state that cannot be opened: what its snapshot's meta still holds
         pass
     try:
         manifest = current_manifest(config.home)
         meta = msgpack.unpackb((config.home / manifest.dirname / "meta.msgpack").read_bytes(), raw=False,
                                strict_map_key=False) if manifest else {}
-        return {"tombstones": list(meta.get("tombstones", [])), "tracked": list(meta.get("tracked", []))}
+        return {"tombstones": list(meta.get("tombstones", [])), "tracked": list(meta.get("tracked", [])),
+                "forget": sorted(meta.get("forgotten", {}))}
     except Exception:  # nothing more can be saved: the rebuild goes on from the logs alone
-        return {"tombstones": [], "tracked": []}
+        return {"tombstones": [], "tracked": [], "forget": []}
 
 
 def _rebuild_from_logs(config: Config, label: str, require_logs: bool = True) -> tuple[IngestSummary, Any]:
@@ -185,7 +186,7 @@ def _rebuild_from_logs(config: Config, label: str, require_logs: bool = True) ->
     shutil.rmtree(temp, ignore_errors=True)
     kept = _state_only(config)
     fresh = Store(config.model_copy(update={"home": temp}))
-    if kept["tombstones"] or kept["tracked"]:  # what the logs cannot give back: forgotten sessions, observations
+    if any(kept.values()):  # what the logs cannot give back: forgotten sessions and logs, observations
         with fresh.writer():
             fresh.commit([], [], {}, kept)
     summary = ingest_once(fresh, terminal_progress(label), snapshot=True)

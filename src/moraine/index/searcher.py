@@ -56,6 +56,7 @@ class InvertedIndex:
         self._cached_postings = 0
         self._masks: dict[tuple[int, bytes], np.ndarray] = {}
         self.deletions = 0  # documents ever deleted: a segment's live document frequencies change only then
+        self.purge: list[int] = []  # documents deleted since `purge_segments` last wrote their segments again
         self._clean: tuple[tuple[int, tuple[int, ...]], list[bool]] = ((-1, ()), [])
 
     def reserve_doc(self) -> int:
@@ -111,6 +112,30 @@ class InvertedIndex:
             self.total_len -= int(self.doc_len.view[doc_id])
             self.version += 1
             self.deletions += 1
+            self.purge.append(doc_id)
+
+    def purge_segments(self, directory_for: Callable[[], Path] | None = None,
+                       guard: AbstractContextManager[object] | None = None) -> int:
+        """Write again, without their postings, every segment that holds a document deleted since
+        the last purge: forgetting removes the words from the term dictionary too, not just the
+        documents from answers. Call after `seal` (the memtable's deleted documents are in the
+        newest segment then); `guard` as for `merge_segments`. Returns the segments rewritten."""
+        if not self.purge:
+            return 0
+        dead = np.unique(np.asarray(self.purge, dtype=np.int64))
+        rewritten = 0
+        for i, segment in enumerate(list(self.segments)):
+            ids = segment.doc_ids
+            if not len(ids) or not len(dead):
+                continue
+            lo, hi = np.searchsorted(dead, [int(ids[0]), int(ids[-1]) + 1])
+            if lo == hi or not np.isin(dead[lo:hi], ids).any():
+                continue
+            directory = directory_for() if directory_for is not None else None
+            self._swap(i, i + 1, Segment.merge([segment], self.live.view, directory, self.params), guard)
+            rewritten += 1
+        self.purge.clear()
+        return rewritten
 
     def _clean_segments(self) -> list[bool]:
         """For each segment, whether none of its documents was deleted: then a term's live

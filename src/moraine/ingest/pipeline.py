@@ -414,6 +414,8 @@ def _changed(store: Store, files: Iterable[tuple[str, str, Adapter]], problems: 
                 problems[key] = f"cannot read: {exc.strerror}"
             continue
         ingest_state(store).mtimes[key] = stat.st_mtime
+        if store.forgotten.get(key) in (0, stat.st_ino):  # forgotten on purpose: stays forgotten
+            continue
         checkpoint = store.checkpoints.get(key)
         if adapter.whole(path):
             whole = _whole_changed(store, path, key, adapter, checkpoint, stat)

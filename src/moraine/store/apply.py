@@ -45,6 +45,7 @@ class FrameApplier:
     issue_keys: set[tuple[str, int, int, int]]
     file_issues: dict[str, str]
     tombstones: set[str]
+    forgotten: dict[str, int]
     tracked: list[list[Any]]
     redactions: Redactions
     events_since_snapshot: int
@@ -96,7 +97,8 @@ class FrameApplier:
         go too), logs whose new generation replaces them, tombstoned sessions, retired uids."""
         for path in payload.get("forget", ()):
             self._retire_file(path, touched)
-            self.checkpoints.pop(path, None)
+            known = self.checkpoints.pop(path, None)
+            self.forgotten[path] = known.inode if known is not None else 0  # not read again while it is this file
         for path, row in payload.get("checkpoints", {}).items():
             known = self.checkpoints.get(path)
             if known is not None and Checkpoint.from_wire(row).generation > known.generation:
@@ -176,6 +178,13 @@ class FrameApplier:
         ix = self.catalog.by_key.get(key)
         if ix is not None:
             self._retire(list(self.catalog.sessions[ix].docs), touched)
+            self._drop_issues(set(self.catalog.sessions[ix].file_ts))
+
+    def _drop_issues(self, files: set[str]) -> None:
+        """What was quarantined of forgotten logs goes with them (its fragments quote the lines)."""
+        if any(issue.file in files for issue in self.stats.issues):
+            self.stats.issues = [issue for issue in self.stats.issues if issue.file not in files]
+            self.issue_keys = {key for key in self.issue_keys if key[0] not in files}
 
     def _retire_uid(self, uid: str, touched: Touched) -> None:
         doc = self.catalog.by_uid.get(uid)
@@ -184,6 +193,7 @@ class FrameApplier:
 
     def _retire_file(self, path: str, touched: Touched) -> None:
         self._retire(self.catalog.file_docs(path).tolist(), touched)
+        self._drop_issues({path})
 
     def _retire(self, docs: list[int], touched: Touched) -> None:
         """Take live docs out of the catalog and the index, noting each session's times before

@@ -100,6 +100,7 @@ class Catalog:
 
     def _retire(self, doc: int) -> None:
         self.alive[doc] = False
+        self.content.blank(doc)
         session = self.sessions[int(self.session_ix.view[doc])]
         session.docs.remove(doc)
         session.order = None

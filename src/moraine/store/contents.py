@@ -37,7 +37,7 @@ import bisect
 import mmap
 import secrets
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,7 @@ class Contents:
         self.fresh: list[bytes] = []
         self.fresh_text: list[str] = []
         self.newline_cache: dict[tuple[str, int], np.ndarray] = {}
+        self.purge: set[int] = set()  # retired docs whose chunk still holds their content
         self._frame: tuple[int, int, bytes] = (-1, -1, b"")  # the last frame decompressed: chunk, frame, rows
         self._frame_lock = threading.Lock()  # a decompressor serves one thread at a time
 
@@ -164,17 +165,11 @@ class Contents:
         return bytes(chunk.text_data[int(t[j]) : int(t[j + 1]) - 1]).decode("utf-8", "surrogatepass")
 
     def size_of(self, doc: int) -> int:
-        """Bytes the doc occupies (row and text)."""
-        if doc >= self.base:
-            return len(self.fresh[doc - self.base]) + len(encode_text(self.fresh_text[doc - self.base]))
-        chunk = self._chunk(doc)
-        j = doc - chunk.first
-        size = int(chunk.offsets[j + 1] - chunk.offsets[j])
-        if isinstance(chunk.data, _Rows):  # its share of the compressed frames
-            size = round(size * int(chunk.data.frame_offsets[-1]) / max(1, int(chunk.offsets[-1])))
-        if chunk.text_offsets is not None:
-            size += int(chunk.text_offsets[j + 1] - chunk.text_offsets[j])
-        return size
+        """The bytes of what the doc said: its packed row and its text, uncompressed, less what
+        a retired doc keeps (`blank_row`). Exact, and what purging the doc removes from what the
+        state holds (compression then shrinks the files by about a fifth of the rows' share)."""
+        row = self[doc]
+        return len(row) - len(blank_row(row)) + len(encode_text(self.text(doc)))
 
     def text_chunks(self, docs: np.ndarray) -> Iterator[TextStretch]:
         """For `docs` (sorted): their texts, one stretch per chunk, read in place (a chunk of the
@@ -227,49 +222,101 @@ class Contents:
         free: this only reads the fresh docs, which only the writer changes."""
         if not self.fresh:
             return None
-        directory.mkdir(mode=0o700, exist_ok=True)
-        stem = f"{self.base:012d}-{secrets.token_hex(4)}"  # first doc, and unique across states (restore)
-        _save(directory / f"{stem}.off.npy", _offsets(np.fromiter(map(len, self.fresh), np.int64, len(self.fresh))))
-        dictionary = _train(self.fresh)
-        write_file(directory / f"{stem}.dict", dictionary.as_bytes() if dictionary is not None else b"")
-        _save(directory / f"{stem}.zoff.npy", _offsets(write_parts(directory / f"{stem}.zst",
-                                                                   _frames(self.fresh, dictionary))))
-        texts = (encode_text(t) + b"\n" for t in self.fresh_text)  # streamed: never all encoded at once
-        _save(directory / f"{stem}.toff.npy", _offsets(write_parts(directory / f"{stem}.txt", texts)))
-        _save(directory / f"{stem}.nl.npy", _file_newlines(directory / f"{stem}.txt"))
-        fsync_path(directory)
-        return stem
+        return _write_chunk(directory, self.base, self.fresh, (encode_text(t) for t in self.fresh_text))
+
+    # -- forgetting for real ------------------------------------------------------------------
+
+    def blank(self, doc: int) -> None:
+        """A retired doc's content goes: at once when it is not in a chunk yet, else when the
+        chunk holding it is written again (`rewrite`, at the next publish)."""
+        if doc >= self.base:
+            self.fresh[doc - self.base] = blank_row(self.fresh[doc - self.base])
+            self.fresh_text[doc - self.base] = ""
+        else:
+            self.purge.add(doc)
+
+    def rewrite(self, directory: Path) -> list[tuple[int, str]]:
+        """Write again every chunk that holds a doc to purge, without that doc's text, arguments
+        or metadata (same first doc, a new name). Only reads the chunks: the caller swaps them in
+        (`replace`) under the readers' lock; the old files go with the generation that used them."""
+        written = []
+        for index, chunk in enumerate(self.chunks):
+            count = len(chunk.offsets) - 1
+            gone = {d for d in self.purge if chunk.first <= d < chunk.first + count}
+            if gone:
+                rows = [blank_row(self[d]) if d in gone else self[d] for d in range(chunk.first, chunk.first + count)]
+                texts = (b"" if d in gone else encode_text(self.text(d))
+                         for d in range(chunk.first, chunk.first + count))
+                written.append((index, _write_chunk(directory, chunk.first, rows, texts)))
+        return written
+
+    def replace(self, directory: Path, written: list[tuple[int, str]]) -> None:
+        """Serve the chunks `rewrite` wrote in place of the ones they purge."""
+        for index, stem in written:
+            self.chunks[index] = _open_chunk(directory, stem)
+            self.names[index] = stem
+        self.purge.clear()
+        self.newline_cache.clear()
+        self._frame = (-1, -1, b"")
 
     def attach(self, directory: Path, stem: str) -> None:
         """Serve a persisted chunk (its rows must be the next docs after `base`)."""
-        offsets = np.load(directory / f"{stem}.off.npy", mmap_mode="r", allow_pickle=False)
-        count = len(offsets) - 1
-        data: mmap.mmap | bytes | _Rows
-        if (directory / f"{stem}.zst").exists():
-            raw_dict = (directory / f"{stem}.dict").read_bytes()
-            decompressor = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(raw_dict)) \
-                if raw_dict else zstandard.ZstdDecompressor()
-            data = _Rows(_map(directory / f"{stem}.zst"),
-                         np.load(directory / f"{stem}.zoff.npy", allow_pickle=False), decompressor)
-        else:
-            data = _map(directory / f"{stem}.bin")
-        text_offsets = None
-        text_data: mmap.mmap | bytes = b""
-        if (directory / f"{stem}.toff.npy").exists():
-            text_offsets = np.load(directory / f"{stem}.toff.npy", mmap_mode="r", allow_pickle=False)
-            text_data = _map(directory / f"{stem}.txt")
-        newlines = None
-        if (directory / f"{stem}.nl.npy").exists():
-            newlines = np.load(directory / f"{stem}.nl.npy", mmap_mode="r", allow_pickle=False)
-        first = int(stem.split("-")[0])
-        assert first == self.base, "content chunks must be contiguous"
-        text_path = directory / f"{stem}.txt" if text_offsets is not None else None
-        self.chunks.append(_Chunk(first, offsets, data, text_offsets, text_data, newlines, text_path))
-        self.firsts.append(first)
+        chunk = _open_chunk(directory, stem)
+        assert chunk.first == self.base, "content chunks must be contiguous"
+        count = len(chunk.offsets) - 1
+        self.chunks.append(chunk)
+        self.firsts.append(chunk.first)
         self.names.append(stem)
         self.base += count
         del self.fresh[:count]
         del self.fresh_text[:count]
+
+
+def _open_chunk(directory: Path, stem: str) -> _Chunk:
+    offsets = np.load(directory / f"{stem}.off.npy", mmap_mode="r", allow_pickle=False)
+    data: mmap.mmap | bytes | _Rows
+    if (directory / f"{stem}.zst").exists():
+        raw_dict = (directory / f"{stem}.dict").read_bytes()
+        decompressor = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(raw_dict)) \
+            if raw_dict else zstandard.ZstdDecompressor()
+        data = _Rows(_map(directory / f"{stem}.zst"),
+                     np.load(directory / f"{stem}.zoff.npy", allow_pickle=False), decompressor)
+    else:
+        data = _map(directory / f"{stem}.bin")
+    text_offsets = None
+    text_data: mmap.mmap | bytes = b""
+    if (directory / f"{stem}.toff.npy").exists():
+        text_offsets = np.load(directory / f"{stem}.toff.npy", mmap_mode="r", allow_pickle=False)
+        text_data = _map(directory / f"{stem}.txt")
+    newlines = None
+    if (directory / f"{stem}.nl.npy").exists():
+        newlines = np.load(directory / f"{stem}.nl.npy", mmap_mode="r", allow_pickle=False)
+    text_path = directory / f"{stem}.txt" if text_offsets is not None else None
+    return _Chunk(int(stem.split("-")[0]), offsets, data, text_offsets, text_data, newlines, text_path)
+
+
+def _write_chunk(directory: Path, first: int, rows: list[bytes], texts: Iterable[bytes]) -> str:
+    """Write rows (packed) and their texts (encoded, streamed: never all held at once) as a chunk
+    starting at doc `first`, durably; returns its stem."""
+    directory.mkdir(mode=0o700, exist_ok=True)
+    stem = f"{first:012d}-{secrets.token_hex(4)}"  # first doc, and unique across states (restore)
+    _save(directory / f"{stem}.off.npy", _offsets(np.fromiter(map(len, rows), np.int64, len(rows))))
+    dictionary = _train(rows)
+    write_file(directory / f"{stem}.dict", dictionary.as_bytes() if dictionary is not None else b"")
+    _save(directory / f"{stem}.zoff.npy", _offsets(write_parts(directory / f"{stem}.zst", _frames(rows, dictionary))))
+    _save(directory / f"{stem}.toff.npy", _offsets(write_parts(directory / f"{stem}.txt", (t + b"\n" for t in texts))))
+    _save(directory / f"{stem}.nl.npy", _file_newlines(directory / f"{stem}.txt"))
+    fsync_path(directory)
+    return stem
+
+
+def blank_row(packed: bytes) -> bytes:
+    """A retired doc's row as a chunk keeps it: where it was read from and what it was (uid,
+    session, source, type, time, line), nothing of what it said (text, tool, arguments, ids,
+    model, metadata)."""
+    row = msgpack.unpackb(packed, raw=False)
+    kept = [*row[:TEXT], "", None, None, None, None, None, *row[11:14], None, *row[15:19], {}]
+    return msgpack.packb(kept, use_bin_type=True)
 
 
 def newline_index(data: Any) -> np.ndarray:

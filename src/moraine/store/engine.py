@@ -138,6 +138,7 @@ class Store(FrameApplier, Reading):
         self.issue_keys: set[tuple[str, int, int, int]] = set()
         self.file_issues: dict[str, str] = {}  # log (key or display name) → why it cannot be read now
         self.tombstones: set[str] = set()  # session keys forgotten by retention: never indexed again
+        self.forgotten: dict[str, int] = {}  # logs forgotten on purpose → their inode (0: any): not read again
         self.tracked: list[list[Any]] = []  # explicit prompt → input observations (track_input_event)
         self.redactions = Redactions()
         self.position: Position = (0, 0)
@@ -190,6 +191,7 @@ class Store(FrameApplier, Reading):
         self.issue_keys = {(i.file, i.generation, i.line, i.offset) for i in self.stats.issues}
         self.file_issues = dict(meta.get("file_issues", {}))
         self.tombstones = set(meta.get("tombstones", ()))
+        self.forgotten = dict(meta.get("forgotten", {}))
         self.tracked = list(meta.get("tracked", ()))
         self.redactions = Redactions.from_meta(meta)
         self.manifest = manifest
@@ -359,6 +361,7 @@ class Store(FrameApplier, Reading):
         self.index.seal(guard=self.lock)
         # merges stream to disk: no merged copy in memory
         self.index.merge_segments(self._new_segment_dir, self.defer_merges, guard=self.lock)
+        self.index.purge_segments(self._new_segment_dir, guard=self.lock)  # retired words leave the dictionary
         wal_seq = self.wal_set.rotate()
         self.position = (wal_seq, len(HEADER))
         names = self._publish_segments()
@@ -374,7 +377,8 @@ class Store(FrameApplier, Reading):
                 "stats": {"frames": st.frames, "events": st.events, "last_ingest_ms": st.last_ingest_ms,
                           "torn_bytes": st.torn_bytes, "last_by_source": st.last_by_source},
                 "issues": [i.to_wire() for i in st.issues], "next_segment": self.next_segment,
-                "file_issues": self.file_issues, "tombstones": sorted(self.tombstones), "tracked": self.tracked,
+                "file_issues": self.file_issues, "tombstones": sorted(self.tombstones), "forgotten": self.forgotten,
+                "tracked": self.tracked,
                 **self.redactions.meta()}
         keep = {f"segments/{n}/" for n in names} | shared.keep
         content = list(self.catalog.content.names)
@@ -416,12 +420,22 @@ class Store(FrameApplier, Reading):
         return names
 
     def _publish_content(self) -> None:
-        """The fresh event contents written as a chunk, and read from it from now on."""
-        stem = self.catalog.content.persist_fresh(self.home / "content")
+        """The fresh event contents written as a chunk, and read from it from now on; chunks that
+        hold retired events' contents written again without them (forgetting is real: the old
+        files go with the generation that used them)."""
+        directory = self.home / "content"
+        content = self.catalog.content
+        stem = content.persist_fresh(directory)
         if stem is not None:
             with self.lock:
-                self.catalog.content.attach(self.home / "content", stem)
-            self._remember_sums("content", sorted((self.home / "content").glob(f"{stem}.*")))
+                content.attach(directory, stem)
+            self._remember_sums("content", sorted(directory.glob(f"{stem}.*")))
+        written = content.rewrite(directory)
+        if written:
+            with self.lock:
+                content.replace(directory, written)
+            for _, new in written:
+                self._remember_sums("content", sorted(directory.glob(f"{new}.*")))
 
     def _publish_shared(self, arrays: dict[str, np.ndarray], keys: np.ndarray, docs: np.ndarray,
                         sessions: list[list[Any]], file_names: list[str]) -> _Shared:

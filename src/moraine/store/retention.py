@@ -4,9 +4,10 @@ than N days — exactly N days old is kept.
 Forgetting is a durable tombstone in a WAL frame (then in every snapshot): the session's events
 leave the index at once, and lines of it read again later (a restart, `moraine reindex`, a
 restore) are dropped, so it stays forgotten. The agents' own log files are deleted only with
-`[retention] delete_logs = true`. `bytes_freed` is what the state directory shrank by, measured
-after a snapshot collects what the forgotten events held (content chunks are immutable, so it
-grows as segments merge); a dry run reports the bytes of their stored rows instead.
+`[retention] delete_logs = true`. The publish that follows purges what the forgotten events held:
+their content chunks and the segments with their postings are written again without them, and
+the old files are collected. `bytes_freed` is the bytes of what they said (text, arguments,
+metadata; `Contents.size_of`), the same figure in a dry run and in the run.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from pathlib import Path
 from typing import Any
 
 from moraine.sources import REDACTED_PATH
@@ -29,15 +29,6 @@ def expired(store: Store, retention_days: int, now_ms: int) -> list[Session]:
     return [s for s in store.catalog.by_updated if s.docs and s.updated_ms < cutoff]
 
 
-def state_bytes(home: Path) -> int:
-    total = 0
-    for directory, _, files in os.walk(home):
-        for name in files:
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(directory, name)).st_size
-    return total
-
-
 def cleanup(store: Store, retention_days: int, dry_run: bool, *, delete_logs: bool,
             now_ms: int | None = None) -> dict[str, Any]:
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
@@ -47,10 +38,9 @@ def cleanup(store: Store, retention_days: int, dry_run: bool, *, delete_logs: bo
         result: dict[str, Any] = {"deleted_sessions": [s.id for s in old], "total_deleted": len(old),
                                   "dry_run": dry_run, "retention_days": retention_days,
                                   "log_files": logs if delete_logs else []}
+        result["bytes_freed"] = sum(store.catalog.content.size_of(d) for s in old for d in s.docs)
         if dry_run:
-            result["bytes_freed"] = sum(store.catalog.content.size_of(d) for s in old for d in s.docs)
             return result
-        before = state_bytes(store.home)
         if old:
             store.commit([], [], {}, {"tombstones": sorted(s.key for s in old)})
             if delete_logs:
@@ -58,6 +48,5 @@ def cleanup(store: Store, retention_days: int, dry_run: bool, *, delete_logs: bo
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(path)
                 store.forget(logs)
-            store.publish()
-        result["bytes_freed"] = max(0, before - state_bytes(store.home))
+            store.publish()  # the forgotten contents leave the chunks and the term dictionary
     return result
