@@ -262,7 +262,9 @@ def _doctor(config: Config, repair: bool, as_json: bool) -> int:
     lines += [f"  missing: {m}" for m in report.missing_wal]
     lines += [f"  repaired: {r}" for r in report.repaired]
     if not report.healthy and not repair:
-        remedy = "rebuild the state from the logs" if report.snapshot_problems else "salvage every intact frame"
+        remedy = "rebuild the state from the logs" if report.snapshot_problems else \
+            "recreate the missing write-ahead log and re-read the logs" if report.missing_wal and \
+            not any(w.damaged for w in report.wal) else "salvage every intact frame"
         lines.append(f"  run `moraine doctor --repair` to {remedy}")
     _emit(data, as_json, "\n".join(lines))
     return 0 if healthy else StateError.exit_code

@@ -186,7 +186,11 @@ def intact_frames(path: Path) -> list[tuple[int, bytes]]:
 
 
 def examine_wal(path: Path, newest: bool) -> WalReport:
-    wal = Wal(path, "never")
+    try:
+        wal = Wal(path, "never")
+    except StateError:  # its header is not ours: damaged from the first byte, frames may survive after it
+        return WalReport(str(path), size=path.stat().st_size, damaged=True,
+                         salvageable=len(intact_frames(path)))
     report = WalReport(str(path), size=wal.size())
     end = len(HEADER)
     for frame in wal.frames():

@@ -156,7 +156,7 @@ class Store(FrameApplier, Reading):
         self._collect_garbage()
         seqs = self.wal_set.seqs()
         first = manifest.wal_seq if manifest else seqs[0]
-        if seqs[0] > first or first not in seqs:
+        if not seqs or seqs[0] > first or first not in seqs:
             raise StateError(f"write-ahead log {self.wal_set.path(first)} is missing: frames after the snapshot "
                              "are lost; run `moraine doctor --repair`")
         self.position = (first, len(HEADER))

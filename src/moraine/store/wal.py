@@ -57,7 +57,8 @@ class Wal:
         with path.open("rb") as fh:
             header = fh.read(len(HEADER))
         if header[:8] != MAGIC:
-            raise StateError(f"{path}: not a Moraine write-ahead log (bad magic)")
+            raise StateError(f"{path}: not a Moraine write-ahead log (bad magic); run `moraine doctor --repair` "
+                             "(it keeps every intact frame and re-reads the logs)")
         (version,) = struct.unpack("<H", header[8:10])
         if version != VERSION:
             raise StateError(f"{path}: write-ahead log format {version} is not supported (expected {VERSION})")
