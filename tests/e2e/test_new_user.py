@@ -52,14 +52,15 @@ async def _find_every_source(env: dict[str, str], moraine: Path) -> dict[str, li
         for source in SOURCES:
             listed = await session.call_tool("list_sessions", {"start_datetime": "2000-01-01T00:00:00Z",
                                                                "end_datetime": "2100-01-01T00:00:00Z",
-                                                               "source": source})
-            assert not listed.isError and listed.structuredContent is not None
-            sessions = listed.structuredContent["data"]["sessions"]
-            assert sessions, f"{source}: no session listed: {listed.structuredContent}"
+                                                               "source": [source]})
+            assert not listed.is_error and listed.structured_content is not None
+            assert "data" in listed.structured_content, listed.structured_content
+            sessions = listed.structured_content["data"]["sessions"]
+            assert sessions, f"{source}: no session listed: {listed.structured_content}"
             title = next(s["session"]["title"] for s in sessions if s["session"]["title"])
-            hits = await session.call_tool("search_sessions", {"query": title, "source": source})
-            assert not hits.isError and hits.structuredContent is not None
-            found[source] = hits.structuredContent["data"]["results"]
+            hits = await session.call_tool("search_sessions", {"query": title, "source": [source]})
+            assert not hits.is_error and hits.structured_content is not None
+            found[source] = hits.structured_content["data"]["results"]
     return found
 
 
