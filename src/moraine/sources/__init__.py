@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -140,11 +141,20 @@ def configure_redaction(settings: Settings) -> None:
     path_key.cache_clear()
 
 
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/=.~%-]+$")
+
+
 def _issue(ref: LineRef, reason: str, line: str | bytes) -> IngestIssue:
-    """A quarantined line keeps a redacted fragment (redacted whole, then cut, so a credential
-    is never split at the cut)."""
-    text = line if isinstance(line, str) else line[: FRAGMENT_CHARS * 4].decode("utf-8", errors="replace")
-    fragment = redact(text[: FRAGMENT_CHARS * 4])[:FRAGMENT_CHARS]
+    """A quarantined line keeps a redacted fragment: a window four times the fragment is redacted
+    whole, then cut, and a cut that falls inside a run of token characters drops the run, so a
+    credential is never kept in part (redacting a piece already cut would not recognise it)."""
+    window = line[: FRAGMENT_CHARS * 4]
+    text = window if isinstance(window, str) else window.decode("utf-8", errors="replace")
+    fragment = redact(text)
+    if len(fragment) > FRAGMENT_CHARS:
+        fragment = fragment[:FRAGMENT_CHARS]
+        if _TOKEN_TAIL.search(fragment) and not fragment.endswith("]"):
+            fragment = _TOKEN_TAIL.sub("", fragment)
     return IngestIssue(ref.file, ref.generation, ref.line, ref.offset, redact(reason), fragment)
 
 
@@ -156,12 +166,12 @@ def normalize_line(
     be kept as text is reported beside the events it belongs to."""
     size = len(raw) if size is None else size  # the reader hands over only the head of an oversized line
     if size > MAX_LINE_BYTES:
-        return [], _issue(ref, f"line_too_large: {size} bytes (limit {MAX_LINE_BYTES})", raw[:FRAGMENT_CHARS])
+        return [], _issue(ref, f"line_too_large: {size} bytes (limit {MAX_LINE_BYTES})", raw)
     line: str | bytes = raw
     try:
         record, line = _decode(raw)
     except RecursionError:
-        return [], _issue(ref, "json_too_deep: nested deeper than the JSON reader allows", raw[:FRAGMENT_CHARS])
+        return [], _issue(ref, "json_too_deep: nested deeper than the JSON reader allows", raw)
     except ValueError as exc:
         return [], _issue(ref, f"json_parse_error: {exc}", line)
     if record is None and not isinstance(line, bytes):
