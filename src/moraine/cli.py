@@ -22,7 +22,7 @@ from typing import Any
 import msgpack
 
 from moraine import __version__, cli_query, cli_status
-from moraine.config import Config, load_config
+from moraine.config import Config, default_home, load_config
 from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
 from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.ingest.state import ingest_state
@@ -323,6 +323,8 @@ def _mcp(config: Config) -> int:
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "mcp" and not args.standalone:
+        return _bridge(args)
     config = load_config({"home": args.home})
     if not config.redaction.enabled:  # loud on every command, and in status and index_status
         print(f"moraine: warning: {index_status.REDACTION_OFF}", file=sys.stderr)
@@ -331,6 +333,22 @@ def run(argv: Sequence[str] | None = None) -> int:
         return command(config, args)
     store = _caught_up_store(config)  # search, open, list, …: the tool functions MCP serves
     return cli_query.print_result(cli_query.run(store, args), args.json)
+
+
+def _bridge(args: argparse.Namespace) -> int:
+    """What an agent host launches: the state directory is checked before its config is read (a
+    state of another user's is refused unread), and whatever stops the bridge from starting is
+    answered to the host request by request, not only on stderr."""
+    from moraine.daemon.bridge import check_private_dir, refuse, serve
+
+    try:
+        home = Path(args.home).expanduser() if args.home else default_home(dict(os.environ))
+        if home.exists():
+            check_private_dir(home, "the Moraine state directory")
+        config = load_config({"home": args.home})
+    except MoraineError as exc:
+        return refuse(exc)
+    return serve(config)
 
 
 def _serve_mcp(config: Config, args: argparse.Namespace) -> int:

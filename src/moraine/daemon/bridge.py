@@ -212,8 +212,8 @@ class Bridge:
     """Host lines are framed and checked here (`moraine.wire`): what is not a deliverable JSON-RPC
     message is answered at once and never forwarded; the rest goes to the daemon unchanged."""
 
-    def __init__(self, config: Config, stdin: BinaryIO, stdout: BinaryIO) -> None:
-        self.config = config
+    def __init__(self, config: Config | None, stdin: BinaryIO, stdout: BinaryIO) -> None:
+        self._config = config  # None: a bridge that only refuses (`refuse`)
         self.stdin, self.stdout = stdin, stdout
         self.lock = threading.Lock()  # guards the connection, `pending` and the replay state
         self.out_lock = threading.Lock()
@@ -239,6 +239,11 @@ class Bridge:
         if self.exit_code == UntrustedSocketError.exit_code:  # here, or the daemon's own refusal
             self.failure_code = SERVER_ERROR
         print(f"moraine: {self.failure}", file=sys.stderr, flush=True)
+
+    @property
+    def config(self) -> Config:
+        assert self._config is not None, "a refusing bridge has no configuration"
+        return self._config
 
     def run(self) -> int:
         try:
@@ -413,6 +418,16 @@ def _parse(line: bytes) -> Any:
 
 def _key(request_id: Any) -> str:
     return json.dumps(request_id)
+
+
+def refuse(exc: Exception) -> int:
+    """`moraine mcp` that cannot even reach its configuration (a state directory that is another
+    user's, a broken config.toml): the host still gets a JSON-RPC answer to every request,
+    naming the reason, and the exit code says which it was."""
+    bridge = Bridge(None, sys.stdin.buffer, sys.stdout.buffer)
+    bridge._fail(exc)
+    bridge._from_host()
+    return bridge.exit_code
 
 
 def serve(config: Config) -> int:
