@@ -69,7 +69,7 @@ INPUT_SCHEMA: dict[str, Any] = {
 }
 PAGE_SHARE = 0.4  # of the reply bound, for an event's content page (in the JSON; in the text too with content_in_text)
 LIST_SHARE = 0.7  # of the reply bound, for a page of turns or events (JSON + one line of text each)
-LINE_CHARS = 200  # the text block's line for one turn or event, at most
+LINE_CHARS = 200  # the text block's lines for one turn or event, beside the texts they quote
 SLA = {"event": 200, "turn": 300, "session": 500}
 SLA_BIG_SESSION = 1500
 MAX_EMPTY_SKIPPED = 10_000  # blank events passed over looking for one with text, at most
@@ -139,12 +139,22 @@ def _page(items: list[Any], start: int, budget: int, build: Any) -> tuple[list[d
     used = 0
     for i in range(start, len(items)):
         item = build(items[i])
-        size = len(orjson.dumps(item)) + LINE_CHARS
+        size = len(orjson.dumps(item)) + _text_cost(item)
         if page and used + size > budget:
             return page, i
         page.append(item)
         used += size
     return page, None
+
+
+def _text_cost(item: dict[str, Any]) -> int:
+    """What a turn summary or an event row adds to the text block: its line, and the prompt,
+    final response or summary it quotes."""
+    quoted = [item.get("summary") or ""]
+    for key in ("user_input", "final_response"):
+        ref = item.get(key)
+        quoted.append(ref["text"] if isinstance(ref, dict) and ref.get("text") else "")
+    return LINE_CHARS + sum(map(len, quoted))
 
 
 def _cursor(owner: str, start: int | None) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import orjson
 
 from moraine.errors import ContractError
 from moraine.index.snippet import snippet
@@ -62,6 +63,7 @@ INPUT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 SLA_GLOBAL, SLA_TURN, SLA_SESSION = 750, 300, 500
+SNIPPET_CHARS, SHORT_SNIPPET = 320, 120  # of a hit's snippet in the text; less when the reply would outgrow its bound
 DEADLINE_S = 5.0
 
 
@@ -164,7 +166,11 @@ def _hit(store: Store, rank: int, doc: int, score: float, terms: list[str]) -> d
 
 
 def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
-    return respond(Call(NAME, args, timer or Timer(), SLA_GLOBAL), lambda call: _answer(store, call), render)
+    result = respond(Call(NAME, args, timer or Timer(), SLA_GLOBAL), lambda call: _answer(store, call), render)
+    bound = store.config.mcp.max_reply_chars
+    if len(result.text) > bound // 4 and len(result.text) + len(orjson.dumps(result.structured)) > bound:
+        result.text = render(result.structured, SHORT_SNIPPET)  # many long hits: the text quotes less
+    return result
 
 
 def _answer(store: Store, call: Call) -> Answer:
@@ -199,7 +205,7 @@ def _warnings(store: Store, cut_at: int | None) -> list[str]:
     return warnings
 
 
-def render(envelope: dict[str, Any]) -> str:
+def render(envelope: dict[str, Any], snippet_chars: int = SNIPPET_CHARS) -> str:
     """Per hit: when, which harness, which project and session; the event's type, score and
     snippet; the IDs to open. The JSON holds the same (no page of content: snippets only)."""
     data = envelope["data"]
@@ -211,8 +217,12 @@ def render(envelope: dict[str, Any]) -> str:
         lines.append(f'{hit["rank"]}. [{hit["event"]["type"]}] score={hit["score"]:.2f} '
                      f'{short_time(hit["event"]["timestamp"])} · {session_label(hit["session"])}')
         lines.append(f'   event {hit["event"]["ordinal"]}/{turn["event_count"]} of turn {turn["ordinal"]}'
-                     f'{"" if turn["completed"] else " (incomplete)"}: {hit["snippet"]["text"]}')
+                     f'{"" if turn["completed"] else " (incomplete)"}: {_cut(hit["snippet"]["text"], snippet_chars)}')
         lines.append(f'   open: {hit["open"]["event_id"]} (turn {hit["open"]["turn_id"]}, '
                      f'session {hit["open"]["session_id"]})')
     lines.extend(f"warning: {w}" for w in envelope["warnings"])
     return "\n".join(lines)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
