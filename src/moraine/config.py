@@ -64,6 +64,9 @@ class DaemonConfig(_Strict):
                                description="a daemon started by `moraine mcp` exits after this long without "
                                "connections (0: never); one started by `moraine daemon` only when set")
     catch_up_on_call: bool = Field(default=True, description="read live logs' new lines before answering each call")
+    max_connections: int = Field(default=256, ge=1, le=65_536,
+                                 description="connections served at once; one more is answered with an error and "
+                                 "closed (each idle one holds memory: thousands of them would hold it for good)")
 
 
 class McpConfig(_Strict):

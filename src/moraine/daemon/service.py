@@ -35,6 +35,7 @@ from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.state import ingest_state
 from moraine.store.admin import DAEMON_LOCK
 from moraine.store.engine import Store
+from moraine.wire import SERVER_ERROR, error_reply
 
 STATUS_FILE = Path("run") / "daemon.json"
 BACKFILL_WAIT_S = 3.0  # calls wait for a first backfill until it has run this long, then answer with a warning
@@ -246,6 +247,9 @@ class Daemon:
                 log(f"refused a connection from uid {uid} (pid {pid}): not this user")
                 await stream.aclose()
                 return
+            if self.connections >= self.config.daemon.max_connections:
+                await self._refuse(stream, pid)
+                return
             self.connections += 1
             self._write_status()
             try:
@@ -259,6 +263,17 @@ class Daemon:
                 self._write_status()
 
         return handle
+
+    async def _refuse(self, stream: anyio.abc.SocketStream, pid: int) -> None:
+        """One connection past the cap: told why in JSON-RPC (a client reads it as the answer to
+        whatever it sent first), then closed."""
+        limit = self.config.daemon.max_connections
+        log(f"refused a connection (pid {pid}): {limit} connections are open ([daemon] max_connections)")
+        reply = error_reply(None, SERVER_ERROR, f"the Moraine daemon already serves {limit} connections "
+                            "([daemon] max_connections); close idle clients or raise the limit")
+        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await stream.send(reply)
+        await stream.aclose()
 
     async def _on_signals(self, scope: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
