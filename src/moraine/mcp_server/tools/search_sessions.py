@@ -63,7 +63,8 @@ INPUT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 SLA_GLOBAL, SLA_TURN, SLA_SESSION = 750, 300, 500
-SNIPPET_CHARS, SHORT_SNIPPET = 320, 120  # of a hit's snippet in the text; less when the reply would outgrow its bound
+SNIPPET_CHARS = 320  # of a hit's snippet in the text; fewer when the reply would outgrow its bound:
+SHORTER_SNIPPETS = (120, 40, 0)
 DEADLINE_S = 5.0
 
 
@@ -168,8 +169,12 @@ def _hit(store: Store, rank: int, doc: int, score: float, terms: list[str]) -> d
 def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
     result = respond(Call(NAME, args, timer or Timer(), SLA_GLOBAL), lambda call: _answer(store, call), render)
     bound = store.config.mcp.max_reply_chars
-    if len(result.text) > bound // 4 and len(result.text) + len(orjson.dumps(result.structured)) > bound:
-        result.text = render(result.structured, SHORT_SNIPPET)  # many long hits: the text quotes less
+    if len(result.text) > bound // 4:  # many long hits: the text quotes less of each snippet, or none
+        size = len(orjson.dumps(result.structured))
+        for chars in SHORTER_SNIPPETS:
+            if len(result.text) + size <= bound:
+                break
+            result.text = render(result.structured, chars)
     return result
 
 
@@ -217,7 +222,8 @@ def render(envelope: dict[str, Any], snippet_chars: int = SNIPPET_CHARS) -> str:
         lines.append(f'{hit["rank"]}. [{hit["event"]["type"]}] score={hit["score"]:.2f} '
                      f'{short_time(hit["event"]["timestamp"])} · {session_label(hit["session"])}')
         lines.append(f'   event {hit["event"]["ordinal"]}/{turn["event_count"]} of turn {turn["ordinal"]}'
-                     f'{"" if turn["completed"] else " (incomplete)"}: {_cut(hit["snippet"]["text"], snippet_chars)}')
+                     f'{"" if turn["completed"] else " (incomplete)"}'
+                     + (f': {_cut(hit["snippet"]["text"], snippet_chars)}' if snippet_chars else ""))
         lines.append(f'   open: {hit["open"]["event_id"]} (turn {hit["open"]["turn_id"]}, '
                      f'session {hit["open"]["session_id"]})')
     lines.extend(f"warning: {w}" for w in envelope["warnings"])
