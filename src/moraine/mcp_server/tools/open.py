@@ -384,8 +384,8 @@ def _render_session(data: dict[str, Any]) -> str:
         lines.append(f'turns {shown["from_ordinal"]}–{shown["to_ordinal"]} of {shown["total"]} shown; for the '
                      f'next ones call open with id={s["id"]} and cursor={data["next_cursor"]}')
     traversal = data["traversal"]
-    lines.append(f'previous session (same cwd): {traversal["previous_session_id"]}; next: '
-                 f'{traversal["next_session_id"]}')
+    lines.append(f'previous session (same cwd): {traversal["previous_session_id"] or "none"}; next: '
+                 f'{traversal["next_session_id"] or "none"}')
     return "\n".join(lines)
 
 
@@ -402,7 +402,7 @@ def _render_turn(data: dict[str, Any]) -> str:
     if data["next_cursor"]:
         lines.append(f'events 1–{data["events"][-1]["ordinal"] if data["events"] else 0} shown; for the next '
                      f'ones call open with id={t["id"]} and cursor={data["next_cursor"]}')
-    lines.append(f'previous turn: {tr["previous_turn_id"]}; next turn: {tr["next_turn_id"]}')
+    lines.append(f'previous turn: {tr["previous_turn_id"] or "none"}; next turn: {tr["next_turn_id"] or "none"}')
     return "\n".join(lines)
 
 
@@ -432,9 +432,10 @@ def _render_event(data: dict[str, Any], with_page: bool) -> str:
         lines.append("content: empty" + (" (encrypted)" if c.get("encrypted") else ""))
     if c.get("arguments_omitted"):
         lines.append("arguments: too large to repeat beside the text, which holds every value")
-    lines.append(f'previous event: {tr["previous_event_id"]}; next event: {tr["next_event_id"]}; '
-                 f'with text: previous {tr["previous_nonempty_event_id"]}, next {tr["next_nonempty_event_id"]}')
-    lines.append(f'previous turn: {tr["previous_turn_id"]}; next turn: {tr["next_turn_id"]}')
+    ids = {key: value or "none" for key, value in tr.items()}
+    lines.append(f'previous event: {ids["previous_event_id"]}; next event: {ids["next_event_id"]}; with text: '
+                 f'previous {ids["previous_nonempty_event_id"]}, next {ids["next_nonempty_event_id"]}')
+    lines.append(f'previous turn: {ids["previous_turn_id"]}; next turn: {ids["next_turn_id"]}')
     if c["truncated"]:
         lines.append(f'[{span} in this page; for the rest call open with id={e["id"]} and '
                      f'offset={c["next_offset"]}]')
