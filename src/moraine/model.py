@@ -106,6 +106,12 @@ UID_RE = re.compile(r"^[a-z2-7]{26}$")  # what make_uid produces
 TS_MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z: the contract's format has four year digits
 
 
+def shown_ts(ms: int) -> str | None:
+    """A time as the tools show it: absent (None) where the log gave none (0: an event read before
+    any timed record of a log that holds none yet), never 1970."""
+    return format_ts(ms) if ms > 0 else None
+
+
 def format_ts(ms: int) -> str:
     """Epoch milliseconds → `2026-04-29T18:42:31.125Z`, the contract's only time format."""
     t = time.gmtime(ms // 1000)

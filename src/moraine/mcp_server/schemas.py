@@ -57,8 +57,8 @@ class SessionBrief(_Open):
 
 
 class SessionTimes(SessionBrief):
-    started_at: str
-    updated_at: str
+    started_at: str | None
+    updated_at: str | None
     completed: bool
 
 
@@ -70,7 +70,7 @@ class SessionFull(SessionTimes):
 class HitEvent(_Open):
     id: str
     type: EventType
-    timestamp: str
+    timestamp: str | None
     ordinal: int = Field(ge=1)
     terminal: bool
 
@@ -142,8 +142,8 @@ class TurnSummary(_Open):
     completed: bool
     terminal_event_id: str | None
     event_count: int
-    started_at: str
-    updated_at: str
+    started_at: str | None
+    updated_at: str | None
     user_input: TextRef | None
     final_response: TextRef | None
     tools_called: list[str]
@@ -162,7 +162,7 @@ class EventRow(_Open):
     id: str
     ordinal: int
     type: EventType
-    timestamp: str
+    timestamp: str | None
     terminal: bool
     tool_name: str | None
     model: str | None

@@ -8,7 +8,7 @@ import shlex
 from typing import Any
 
 from moraine.mcp_server.contract import compact
-from moraine.model import Event, format_ts
+from moraine.model import Event, shown_ts
 from moraine.store.engine import Store
 from moraine.store.session import Session, first_line
 from moraine.store.turns import Turn
@@ -143,8 +143,8 @@ def session_brief(store: Store, session: Session) -> dict[str, Any]:
 def session_times(store: Store, session: Session) -> dict[str, Any]:
     return {
         **session_brief(store, session),
-        "started_at": format_ts(session.started_ms),
-        "updated_at": format_ts(session.updated_ms),
+        "started_at": shown_ts(session.started_ms),
+        "updated_at": shown_ts(session.updated_ms),
         "completed": store.session_completed(session),
     }
 
@@ -195,8 +195,8 @@ def turn_summary(store: Store, session: Session, turn: Turn) -> dict[str, Any]:
         "completed": turn.completed,
         "terminal_event_id": terminal,
         "event_count": len(docs),
-        "started_at": format_ts(turn.started_ms),
-        "updated_at": format_ts(turn.updated_ms),
+        "started_at": shown_ts(turn.started_ms),
+        "updated_at": shown_ts(turn.updated_ms),
         "user_input": text_ref(store, turn.user_doc),
         "final_response": text_ref(store, turn.final_doc),
         "tools_called": store.tools_called(docs),

@@ -149,7 +149,7 @@ def render(envelope: dict[str, Any]) -> str:
     for item in data["sessions"]:
         s = item["session"]
         where = " · ".join(part for part in (project_of(s["cwd"]), s.get("git_branch")) if part)
-        lines.append(f'{item["rank"]}. {s["updated_at"]} [{s["source"]}, {s["mode"]}, {s["turn_count"]} turns] '
+        lines.append(f'{item["rank"]}. {s["updated_at"] or "?"} [{s["source"]}, {s["mode"]}, {s["turn_count"]} turns] '
                      f'{where + " — " if where else ""}{s["title"] or "(untitled)"}  ({s["id"]})')
         lines.append(f'   {s["event_count"]} events, {"completed" if s["completed"] else "not completed"}, started '
                      f'{short_time(s["started_at"])}; cwd {s["cwd"]}'

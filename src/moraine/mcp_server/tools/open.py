@@ -34,7 +34,7 @@ from moraine.mcp_server.views import (
     turn_docs,
     turn_summary,
 )
-from moraine.model import Event, format_ts
+from moraine.model import Event, shown_ts
 from moraine.store.engine import Store
 from moraine.store.session import Session
 from moraine.store.turns import Turn
@@ -213,7 +213,7 @@ def _event_row(store: Store, turn: Turn, doc: int, ordinal: int) -> dict[str, An
     summary, truncated = compact(event_summary_text(event))
     return {
         "id": store.event_id(doc), "ordinal": ordinal, "type": event.type,
-        "timestamp": format_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
+        "timestamp": shown_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
         "tool_name": event.tool_name if event.type in ("tool_call", "tool_response") else None,
         "model": event.model, "summary": summary, "truncated": truncated,
     }
@@ -232,8 +232,8 @@ def _open_turn(store: Store, session: Session, turn: Turn, request: dict[str, An
         "turn": {
             "id": tid, "session_id": session.id, "ordinal": turn.ordinal,
             "completed": turn.completed, "terminal_event_id": event_id(store, turn.terminal_doc),
-            "event_count": len(docs), "started_at": format_ts(turn.started_ms),
-            "updated_at": format_ts(turn.updated_ms),
+            "event_count": len(docs), "started_at": shown_ts(turn.started_ms),
+            "updated_at": shown_ts(turn.updated_ms),
         },
         "session": session_brief(store, session),
         "summary": {
@@ -291,7 +291,7 @@ def _open_event(store: Store, session: Session, turn: Turn, doc: int, request: d
         "kind": "event",
         "event": {
             "id": store.event_id(doc), "session_id": session.id, "turn_id": tid, "ordinal": ordinal,
-            "type": event.type, "timestamp": format_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
+            "type": event.type, "timestamp": shown_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
             "model": event.model, "originating_model": store.model_at(session, position),
             "tool_name": event.tool_name,
         },
@@ -363,7 +363,7 @@ def _render_session(data: dict[str, Any]) -> str:
     lines = [f'Session {s["id"]} — {s["title"] or "(untitled)"} ({s["source"]}, {s["mode"]}, '
              f'{s["turn_count"]} turns, {s["event_count"]} events, '
              f'{"completed" if s["completed"] else "not completed"})',
-             f'{s["started_at"]} → {s["updated_at"]}  cwd: {s["cwd"]}'
+             f'{s["started_at"] or "?"} → {s["updated_at"] or "?"}  cwd: {s["cwd"]}'
              + (f'  branch: {s["git_branch"]}' if s.get("git_branch") else "")]
     if s.get("resume_command"):
         lines.append(f'resume: {s["resume_command"]}')
@@ -393,12 +393,14 @@ def _render_turn(data: dict[str, Any]) -> str:
     """Turn header, then one line per event shown, then how to get the next page."""
     t, tr = data["turn"], data["traversal"]
     lines = [f'Turn {t["ordinal"]} of {data["session"]["id"]} — {t["event_count"]} events, '
-             f'{"completed" if t["completed"] else "not completed"}, {t["started_at"]} → {t["updated_at"]}',
+             f'{"completed" if t["completed"] else "not completed"}, '
+             f'{t["started_at"] or "?"} → {t["updated_at"] or "?"}',
              f'session: {session_label(data["session"])}']
     for e in data["events"]:
         tool = f' {e["tool_name"]}' if e["tool_name"] else ""
         summary = e["summary"] or "(empty)"
-        lines.append(f'  {e["ordinal"]}. {e["timestamp"][11:19]} [{e["type"]}{tool}] {summary}  ({e["id"]})')
+        clock = (e["timestamp"] or "")[11:19] or "?"
+        lines.append(f'  {e["ordinal"]}. {clock} [{e["type"]}{tool}] {summary}  ({e["id"]})')
     if data["next_cursor"]:
         lines.append(f'events 1–{data["events"][-1]["ordinal"] if data["events"] else 0} shown; for the next '
                      f'ones call open with id={t["id"]} and cursor={data["next_cursor"]}')
@@ -413,7 +415,7 @@ def _render_event(data: dict[str, Any], with_page: bool) -> str:
     """Event header, where its content is (the page itself only with content_in_text: it is in
     structuredContent, never in both unasked), the traversal, and how to get the rest of a cut page."""
     e, c, tr = data["event"], data["content"], data["traversal"]
-    head = f'Event {e["id"]} [{e["type"]}] {e["timestamp"]} in {e["turn_id"]}'
+    head = f'Event {e["id"]} [{e["type"]}] {e["timestamp"] or "(no time)"} in {e["turn_id"]}'
     if c.get("tool_name"):
         head += f' tool={c["tool_name"]}'
     if c.get("exit_code") is not None:

@@ -26,7 +26,7 @@ from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_patter
 from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_error
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.views import session_brief, session_label, short_time
-from moraine.model import format_ts
+from moraine.model import shown_ts
 from moraine.store.contents import TextStretch, encode_text
 from moraine.store.engine import Store
 from moraine.store.session import Session
@@ -336,7 +336,7 @@ def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[
                 "matched_text": _cut(transcript.lines(position)[line]),
                 "context_before": transcript.context(position, line, n, -1),
                 "context_after": transcript.context(position, line, n, 1),
-                "timestamp": format_ts(store.event_time(doc)), "event_id": store.event_id(doc),
+                "timestamp": shown_ts(store.event_time(doc)), "event_id": store.event_id(doc),
             })
             used += sum(len(x) + 8 for x in (*matches[-1]["context_before"], *matches[-1]["context_after"],
                                              matches[-1]["matched_text"])) + 200

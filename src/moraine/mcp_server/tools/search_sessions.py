@@ -23,7 +23,7 @@ from moraine.mcp_server.contract import (
 from moraine.mcp_server.filters import SCHEMA, TIME_SCHEMA, Scope, doc_scope, parse_scope
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.views import session_label, session_times, short_time
-from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES, format_ts
+from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES, shown_ts
 from moraine.store.engine import Store
 
 NAME = "search_sessions"
@@ -155,7 +155,7 @@ def _hit(store: Store, rank: int, doc: int, score: float, terms: list[str]) -> d
         "rank": rank,
         "score": round(float(score), 6),
         "id": eid,
-        "event": {"id": eid, "type": store.event_type(doc), "timestamp": format_ts(store.event_time(doc)),
+        "event": {"id": eid, "type": store.event_type(doc), "timestamp": shown_ts(store.event_time(doc)),
                   "ordinal": ordinal,
                   "terminal": turn.terminal_doc == doc},
         "turn": {"id": tid, "ordinal": turn.ordinal, "completed": turn.completed,
