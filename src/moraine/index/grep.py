@@ -18,12 +18,14 @@ array passes (`index.literal`) with no call per line.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import re2
 
+from moraine.errors import DeadlineExceeded
 from moraine.index.literal import literal_places
 
 try:  # Python's own parser gives the pattern's structure; RE2-only syntax simply has no literal
@@ -220,16 +222,23 @@ class LineHits:
 
 
 def matching_lines_in(pattern: Pattern, data: Any, starts: np.ndarray, ends: np.ndarray,
-                      newlines: np.ndarray | None = None) -> LineHits:
+                      newlines: np.ndarray | None = None, deadline: float | None = None) -> LineHits:
     """Every matching line in the texts data[starts[i]:ends[i]] (newline-separated UTF-8, read in
     place). RE2 looks for the leftmost match from a position (skipping ahead by its literal
     prefix where the pattern has one) and the search goes on at the next line: one call per
     matching line. A literal-only pattern needs no call at all: its literal's places are the
-    matches (`literal.literal_places`, array passes over wider windows)."""
+    matches (`literal.literal_places`, array passes over wider windows).
+
+    `deadline` (a `time.monotonic()` instant; the clock is the same in every process of the
+    machine, so a worker honours its caller's) is checked between slices of at most `SLICE`
+    bytes: a costly pattern over a large history raises `DeadlineExceeded` within about one
+    slice's scan of the deadline instead of finishing the whole stretch."""
     if pattern.literal_only:
-        at = literal_places(pattern.literal or b"", data, _runs_of(starts, ends, _WINDOW_GAP))
+        at = literal_places(pattern.literal or b"", data, _sliced(data, _runs_of(starts, ends, _WINDOW_GAP)))
     else:
-        at = np.asarray(_by_regex(pattern, data, _runs_of(starts, ends, _GAP)), dtype=np.int64)
+        at = np.asarray(_by_regex(pattern, data, _sliced(data, _runs_of(starts, ends, _GAP)), deadline),
+                        dtype=np.int64)
+    _check(deadline)
     if not len(at):
         return LineHits(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     newlines = newline_positions(data) if newlines is None else newlines
@@ -244,11 +253,12 @@ def matching_lines_in(pattern: Pattern, data: Any, starts: np.ndarray, ends: np.
     return LineHits(which, line_start - starts[which])
 
 
-def _by_regex(pattern: Pattern, data: Any, runs: list[tuple[int, int]]) -> list[int]:
-    """Where a match starts in each matching line, run by run."""
+def _by_regex(pattern: Pattern, data: Any, runs: list[tuple[int, int]], deadline: float | None = None) -> list[int]:
+    """Where a match starts in each matching line, run by run (the deadline checked between runs)."""
     match, unanchored = pattern.line._regexp.Match, _UNANCHORED
     found: list[int] = []
     for start, end in runs:
+        _check(deadline)
         pos = start
         while pos <= end:
             span = match(unanchored, data, pos, end)[0]
@@ -260,6 +270,32 @@ def _by_regex(pattern: Pattern, data: Any, runs: list[tuple[int, int]]) -> list[
 
 
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+
+# The most text one RE2 pass reads between two deadline checks. RE2 is linear, but a pattern with
+# large bounded repetitions (`.{0,1000}a.{0,1000}b`) overflows its DFA cache and runs as an NFA at
+# a few MB/s: a slice of this size then costs well under the 2 s deadline, and `(?:rare)` patterns
+# scan a slice in microseconds, so the checks cost nothing measurable.
+SLICE = 1 << 18
+
+
+def _check(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise DeadlineExceeded()
+
+
+def _sliced(data: Any, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The runs cut at the first newline past every `SLICE` bytes (a match never spans lines, so
+    cutting at a line's end changes no answer)."""
+    out: list[tuple[int, int]] = []
+    for start, end in runs:
+        while end - start > SLICE:
+            cut = data.find(b"\n", start + SLICE, end)
+            if cut < 0:
+                break
+            out.append((start, cut))
+            start = cut + 1
+        out.append((start, end))
+    return out
 
 
 # Texts out of scope of up to this many bytes between two in scope are read through rather than

@@ -53,9 +53,9 @@ def _ready() -> int:
     return os.getpid()
 
 
-def _scan(query: str, text_path: str, starts: np.ndarray, ends: np.ndarray) -> LineHits:
+def _scan(query: str, text_path: str, starts: np.ndarray, ends: np.ndarray, deadline: float | None) -> LineHits:
     data, newlines = _open(text_path)
-    return matching_lines_in(_pattern(query), data, starts, ends, newlines)
+    return matching_lines_in(_pattern(query), data, starts, ends, newlines, deadline)
 
 
 class GrepPool:
@@ -78,8 +78,11 @@ class GrepPool:
         executor = self._executor()
         return {future.result() for future in [executor.submit(_ready) for _ in range(self.workers)]}
 
-    def submit(self, query: str, text_path: Path, starts: np.ndarray, ends: np.ndarray) -> Future[LineHits]:
-        return self._executor().submit(_scan, query, str(text_path), starts, ends)
+    def submit(self, query: str, text_path: Path, starts: np.ndarray, ends: np.ndarray,
+               deadline: float | None = None) -> Future[LineHits]:
+        """A scan in a worker; past `deadline` (monotonic, shared by every process) it stops within
+        a slice and raises DeadlineExceeded, so an expired search never keeps a worker busy."""
+        return self._executor().submit(_scan, query, str(text_path), starts, ends, deadline)
 
     def shutdown(self) -> None:
         with self._lock:

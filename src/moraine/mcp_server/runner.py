@@ -90,7 +90,10 @@ class ToolRunner:
             # A tool that writes takes the writer lock itself, then `store.lock` to apply: holding
             # `store.lock` while it waits for the writer lock would deadlock with an ingest pass,
             # which holds the writer lock and waits for `store.lock` (tests/unit/test_lock_order.py).
-            with contextlib.nullcontext() if getattr(TOOLS[name], "WRITES", False) else store.lock:
+            # A tool that scans for long (the history search) takes `store.lock` only while it reads the
+            # state, so one costly pattern never holds up every other client's calls.
+            own = getattr(TOOLS[name], "WRITES", False) or getattr(TOOLS[name], "LOCKS_ITSELF", False)
+            with contextlib.nullcontext() if own else store.lock:
                 result = TOOLS[name].run(store, args, timer)
         if store.config.telemetry.query_log:
             querylog.record(store.home, name, result.structured)

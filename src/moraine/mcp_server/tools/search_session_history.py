@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from moraine.errors import ContractError
+from moraine.errors import ContractError, DeadlineExceeded
 from moraine.index import grep_pool
 from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
 from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_error
@@ -32,6 +32,7 @@ from moraine.store.engine import Store
 from moraine.store.session import Session
 
 NAME = "search_session_history"
+LOCKS_ITSELF = True  # holds the readers' lock to read the state, not while its scan runs
 DESCRIPTION = (
     "Search session transcripts line by line with a regular expression (RE2 syntax: no backreferences or "
     "lookaround; (?i) for case-insensitive). Returns matching lines with their line number in the session's "
@@ -192,19 +193,21 @@ def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, 
         pattern = compile_pattern(request["query"])
     except InvalidPattern as exc:
         raise HistoryError("INVALID_REGEX", f"Invalid regex pattern: {exc}") from None
-    sessions = _scope(store, request["session_id"])
-    docs = _candidates(store, sessions, request)
-    scan = _Scan(store, pattern, request["query"], docs, deadline)  # the workers start on the chunk files
-    searched, rank = _searched(store, sessions, docs, request)  # meanwhile
+    with store.lock:  # what to scan is read under the readers' lock ...
+        sessions = _scope(store, request["session_id"])
+        docs = _candidates(store, sessions, request)
+        scan = _Scan(store, pattern, request["query"], docs, deadline)  # the workers start on the chunk files
+        searched, rank = _searched(store, sessions, docs, request)  # meanwhile
     hit_docs, hit_offsets = [], []
-    for stretch, hits in scan.results():
+    for stretch, hits in scan.results():  # ... the scan runs without it: other calls are never held up by it
         hit_docs.append(stretch.docs[hits.which])
         hit_offsets.append(hits.offsets)
     found_docs = np.concatenate(hit_docs) if hit_docs else np.zeros(0, dtype=np.int64)
     offsets = np.concatenate(hit_offsets) if hit_offsets else np.zeros(0, dtype=np.int64)
     total = len(found_docs)
-    first = _first_hits(store, rank, found_docs, offsets, request["max_results"])
-    matches = _matches(store, searched, first, request)
+    with store.lock:
+        first = _first_hits(store, rank, found_docs, offsets, request["max_results"])
+        matches = _matches(store, searched, first, request)
     if request.get("include_searched_ids") or request["session_id"] is not None:
         listed = [s.id for s in searched[:MAX_SEARCHED_LISTED]]
     else:  # a count, not thousands of IDs: the sessions of the matches shown (newest first)
@@ -246,7 +249,7 @@ class _Scan:
             mapped = [i for i, s in enumerate(self.stretches) if s.path is not None]
             biggest_first = sorted(mapped, key=lambda i: -_text_bytes(self.stretches[i]))  # the workers end together
             self.futures = {i: workers.submit(query, self.stretches[i].path,  # type: ignore[arg-type]
-                                              self.stretches[i].starts, self.stretches[i].ends)
+                                              self.stretches[i].starts, self.stretches[i].ends, deadline)
                             for i in biggest_first}
 
     def results(self) -> list[tuple[TextStretch, LineHits]]:
@@ -257,12 +260,12 @@ class _Scan:
                     continue
                 _check_deadline(self.deadline)
                 out.append((stretch, matching_lines_in(self.pattern, stretch.data, stretch.starts, stretch.ends,
-                                                       stretch.newlines)))
+                                                       stretch.newlines, self.deadline)))
             for i, future in self.futures.items():
                 left = self.deadline - time.monotonic()
                 out.append((self.stretches[i],
                             future.result(timeout=None if left == float("inf") else max(0.0, left))))
-        except FutureTimeout:
+        except (FutureTimeout, DeadlineExceeded):  # every scan stops within a slice of the deadline
             _check_deadline(float("-inf"))
         finally:
             for future in self.futures.values():
