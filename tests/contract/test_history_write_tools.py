@@ -109,8 +109,12 @@ def test_learned_patterns_from_the_history(writable: tuple[McpServer, dict[str, 
 
 def test_seed_test_5_tracked_events(writable: tuple[McpServer, dict[str, Path]]) -> None:
     server, _ = writable
+    assert server.call("track_input_event", {"session_id": "abc123-def456-...", "prompt_text": "Continue?",
+                                             "input_text": "no", "success": True})["code"] == "SESSION_NOT_FOUND"
+    listed = server.ok("list_sessions", {"start_datetime": "2000-01-01", "end_datetime": "2100-01-01"})
+    session_id = listed["data"]["sessions"][0]["id"]
     for _ in range(10):
-        done = server.call("track_input_event", {"session_id": "abc123-def456-...", "prompt_text": "Continue? (yes/no)",
+        done = server.call("track_input_event", {"session_id": session_id, "prompt_text": "Continue? (yes/no)",
                                                  "input_text": "no", "success": True, "input_source": "user_typed",
                                                  "response_time_ms": 100})
         assert done["tracked"] is True
@@ -146,7 +150,9 @@ def test_forgotten_sessions_stay_forgotten(tmp_path: Path) -> None:
     corpus, logs = _corpus(tmp_path, allow_write=True, delete_logs=False)
     server = McpServer(corpus)
     try:
-        server.call("track_input_event", {"session_id": "s", "prompt_text": "Deploy now?", "input_text": "later",
+        listed = server.ok("list_sessions", {"start_datetime": "2000-01-01", "end_datetime": "2100-01-01"})
+        kept = next(s["id"] for s in listed["data"]["sessions"] if s["session"]["cwd"] == "/w/p2")
+        server.call("track_input_event", {"session_id": kept, "prompt_text": "Deploy now?", "input_text": "later",
                                           "success": False})
         gone = server.call("cleanup_old_sessions", {"retention_days": 7})["deleted_sessions"]
         assert len(gone) == 2 and logs["old"].exists()

@@ -95,7 +95,10 @@ def test_patterns_and_track(logs: Logs) -> None:
     learned = _json(logs, "patterns", "--filter", "run the tests")
     assert learned["patterns"][0]["total_occurrences"] == 2
     assert learned["patterns"][0]["most_common_response"]["input_text"] == "yes"
-    tracked = _json(logs, "track", "--session", "s1", "--prompt", "Deploy to prod?", "--input", "not now", "--failed")
+    unknown = _run(logs, "track", "--session", "s1", "--prompt", "Deploy?", "--input", "no", "--json")
+    assert unknown.returncode == 1 and json.loads(unknown.stdout)["code"] == "SESSION_NOT_FOUND"
+    tracked = _json(logs, "track", "--session", logs.sids["recent"], "--prompt", "Deploy to prod?", "--input",
+                    "not now", "--failed")  # a harness's own session id, as `claude --resume` shows it
     assert tracked["tracked"] is True
     deploy = _json(logs, "patterns", "--filter", "Deploy")["patterns"][0]
     assert deploy["total_occurrences"] == 1 and deploy["most_common_response"]["success_rate"] == 0.0

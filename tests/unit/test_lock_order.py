@@ -76,8 +76,14 @@ def _write_tool_during_a_pass(store: Store, tool: str, arguments: dict[str, Any]
 
 def test_a_write_tool_called_during_an_ingest_pass_waits_for_it_instead_of_deadlocking(tmp_path: Path) -> None:
     store = _store(tmp_path)
+    event = Event(make_uid("lock-order"), "codex:s1", "codex", "user_input", 1_773_000_000_000, "a prompt",
+                  file="/logs/s1.jsonl", line=1)
+    with store.writer():
+        store.commit([event.to_wire()], [], {})  # the session the observation names
+    session = store.session_by_key("codex:s1")
+    assert session is not None
     answer = _write_tool_during_a_pass(store, "track_input_event", {
-        "session_id": "s", "prompt_text": "from the tool", "input_text": "y", "success": True})
+        "session_id": session.id, "prompt_text": "from the tool", "input_text": "y", "success": True})
     assert answer["tracked"] is True
     assert [row[1] for row in store.tracked] == ["from the pass", "from the tool"]
     reopened = _store(tmp_path)  # both frames are durable, in the order they were applied

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from moraine.errors import ContractError, DeadlineExceeded
 from moraine.ingest.state import ingest_state
-from moraine.model import ID_RE
+from moraine.model import ID_RE, TS_MAX_MS
 from moraine.wire import loads_bounded
 
 if TYPE_CHECKING:
@@ -211,9 +211,10 @@ def decode_cursor(cursor: str) -> dict[str, Any]:
     except (binascii.Error, ValueError):  # UnicodeError and wire.NestingError are ValueErrors
         raise ContractError("invalid_request", "cursor is not a valid list_sessions cursor",
                             {"field": "cursor"}) from None
-    if (not isinstance(payload, dict) or {"u", "i", "f"} - set(payload) or isinstance(payload["u"], bool)
-            or not isinstance(payload["u"], int) or not isinstance(payload["i"], str)
-            or not isinstance(payload["f"], str)):
+    if (not isinstance(payload, dict) or set(payload) != {"u", "i", "f"} or isinstance(payload["u"], bool)
+            or not isinstance(payload["u"], int) or not 0 <= payload["u"] <= TS_MAX_MS
+            or not isinstance(payload["i"], str) or not ID_RE.match(payload["i"])
+            or not isinstance(payload["f"], str)):  # exactly what encode_cursor writes: a forged one is refused
         raise ContractError("invalid_request", "cursor is not a valid list_sessions cursor", {"field": "cursor"})
     return payload
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from moraine.mcp_server.contract import ToolResult, seed_error
+from moraine.errors import ContractError
+from moraine.mcp_server.contract import ToolResult, parse_id, seed_error
+from moraine.mcp_server.refs import resolve
 from moraine.sources.redact import redact
 from moraine.store.engine import Store
 
@@ -20,7 +22,9 @@ DESCRIPTION = (
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "session_id": {"type": "string", "description": "The session the observation belongs to (any id)."},
+        "session_id": {"type": "string", "description": "The session the observation belongs to: a Moraine "
+                       "ID (session, turn or event), a harness's session id or a log path; one Moraine does not "
+                       "know is SESSION_NOT_FOUND."},
         "prompt_text": {"type": "string", "minLength": 1, "description": "What was asked."},
         "input_text": {"type": "string", "description": "What was answered."},
         "success": {"type": "boolean", "description": "Whether the answer led to a good outcome."},
@@ -42,12 +46,30 @@ def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
     problem = _problem(args)
     if problem:
         return seed_error(NAME, "INVALID_REQUEST", problem)
-    row = [redact(args["session_id"]), redact(args["prompt_text"]), redact(args["input_text"]), args["success"],
+    with store.lock:
+        session_id = _session(store, args["session_id"])
+    if session_id is None:
+        return seed_error(NAME, "SESSION_NOT_FOUND", f"Session {redact(args['session_id'])[:200]} not found")
+    row = [session_id, redact(args["prompt_text"]), redact(args["input_text"]), args["success"],
            redact(args.get("input_source") or ""), int(args.get("response_time_ms") or 0), int(time.time() * 1000)]
     with store.writer():
         store.commit([], [], {}, {"tracked": [row]})
     data = {"tracked": True, "total_tracked": len(store.tracked)}
     return ToolResult(data, f"tracked: \"{row[1][:80]}\" → \"{row[2][:40]}\" ({len(store.tracked)} observations)")
+
+
+def _session(store: Store, ref: str) -> str | None:
+    """The Moraine ID of the session `ref` names (any id `open` takes); None when it names none."""
+    try:
+        parsed = parse_id(resolve(store, ref, "session_id"), "session_id")
+    except ContractError:
+        return None
+    if parsed.kind == "event":
+        doc = store.doc_by_uid(parsed.key)
+        session = store.session_of(doc) if doc is not None else None
+    else:
+        session = store.session_by_sid(parsed.key)
+    return session.id if session is not None and session.docs else None
 
 
 def _problem(args: Any) -> str | None:
