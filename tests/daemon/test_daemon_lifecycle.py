@@ -9,8 +9,9 @@ runs in its own short workspace below /tmp (a Unix socket path must stay under ~
 MORAINE_DAEMON_IDLE_EXIT_S so a daemon a broken test leaves behind goes away by itself, and stops every daemon
 it started in teardown.
 
-Timing is measured (append → searchable latencies are printed with `-s`) but never asserted: the README
-reports the P95 figure from a quiet machine; these tests assert correctness.
+Timing is measured (append → searchable latencies are printed with `-s`) but not asserted: the README
+reports the P95 figure from a quiet machine; these tests assert correctness. The deadlines they wait
+under (FOUND_TIMEOUT_S, the backfill's answers) are many times the measured figures.
 
 Three tests pin bugs found while writing this file (now fixed): the detached daemon's exit code
 is the daemon's own reason, a read-only state gives a clear error (no traceback), and
@@ -27,6 +28,7 @@ import shutil
 import signal
 import socket
 import stat
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -59,7 +61,10 @@ from moraine.store.snapshot import current_manifest
 
 MORAINE = Path(sys.executable).parent / "moraine"
 IDLE_EXIT_S = "20"  # a daemon a failed test could not stop exits by itself this long after its last client
-FOUND_TIMEOUT_S = 5.0  # "searchable within a few seconds"; the benchmark target is P95 <= 1 s
+# A deadline, not a measure: an appended line is searchable in ~0.1-0.5 s (debounce plus a pass; the
+# benchmark holds P95 <= 1 s on a quiet machine), and polling stops as soon as it is. 15 s is 30 times
+# that, so a loaded machine passes and only a line that is never indexed fails.
+FOUND_TIMEOUT_S = 15.0
 CALL_TIMEOUT_S = 60.0
 BASE_MS = 1_773_309_600_000  # 2026-03-12T10:00:00Z: timestamps of the lines these tests write
 
@@ -949,6 +954,10 @@ def test_calls_during_a_long_first_backfill_answer_at_once_saying_so(ws: Workspa
           f"{max(late, default=0):.3f} s; done {calls[-1][0]:.1f} s after the handshake")
     assert not calls[-1][2], "the backfill did not end within 10 minutes"
     assert late, "the backfill ended before calls could be made during it: raise BACKFILL_EVENTS"
-    assert max(late) < 2.0, f"calls during the backfill waited for it: {sorted(late)[-5:]}"
+    # Answered at once, a call takes tens of ms (hundreds while the backfill has the other core); held up
+    # by the backfill, a publish or a merge, seconds. The bound: 2 s, or 10 times the median call's on a
+    # machine slow enough to make that more (a held-up call stands out from the median; load does not).
+    bound = max(2.0, 10 * statistics.median(late))
+    assert max(late) < bound, f"calls during the backfill waited for it: {sorted(late)[-5:]} (bound {bound:.2f} s)"
     assert len(late) >= 5, "too few calls during the backfill to say: raise BACKFILL_EVENTS"
     assert session.hits("error") and not session.search("error")["warnings"]

@@ -61,10 +61,18 @@ def test_workers_start_after_the_backfill_when_the_state_has_enough_text(tmp_pat
 
 
 def test_a_small_state_starts_no_workers(tmp_path: Path) -> None:
+    from moraine.daemon.service import read_status
+
     env, home = _run_daemon(tmp_path, {})  # 32 MB by default: far more than this state holds
     try:
         pid = _pid_from_status(home)
-        deadline = time.monotonic() + 10
+        # The workers would start right after the backfill (in ~1 s): wait for it to be done (by the
+        # status, however long that takes here), then watch a while longer.
+        deadline = time.monotonic() + 120
+        while not (read_status(home) or {}).get("backfilled"):
+            assert time.monotonic() < deadline, "the daemon's backfill did not finish"
+            time.sleep(0.1)
+        deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
             assert not _children(pid), "workers were started for a state too small to use them"
             time.sleep(0.5)

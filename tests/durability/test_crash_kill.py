@@ -10,10 +10,14 @@ The test runs the real console script over a seeded corpus of Codex and Claude C
 that grows between runs (appended lines, new sessions, a subagent file, and lines written
 in two halves so a half-written last line exists while processes are killed). Thresholds
 are tiny (seal every 100 indexed docs, a snapshot every 150-400 events, 20-60 events per
-WAL frame), so a run of a second or two seals, merges and publishes many times and random
-kills land in every phase. A kill inside a frame's `write()` is too brief to hit by chance,
-so some kills are followed by appending what it would leave: a torn frame. Each killed run
-is restarted by the next round; some rounds run to completion. Every few rounds the state
+WAL frame), so a run seals, merges and publishes many times. Kills are placed by progress, not
+by time: the test watches the state directory while the run works and kills it after a random
+number of observed changes (a WAL frame, a segment, a generation), or as soon as a publish is
+seen under way, so the kills land in every phase on a fast machine and a slow one alike. A kill
+inside a frame's `write()` is too brief to hit this way, so some kills are followed by appending
+what it would leave: a torn frame. Each killed run is restarted by the next round; some rounds
+run to completion. Rounds go on until enough kills of each kind have landed (a count, bounded
+by MAX_ROUNDS), never for a time. Every few rounds the state
 is opened in-process: its invariants hold, no event was applied twice and none it ever
 held was lost. At the end the crashed state must equal a clean index of the same logs
 built in one go with default thresholds: same live event IDs, none duplicated, identical
@@ -53,7 +57,11 @@ from moraine.store.wal import HEADER, Wal  # noqa: E402
 MORAINE = Path(sys.executable).parent / "moraine"
 SEED = 20_260_311
 MIN_MID_RUN_KILLS = 50
-MAX_ROUNDS = 120
+MIN_PUBLISH_KILLS = 3
+MIN_TORN_APPENDS = 3
+MAX_ROUNDS = 150
+PUBLISH_KILL_EVERY = 5  # every 5th killed run dies as soon as a publish is seen under way
+POLL_S = 0.002  # how often a run's state directory is looked at
 CHECK_EVERY = 4  # open the state in-process after every 4th round
 FINISH_EVERY = 9  # every 9th run is not killed
 
@@ -153,28 +161,80 @@ class Run:
     stdout: str
     stderr: str
     wall: float
+    steps: int = 0  # changes of the state directory seen while it ran (when watched)
 
     def check(self) -> None:
         assert "Traceback" not in self.stderr, self.stderr[-3000:]
         assert self.returncode in (0, -signal.SIGKILL), (self.returncode, self.stderr[-3000:])
 
-    def overhead(self) -> float:
-        """Wall time not spent ingesting (interpreter, imports, opening the state, exit) of a finished run."""
-        return self.wall - float(json.loads(self.stdout)["seconds"])
+
+@dataclass(frozen=True)
+class Footprint:
+    """What a run has changed in a state directory so far, as far as a look at it shows."""
+
+    current: str | None
+    wal: tuple[tuple[str, int], ...]  # (file, size)
+    entries: tuple[str, ...]  # the state directory's names: generations (and their .tmp), CURRENT.tmp, ...
+    segments: int
+    content: int
+
+    def publishing(self) -> bool:
+        """A generation being written, or CURRENT about to flip."""
+        return any(name.endswith(".tmp") for name in self.entries)
 
 
-def _run(env: dict[str, str], kill_after: float | None = None) -> Run:
-    """`moraine index` in its own process group; with `kill_after`, SIGKILL the group then."""
+def _footprint(home: Path) -> Footprint | None:
+    """None when a file went away while it was looked at (the next look sees it settled)."""
+    try:
+        pointer = home / "CURRENT"
+        wal = home / "wal"
+        return Footprint(
+            pointer.read_text() if pointer.exists() else None,
+            tuple(sorted((p.name, p.stat().st_size) for p in wal.iterdir())) if wal.is_dir() else (),
+            tuple(sorted(os.listdir(home))) if home.is_dir() else (),
+            len(os.listdir(home / "segments")) if (home / "segments").is_dir() else 0,
+            len(os.listdir(home / "content")) if (home / "content").is_dir() else 0,
+        )
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class KillAt:
+    """Where a run is killed: after `steps` observed changes of its state, or (publish) at the first
+    look that shows a publish under way."""
+
+    steps: int = 0
+    publish: bool = False
+
+
+def _run(env: dict[str, str], kill_at: KillAt | None = None) -> Run:
+    """`moraine index` in its own process group; with `kill_at`, SIGKILL the group once the state
+    directory (MORAINE_HOME) has changed that often, or shows a publish under way. A run that ends
+    first finished. The directory is looked at every POLL_S: a slow machine only gets more looks."""
+    home = Path(env["MORAINE_HOME"])
     began = time.monotonic()
     proc = subprocess.Popen([str(MORAINE), "index", "--json"], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    steps = 0
+    if kill_at is not None:
+        last = _footprint(home)
+        while proc.poll() is None and time.monotonic() - began < 120:  # 120 s: a hung run, not a slow one
+            now = _footprint(home)
+            if now is not None and now != last:
+                steps, last = steps + 1, now
+            if (kill_at.publish and now is not None and now.publishing()) or \
+                    (not kill_at.publish and steps >= kill_at.steps):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # the whole group: parse workers (if any) die with it
+                break
+            time.sleep(POLL_S)
     with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=120 if kill_after is None else kill_after)
-    if kill_after is not None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)  # the whole group: parse workers (if any) die with it
+        proc.wait(timeout=120)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # still running after 120 s: hung (check() reports it)
     stdout, stderr = proc.communicate(timeout=60)
-    run = Run(proc.returncode, stdout, stderr, time.monotonic() - began)
+    run = Run(proc.returncode, stdout, stderr, time.monotonic() - began, steps)
     run.check()
     return run
 
@@ -185,13 +245,11 @@ def _run_to_end(env: dict[str, str]) -> Run:
     return run
 
 
-def _startup_seconds(corpus: Corpus, home: Path) -> float:
-    """Wall time of `moraine index` with nothing to do: interpreter, imports, opening a state."""
-    env = _run_env(corpus, home, {"MORAINE_STORE_FSYNC": "never"})
-    env["CODEX_HOME"] = env["CLAUDE_CONFIG_DIR"] = str(home / "no-logs")  # exits 5: no logs
-    began = time.monotonic()
-    subprocess.run([str(MORAINE), "index", "--json"], env=env, capture_output=True, timeout=120, check=False)
-    return time.monotonic() - began
+def _kill_plan(rng: random.Random, kills: int, steps_of_a_run: int) -> KillAt:
+    """A kill after 1 to `steps_of_a_run` changes (the most a run showed lately), or at a publish."""
+    if kills % PUBLISH_KILL_EVERY == PUBLISH_KILL_EVERY - 1:
+        return KillAt(publish=True)
+    return KillAt(steps=rng.randint(1, max(1, steps_of_a_run)))
 
 
 @dataclass(frozen=True)
@@ -332,29 +390,31 @@ def test_sigkilled_index_runs_converge_to_a_clean_index(tmp_path: Path) -> None:
     tally = Tally()
     seen: set[bytes] = set()  # every live event ID an in-process check has seen: never lost later
     began = time.monotonic()
-    # Kills land in [0.8 startup, 0.8 startup + window]. `startup` follows the overhead of the
-    # finished runs (it grows with the state); `window` shrinks when a run beat its kill, so
-    # most runs die mid-work on a fast machine and a slow one alike.
-    startup = _startup_seconds(corpus, tmp_path / "probe")
-    window = 1.2
+    kill_rng = random.Random(SEED + 1)  # where kills land; the corpus keeps its own sequence
+    steps_of_a_run = 8  # the most changes a run showed lately (a finished run shows them all)
+
+    def enough() -> bool:
+        return (tally.mid_run_kills >= MIN_MID_RUN_KILLS and tally.publish_kills >= MIN_PUBLISH_KILLS
+                and tally.torn_appends >= MIN_TORN_APPENDS and tally.kills_with_half_line >= 1)
 
     round_no = 0
-    while tally.mid_run_kills < MIN_MID_RUN_KILLS:
+    while not enough():
         round_no += 1
-        assert round_no <= MAX_ROUNDS, f"only {tally.mid_run_kills} kills landed mid-run in {MAX_ROUNDS} rounds"
+        assert round_no <= MAX_ROUNDS, f"not enough kills of each kind in {MAX_ROUNDS} rounds: {tally}"
         corpus.finish_half_line(round_no)
         corpus.grow(round_no, rng.randint(200, 700))
         env = _run_env(corpus, home, _crashy_settings(rng))
         before = _disk_state(home)
-        delay = 0.8 * startup + rng.uniform(0.0, window)
-        run = _run_to_end(env) if round_no % FINISH_EVERY == 0 else _run(env, kill_after=delay)
+        if round_no % FINISH_EVERY == 0:
+            run = _run(env, KillAt(steps=10**9))  # watched to the end: how many changes a whole run shows
+            assert run.returncode == 0, run.stderr[-3000:]
+        else:
+            run = _run(env, _kill_plan(kill_rng, tally.mid_run_kills, steps_of_a_run))
         if run.returncode == 0:
             tally.finished_runs += 1
-            startup = min(run.overhead(), 3.0)
-            if round_no % FINISH_EVERY:
-                window = max(0.3, window * 0.8)  # it beat the kill
+            steps_of_a_run = max(1, run.steps)
         else:
-            window = min(2.5, window * 1.05)
+            steps_of_a_run = max(steps_of_a_run, run.steps)
             tally.mid_run_kills += 1
             tally.kills_with_half_line += corpus.half is not None
             after = _disk_state(home)
@@ -390,6 +450,3 @@ def test_sigkilled_index_runs_converge_to_a_clean_index(tmp_path: Path) -> None:
     print(f"\n{round_no} rounds in {time.monotonic() - began:.1f} s: {tally}, "
           f"{len(_live_uids(clean))} live events from {corpus.lines()} lines")
     assert tally.kills_after_progress >= MIN_MID_RUN_KILLS // 2, tally
-    assert tally.publish_kills >= 3, tally
-    assert tally.kills_with_half_line >= 1, tally
-    assert tally.torn_appends >= 3, tally
