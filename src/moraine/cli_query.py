@@ -232,7 +232,7 @@ def _cwd(value: str | None) -> str | None:
 def print_result(result: ToolResult, as_json: bool) -> int:
     """The tool's text (or JSON); an in-band error names the flag a person typed, not the field."""
     envelope = result.structured
-    if "code" in envelope and "error" in envelope:  # seed 004's error form
+    if "code" in envelope and "error" in envelope:  # the history tools' error form ({error, code})
         print(json.dumps(envelope, ensure_ascii=False, indent=2) if as_json else result.text)
         return 1
     if as_json:

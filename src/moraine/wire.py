@@ -17,8 +17,8 @@ and the list_sessions cursor decoder, so every peer gets the same answer to the 
   The request's id is echoed whenever it can be read, even from a line that does not parse (a host
   then resolves the very call it is waiting on); otherwise it is null.
 
-Batches: JSON-RPC 2.0 allows arrays of requests; MCP 2025-06-18 removed them, so an array gets one
--32600 error with id null (its members are not run).
+Batches: JSON-RPC 2.0 allows arrays of requests; MCP revision `2025-06-18` removed them, so an
+array gets one -32600 error with id null (its members are not run).
 
 Imports nothing but the standard library: the bridge must start fast.
 """
@@ -264,7 +264,7 @@ def check_message(message: Any) -> Incoming:
     """The shape checks of JSON-RPC 2.0 as MCP uses it (params are an object; no batches)."""
     if isinstance(message, list):
         return _refuse(None, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported (MCP removed "
-                       "them in 2025-06-18); send one message per line" if message else
+                       "them in revision 2025-06-18); send one message per line" if message else
                        "Invalid Request: an empty array")
     if not isinstance(message, dict):
         return _refuse(None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")

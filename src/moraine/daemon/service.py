@@ -179,7 +179,7 @@ class Daemon:
         for root in roots:
             if root not in present:
                 log(f"source root not found (watched once it appears): {root}")
-        if not present:  # serve anyway: answers say which roots are watched (issue 10), a root may come later
+        if not present:  # serve anyway: answers say which roots are watched, a root may come later
             log("no configured source root exists yet: " + ", ".join(str(r) for r in roots)
                 + "; set CODEX_HOME / CLAUDE_CONFIG_DIR or the sources in config.toml")
         return present

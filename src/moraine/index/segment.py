@@ -3,20 +3,21 @@
 Arrays (one `.npy` each when persisted, opened with `mmap_mode="r"`):
   terms    sorted UTF-8 terms, fixed-width bytes (`np.searchsorted` finds a term); on disk packed
            as term_bytes (uint8, the terms joined) and term_ends (uint32, or int64 past 4 GiB),
-           widened on load (`terms.npy`, fixed-width, in segments written before 2026-11-25)
+           widened on load (`terms.npy`, fixed-width, in a segment of an earlier layout)
   offsets  int64, len(terms)+1: postings of term i are [offsets[i], offsets[i+1])
   heads, widths, spos, d1, d2, d4
            global doc ids, increasing within a term, in blocks of gaps (see index/postings.py);
-           a segment written before 2026-11-25 has them plain instead: `docs`, uint32
-  tfs      uint8 term frequencies, 255 where the frequency is higher (uint32 in segments written
-           before 2026-11-24, with no overflow arrays)
+           a segment of an earlier layout has them plain instead: `docs`, uint32
+  tfs      uint8 term frequencies, 255 where the frequency is higher (uint32 in a segment of the
+           first layout, with no overflow arrays)
   tf_over_at  int64 the positions (into docs/tfs) whose frequency is above 255, increasing
   tf_over     uint32 their frequencies
   doc_ids  uint32 the documents this segment covers; doc_lens uint32 their lengths
   win_terms   int64 the terms (indices into terms) with window bounds, increasing
   win_g       uint8 their bounds, one row of win_meta[2] windows per term, flattened
   win_meta    float64 [WINDOW, first window, windows, k1, b, A_ref] (see index/windows.py)
-  (the three win_ arrays are absent from segments written before 2026-11-25: no bounds)
+  (the three win_ arrays are absent from segments of the earlier layouts: no bounds)
+A segment of an earlier layout is read as before; none is written any more.
 Scores are never stored: corpus statistics change as events arrive. Frequencies are a byte
 because 99.98% of them are under 256 (a quarter of the postings' bytes; the exact value of
 the rest is patched into a term's slice when it is read, so scores stay exact).

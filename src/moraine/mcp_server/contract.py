@@ -48,7 +48,7 @@ class ToolResult:
 
 
 def seed_error(tool: str, code: str, message: str) -> ToolResult:
-    """The error form of seed 004's tools (`{"error", "code"}`, in-band like every Moraine error)."""
+    """The error form of the history tools (`{"error", "code"}`, in-band like every Moraine error)."""
     return ToolResult({"error": message, "code": code}, f"{tool} error [{code}]: {message}")
 
 

@@ -132,7 +132,7 @@ def _classify_user_text(text: str, record: dict[str, Any], emit: _Emitter) -> tu
     if record.get("isMeta") or head.startswith(NON_PROMPT_PREFIXES):
         return "system", {}
     if record.get("isSidechain") and not emit.state.get("agent"):
-        return "user_input", {}  # an inline subagent prompt: not a turn of this session
+        return "user_input", {}  # an inline subagent prompt: not a turn of the session
     return "user_input", {"starts_turn": True}
 
 

@@ -1,8 +1,8 @@
 """GitHub Copilot CLI sessions (`$COPILOT_HOME|~/.copilot` `/session-state/<id>/events.jsonl`) → events.
 
 Copilot CLI is closed source; the event schema is the one its SDK publishes (github/copilot-sdk
-`session-events.ts`, generated from the CLI's schema; see docs/harnesses/gemini-qwen-copilot.md
-§3), for session-state files of CLI 0.0.342 and later, directory (`<id>/events.jsonl`) and early
+`session-events.ts`, generated from the CLI's schema; see docs/harnesses/copilot-cli.md),
+for session-state files of CLI 0.0.342 and later, directory (`<id>/events.jsonl`) and early
 flat (`<id>.jsonl`) layouts. Each line: `{type, id, timestamp, parentId, data, agentId?}`;
 transient events never reach the file. `/rewind` removes lines: the tailer then starts a new
 generation.

@@ -1,7 +1,7 @@
 """Kimi CLI wires (`$KIMI_SHARE_DIR|~/.kimi` `/sessions/<md5 of cwd>/<session>/wire.jsonl`) → events.
 
 Reads the append-only `wire.jsonl` of MoonshotAI/kimi-cli (wire protocol 1.x, checked at
-kimi-cli 1.49.0; see docs/harnesses/cursor-opencode-kimi-pi.md): a `metadata` header, then
+kimi-cli 1.49.0; see docs/harnesses/kimi-cli.md): a `metadata` header, then
 `{timestamp: <epoch seconds>, message: {type, payload}}` lines of complete wire messages.
 A subagent's own `subagents/<agent>/wire.jsonl` is a child session naming its parent; the
 parent's `SubagentEvent` lines mirror it and are not indexed twice.

@@ -1,7 +1,7 @@
 """Pi coding agent sessions (`$PI_CODING_AGENT_DIR/sessions/--<cwd>--/<ts>_<uuid>.jsonl`) → events.
 
 Reads session format v3 of badlogic/pi-mono `packages/coding-agent` (checked at coding-agent
-0.58.3, see docs/harnesses/cursor-opencode-kimi-pi.md): a `session` header (id, cwd,
+0.58.3, see docs/harnesses/pi.md): a `session` header (id, cwd,
 `parentSession` for a fork), then entries `{type, id, parentId, timestamp, …}` forming a tree.
 Every entry is indexed, abandoned branches included (they are real history), in file order.
 

@@ -1,7 +1,7 @@
 """Qwen Code chats (`$QWEN_RUNTIME_DIR|$QWEN_HOME|~/.qwen` `/projects/<cwd>/chats/<id>.jsonl`) → events.
 
 Reads the append-only JSONL ChatRecords of QwenLM/qwen-code (`chatRecordingService.ts`, the
-format since the JSON → JSONL switch of late 2025; see docs/harnesses/gemini-qwen-copilot.md):
+format since the JSON → JSONL switch of late 2025; see docs/harnesses/qwen-code.md):
 records `{uuid, parentUuid, sessionId, timestamp, type, subtype?, cwd, gitBranch?, message?,
 model?, toolCallResult?, systemPayload?}` with `type` user, assistant, tool_result or system.
 Every record is indexed in file order, a rewound (abandoned) branch included.

@@ -10,8 +10,8 @@ A chunk holds the docs added between two snapshots, from `<first doc>`:
                             frame j // ROWS_PER_FRAME, at off[j] - off[first row of its frame]
     <first>-<tag>.txt       the texts, UTF-8, each followed by a newline
     <first>-<tag>.toff.npy  text offsets (len+1): text i is txt[toff[i] : toff[i+1] - 1]
-                            (the three offset arrays are uint32, or int64 past 4 GiB or
-                            written before 2026-11-25)
+                            (the three offset arrays are uint32, or int64 past 4 GiB or in a
+                            chunk of an earlier layout, read as before)
     <first>-<tag>.nl.npy    where the newlines of .txt are (uint32, or int64 past 4 GiB): every
                             line's end, so a regex search finds the line around a literal without
                             reading the text (a chunk written before it existed has it computed
@@ -341,7 +341,7 @@ def _file_newlines(path: Path, block: int = 8 << 20) -> np.ndarray:
 
 def _offsets(lengths: np.ndarray) -> np.ndarray:
     """Offsets from lengths: uint32 while they fit (every chunk so far; half the bytes of the
-    int64 that chunks written before 2026-11-25 hold, read the same)."""
+    int64 that chunks of the earlier layouts hold, read the same)."""
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets.astype(np.uint32) if offsets[-1] < 2**32 else offsets

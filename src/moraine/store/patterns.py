@@ -1,4 +1,4 @@
-"""Learned prompt → input patterns (seed 004's `get_learned_patterns`), on Moraine's model.
+"""Learned prompt → input patterns (the history tool `get_learned_patterns`), on Moraine's model.
 
 In agent history the "prompt" is what the agent asked the person at the end of a turn: a
 final response whose last line asks (ends with `?`, or offers a choice such as `(yes/no)`,

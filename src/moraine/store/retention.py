@@ -1,4 +1,4 @@
-"""Retention (seed 004's `cleanup_old_sessions`): forget sessions whose last activity is older
+"""Retention (the history tool `cleanup_old_sessions`): forget sessions whose last activity is older
 than N days — exactly N days old is kept.
 
 Forgetting is a durable tombstone in a WAL frame (then in every snapshot): the session's events

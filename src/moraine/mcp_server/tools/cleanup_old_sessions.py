@@ -1,4 +1,4 @@
-"""`cleanup_old_sessions` (seed 004): forget sessions older than the retention (see
+"""`cleanup_old_sessions` (a history tool): forget sessions older than the retention (see
 `store.retention`). Listed over MCP only with `[mcp] allow_write_tools = true`."""
 
 from __future__ import annotations

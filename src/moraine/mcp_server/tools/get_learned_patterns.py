@@ -1,5 +1,5 @@
-"""`get_learned_patterns` (seed 004): recurring questions the agent asked and how people answered
-(see `store.patterns`). Output is the seed's schema, with a readable text block beside it."""
+"""`get_learned_patterns` (a history tool): recurring questions the agent asked and how people answered
+(see `store.patterns`). Output is the history tools' schema, with a readable text block beside it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`search_session_history` (seed 004): a regular expression, line by line, over transcripts.
+"""`search_session_history` (a history tool): a regular expression, line by line, over transcripts.
 
 A session's transcript is the text of its events in order (Moraine's own tool traffic and
 unknown records left out), each event's text split into lines; `line_number` counts from 1
@@ -7,7 +7,7 @@ chunks, every text of the scope read, so the result is exactly a full scan's; th
 searched are those with transcript lines in scope (`searched_sessions_total` counts them;
 `searched_sessions` lists the sessions of the matches shown, or with `session_id` that session,
 or every one with `include_searched_ids`). A line counts once however many times the pattern
-matches in it (grep's count). Output follows the seed's schema (not the v1
+matches in it (grep's count). Output follows the history tools' schema (not the v1
 envelope), with `event_id` and `timestamp` on each match and a readable text block beside it.
 """
 
@@ -64,7 +64,7 @@ INPUT_SCHEMA: dict[str, Any] = {
 }
 FIELDS = tuple(INPUT_SCHEMA["properties"])
 _LINES = {"type": "array", "items": {"type": "string"}}
-OUTPUT_SCHEMA: dict[str, Any] = {  # seed 004's schema (additive fields allowed), or its error form
+OUTPUT_SCHEMA: dict[str, Any] = {  # the history tools' schema (additive fields allowed), or their error form
     "type": "object",
     "anyOf": [
         {"type": "object", "required": ["matches", "total_matches", "searched_sessions"], "properties": {

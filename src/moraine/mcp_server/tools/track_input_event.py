@@ -1,4 +1,4 @@
-"""`track_input_event` (seed 004): record one prompt → input observation, durably, in Moraine's
+"""`track_input_event` (a history tool): record one prompt → input observation, durably, in Moraine's
 own state (a WAL frame, then snapshots) — never in the agents' logs. Listed over MCP only with
 `[mcp] allow_write_tools = true`: it changes data."""
 
