@@ -1,6 +1,6 @@
-"""What compiled inner loops would give issue 13's search target: the window search of
-`index/windows.py` written as one numba function over Moraine's own segment arrays, beside the
-engine and tantivy in the same process.
+"""What compiled inner loops would give the search target (`search_sessions` at or below
+tantivy, docs/benchmarks.md): the window search of `index/windows.py` written as one numba
+function over Moraine's own segment arrays, beside the engine and tantivy in the same process.
 
     pip install numba   # not a dependency of Moraine: see below
     python tools/bench_compiled.py --state S --corpus C [--queries 300] [--json]

@@ -1,5 +1,6 @@
 """What any pure-Python build and numpy query must pay, beside tantivy in the same run: the
-evidence for the two targets of issue 13 this design does not reach.
+evidence for the two targets this design does not reach (`search_sessions` at or below tantivy;
+a build of 25k events/s within 5× tantivy's: docs/benchmarks.md, Targets).
 
     python tools/bench_floor.py --state ~/.moraine-100k --corpus /tmp/c100k [--queries 300] [--json]
 

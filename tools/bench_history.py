@@ -1,4 +1,5 @@
-"""SC-006 for search_session_history: patterns over the newest 30 days of an indexed corpus.
+"""The latency targets of search_session_history (P95 ≤ 1 s for any pattern, ≤ 200 ms with a
+literal of 3+ characters): patterns over the newest 30 days of an indexed corpus.
 
     python tools/bench_history.py --corpus /tmp/corpus100k --state /tmp/state100k [--patterns 40]
 

@@ -7,9 +7,9 @@ Each needle is a searchable event drawn at random, asked for in two ways:
 - `distinctive`: its 2 or 3 rarest words (fewest documents), in the order of its text: what one
   remembers of a particular event (an identifier, a file name, an error code). `unique` is the
   part of these queries that single the needle out (its text is the only one holding every
-  term of the query): the needle search issue 13 asks to keep at MRR@10 ≥ 0.9. In the rest,
-  other events hold the same words (a generated corpus repeats tool outputs and messages with
-  small changes), and which of them a query meant is not in the query.
+  term of the query): the needle search whose target is MRR@10 ≥ 0.9 (docs/benchmarks.md,
+  Targets). In the rest, other events hold the same words (a generated corpus repeats tool
+  outputs and messages with small changes), and which of them a query meant is not in the query.
 - `phrase`: 2 to 4 consecutive words of its text, as tools/bench.py draws its latency queries:
   mostly common words that many events share, so a low score says little about ranking.
 

@@ -2884,7 +2884,7 @@ _OPENCODE_DB = "opencode/opencode.db"
 
 class _OpenCode(_Session):
     """Renders turns as OpenCode v1.x keeps them in its SQLite store (``opencode.db``; the
-    adapter src/moraine/sources/opencode.py, docs/harnesses/opencode-storage.md): a ``session``
+    adapter src/moraine/sources/opencode.py, docs/harnesses/opencode.md): a ``session``
     row (``directory`` = the cwd, a generated title), a ``message`` row per user prompt and per
     LLM step (``data`` = the message minus its ids), a ``part`` row per text / reasoning / tool /
     step-start / step-finish / file / compaction part.  Ids ``ses_`` (descending, as OpenCode's
@@ -3416,7 +3416,7 @@ def _write_side_files(out: Path, kimi: dict[str, str], gemini: list[str]) -> Non
 def _opencode_ddl() -> tuple[list[str], str, list[str]]:
     """OpenCode's real schema: the statements a fresh v1.18.3 install runs (its drizzle DDL),
     the ``migration`` journal table and its ids, as tools/make_opencode_samples.py pins them
-    (docs/harnesses/opencode-storage.md §2)."""
+    (docs/harnesses/opencode.md, its storage part, §2)."""
     name = "make_opencode_samples"
     module = sys.modules.get(name)
     if module is None:

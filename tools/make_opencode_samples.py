@@ -13,7 +13,7 @@ seeds), times are fixed (2026-03, UTC, epoch milliseconds). The JSON files are b
 run; the .db file's bytes may vary with the SQLite version, its content does not.
 
 Formats, with the OpenCode source each one was read from, are documented in
-docs/harnesses/opencode-storage.md; data_samples/opencode/README.md says what each session covers.
+docs/harnesses/opencode.md; data_samples/opencode/README.md says what each session covers.
 """
 
 from __future__ import annotations
@@ -1246,7 +1246,7 @@ def write_storage(root: Path, projects: list[Project], legacy: list[tuple[Sessio
 README_HEAD = """# data_samples/opencode — hand-made OpenCode data (generated)
 
 **Generated** by `tools/make_opencode_samples.py`; edit the script, not this file. Formats and their
-sources: `docs/harnesses/opencode-storage.md`.
+sources: `docs/harnesses/opencode.md`.
 
 This folder stands for OpenCode's data directory (`$XDG_DATA_HOME/opencode`, normally
 `~/.local/share/opencode`):
