@@ -1,4 +1,4 @@
-"""tools/list: the three v1 tools plus index_status (issue 10) and seed 004's read tools (issue 11),
+"""tools/list: the three v1 tools plus index_status and the read-only history tools,
 each with input/output schemas and read-only annotations; input schemas in plain types that
 generic clients can drive."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from contract_harness import McpServer
 
 EXPECTED = {"search_sessions", "open", "list_sessions", "index_status", "search_session_history",
-            "get_learned_patterns"}  # the write tools of seed 004 only with [mcp] allow_write_tools
+            "get_learned_patterns"}  # the history write tools only with [mcp] allow_write_tools
 REQUIRED_INPUTS = {"search_sessions": ["query"], "open": ["id"], "list_sessions": ["start_datetime", "end_datetime"],
                    "index_status": [], "search_session_history": ["query"], "get_learned_patterns": []}
 

@@ -1,5 +1,5 @@
-"""search_session_history (seed 004, issue 11) through a real MCP client over `moraine mcp`:
-the seed's six test cases translated to Moraine's model (a session's transcript is its events'
+"""search_session_history (a history tool) through a real MCP client over `moraine mcp`:
+the six cases its specification lists, translated to Moraine's model (a session's transcript is its events'
 text, line by line), plus the pathological pattern, CJK text, a match deep in a 300 KB tool
 output with its context, and searched_sessions for one and for all sessions."""
 

@@ -1,5 +1,5 @@
-"""get_learned_patterns, track_input_event and cleanup_old_sessions (seed 004, issue 11) through a
-real MCP client: the seed's test cases on Moraine's model, the write tools listed only with
+"""get_learned_patterns, track_input_event and cleanup_old_sessions (history tools) through a
+real MCP client: the cases their specification lists, on Moraine's model, the write tools listed only with
 `[mcp] allow_write_tools = true`, and forgotten sessions that stay forgotten across a restart and
 `moraine reindex`."""
 
@@ -85,7 +85,7 @@ def test_write_tools_are_listed_only_when_allowed(writable: tuple[McpServer, dic
 def test_learned_patterns_from_the_history(writable: tuple[McpServer, dict[str, Path]]) -> None:
     server, _ = writable
     data = server.call("get_learned_patterns", {})
-    assert data["total_patterns"] >= 2 and "patterns" in data  # seed test 1
+    assert data["total_patterns"] >= 2 and "patterns" in data  # patterns are learned
     # a pair seen once (the 40-day-old "Delete /tmp/build/cache?" → "yes") is left out unless asked for
     assert data["below_min_occurrences"] >= 1 and not any("Delete" in p["prompt_text"] for p in data["patterns"])
     every = server.call("get_learned_patterns", {"min_occurrences": 1})
@@ -96,12 +96,12 @@ def test_learned_patterns_from_the_history(writable: tuple[McpServer, dict[str, 
     assert restart["most_common_response"]["count"] == 2  # "yes" and "Yes" are one reply
     migrations = next(p for p in data["patterns"] if "migrations" in p["prompt_text"])
     assert migrations["total_occurrences"] == 2  # "3 migrations" and "12 migrations": numbers normalized
-    filtered = server.call("get_learned_patterns", {"prompt_filter": "restart"})["patterns"]  # seed test 2
+    filtered = server.call("get_learned_patterns", {"prompt_filter": "restart"})["patterns"]  # filtered
     assert filtered and all("restart" in p["prompt_text"] for p in filtered)
-    ordered = server.call("get_learned_patterns", {"sort_by": "occurrences"})["patterns"]  # seed test 3
+    ordered = server.call("get_learned_patterns", {"sort_by": "occurrences"})["patterns"]  # sorted
     assert all(a["total_occurrences"] >= b["total_occurrences"] for a, b in pairwise(ordered))
     assert all(p["total_occurrences"] >= 2 for p in server.call("get_learned_patterns",
-                                                                 {"min_occurrences": 2})["patterns"])  # seed test 4
+                                                                 {"min_occurrences": 2})["patterns"])  # threshold
     last = server.call("get_learned_patterns", {"sort_by": "last_seen"})["patterns"]
     assert [p["last_seen"] for p in last] == sorted((p["last_seen"] for p in last), reverse=True)
     assert server.call("get_learned_patterns", {"sort_by": "nope"})["code"] == "INVALID_REQUEST"
@@ -130,13 +130,13 @@ def test_cleanup_dry_run_then_for_real(writable: tuple[McpServer, dict[str, Path
     server, logs = writable
     sessions = {item["session"]["cwd"]: item["id"] for item in server.ok("list_sessions", {
         "start_datetime": _iso(NOW - 60 * DAY), "end_datetime": _iso(NOW + DAY), "limit": 50})["data"]["sessions"]}
-    dry = server.call("cleanup_old_sessions", {"retention_days": 7, "dry_run": True})  # seed test 1
+    dry = server.call("cleanup_old_sessions", {"retention_days": 7, "dry_run": True})  # a dry run
     assert dry["dry_run"] is True and dry["total_deleted"] == 2
     assert set(dry["deleted_sessions"]) == {sessions["/w/p3"], sessions["/w/p4"]}
-    assert sessions["/w/p2"] not in dry["deleted_sessions"]  # 7 days old (minus minutes): kept (seed test 3)
+    assert sessions["/w/p2"] not in dry["deleted_sessions"]  # 7 days old (minus minutes): kept
     assert all(path.exists() for path in logs.values())
     assert server.ok("open", {"id": sessions["/w/p3"]})
-    done = server.call("cleanup_old_sessions", {"retention_days": 7, "dry_run": False})  # seed tests 2 and 4
+    done = server.call("cleanup_old_sessions", {"retention_days": 7, "dry_run": False})  # the run
     assert done["total_deleted"] == 2 and done["bytes_freed"] >= 0 and done["dry_run"] is False
     assert not logs["old"].exists() and not logs["older"].exists() and logs["week"].exists()
     server.err("open", {"id": sessions["/w/p3"]}, "not_found")

@@ -1,4 +1,4 @@
-"""Moraine in real agent hosts (issue 10), through the SDK's ClientSession over `moraine mcp`:
+"""Moraine in real agent hosts, through the SDK's ClientSession over `moraine mcp`:
 replies within the bound, paging that concatenates to the logged text, hits that lead back to
 the harness, and the scope filters checked against a brute-force filter over every session.
 

@@ -1,6 +1,6 @@
 """Every tool driven by a generic MCP client: the MCP Inspector CLI (`inspector --cli`), which
 builds arguments from `--tool-arg key=value` pairs by the input schema's declared types
-(issue 10: `n_hits=2` was refused as a string while the schemas declared ["integer", "null"]).
+(formerly `n_hits=2` was refused as a string while the schemas declared ["integer", "null"]).
 
 The Inspector is an npm package: the test installs a pinned version under `.cache/` once
 (npm reaches the registry here and in CI) and skips, saying why, where npm is missing.

@@ -1,4 +1,4 @@
-"""Who started the daemon decides how long it lives (issue 10): one `moraine mcp` started for an
+"""Who started the daemon decides how long it lives: one `moraine mcp` started for an
 agent host exits after `daemon.idle_exit_s` (default 1800 s) without connections, so it does not
 outlive the host; one the user started with `moraine daemon` runs until stopped, unless they set
 idle_exit_s themselves."""

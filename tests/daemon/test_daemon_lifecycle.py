@@ -714,7 +714,7 @@ def test_read_only_state_exits_4(ws: Workspace) -> None:
 
 
 def test_no_source_root_serves_empty_answers_naming_the_roots(ws: Workspace) -> None:
-    """Why (issue 10): with no log folder yet (a user who installs Moraine before their first agent
+    """Why: with no log folder yet (a user who installs Moraine before their first agent
     session), every way in answers the same — the daemon starts, says which roots it watches, and a
     search through `moraine mcp` returns nothing with a warning naming them (it used to exit 5 while
     the bridge failed `initialize`). A root created later is read by the reconcile scan."""
@@ -872,7 +872,7 @@ def test_setup_prints_and_merges_the_entries(ws: Workspace) -> None:
     data = printed.json()
     command = data["command"]
     assert Path(command).is_absolute() and Path(command).exists()
-    args = ["--home", str(ws.home), "mcp"]  # this workspace's state, not the default one (issue 10)
+    args = ["--home", str(ws.home), "mcp"]  # this workspace's state, not the default one
     entry = {"type": "stdio", "command": command, "args": args}
     assert data["written"] is False
     assert data["claude_code"] == {"path": str(claude_json), "mcpServers": {"moraine": entry}}
@@ -917,7 +917,7 @@ def test_setup_write_twice_is_idempotent(ws: Workspace) -> None:
     assert ws.run("setup", "--write", env=env).returncode == 0
     tomllib.loads(codex_toml.read_text())
     assert (claude_json.read_bytes(), codex_toml.read_bytes()) == once
-    # the first .bak (the user's original) is never replaced by a rerun (issue 10)
+    # the first .bak (the user's original) is never replaced by a rerun
     assert json.loads(claude_json.with_name("claude.json.bak").read_text()) == CLAUDE_BEFORE
     assert codex_toml.with_name("config.toml.bak").read_text() == CODEX_BEFORE
 

@@ -1,4 +1,4 @@
-"""Poison appended to live logs while the daemon serves (issue 9): before the fix one such line
+"""Poison appended to live logs while the daemon serves: before the fix one such line
 made every later call fail ("doc ids and catalog rows must stay aligned") and, after a restart,
 every call `internal_error`. Now each good line around the poison is found once through a
 real `moraine mcp` session, live and after the daemon restarts, and the state equals a clean

@@ -1,6 +1,6 @@
 """Every JSON-RPC line gets an answer: raw bytes to `moraine mcp` (stdio) and to the daemon's socket.
 
-Why: an agent host that sends a request waits for its answer; before issue 9 invalid JSON, a
+Why: an agent host that sends a request waits for its answer; before the fix invalid JSON, a
 batch, params as a list, a lone surrogate, a raw NUL, nesting 200–989 deep or a 70 MB line got
 none (the host hung), nesting ≥ ~990 killed the bridge, a cursor holding deep JSON gave
 `internal_error`, and a 63 MB line took 22 s to absorb while other clients waited. Nothing here
@@ -11,7 +11,7 @@ is mocked: a real daemon over data_samples, a real bridge process, a real socket
   all cases a normal search works on the same session (bridge and daemon alive, daemon the same).
 * Limits (`moraine.wire`): a line is at most 256 KiB (longer: -32600 naming the limit, drained
   without being kept), nesting at most 128 levels and 10,000 arrays/objects (checked by a linear
-  scan before any parser runs). Batches get one -32600 with id null (MCP 2025-06-18 has none).
+  scan before any parser runs). Batches get one -32600 with id null (MCP revision `2025-06-18` has none).
 * Linear absorb: a 63 MB line is drained at hundreds of MB/s; the framer's time grows linearly.
 * Fairness: while other connections stream 63 MB lines fast and slowly, or send the costliest
   lines the limits let through back to back, another client's calls are answered within a bound
@@ -111,7 +111,7 @@ def _search_ok(target: Any, tag: str) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------
-# The cases of issue 9, and their neighbours
+# Lines that once got no answer, and their neighbours
 # --------------------------------------------------------------------------------------------
 
 HEAD = b'{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":'

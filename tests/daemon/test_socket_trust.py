@@ -1,6 +1,6 @@
 """The socket is trusted only when it is this user's daemon, in directories nobody else controls.
 
-Why: before issue 9, `moraine mcp` connected to whatever listened at the socket path, so another
+Why: formerly `moraine mcp` connected to whatever listened at the socket path, so another
 user able to write there served injected search results to this user's agent. Now the bridge
 (and `moraine daemon`) refuse, with exit code 7 (`UntrustedSocketError`):
 

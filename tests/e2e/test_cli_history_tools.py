@@ -1,4 +1,4 @@
-"""Seed 004's tools from the command line (issue 11): `moraine history` with a Moraine ID, a
+"""The history tools from the command line: `moraine history` with a Moraine ID, a
 harness's own session id or a log path; `moraine patterns` and `moraine track`; `moraine cleanup`,
 which is always there, lists without changing anything on `--dry-run`, and on a terminal asks
 before forgetting (a pseudo-terminal answers here: no, then yes). The real console script, real

@@ -68,7 +68,7 @@ def test_list_json_paging_gives_every_session_once(indexed: Indexed) -> None:
 
 
 def test_list_takes_dates_and_local_times(indexed: Indexed) -> None:
-    """For people (issue 10): a date is local midnight, a time without offset is local time;
+    """For people: a date is local midnight, a time without offset is local time;
     the MCP tool itself still refuses a datetime without offset (the contract suite)."""
     by_date = indexed.ws.run("list", "--since", "2026-02-27", "--until", "2026-04-03", "--limit", "50", "--json")
     assert by_date.returncode == 0, by_date

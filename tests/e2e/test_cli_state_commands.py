@@ -595,7 +595,7 @@ def test_status_does_not_count_a_forgotten_session(forgotten: Forgotten) -> None
 
 @pytest.mark.parametrize("kind", ["content", "segments"])
 def test_a_tampered_published_file_is_refused_and_doctor_rebuilds(fresh: Workspace, kind: str) -> None:
-    """Issue 10: a content chunk or segment changed after it was written is refused when the
+    """A content chunk or segment changed after it was written is refused when the
     state is opened (naming the remedy), and `doctor --repair` performs that remedy: the state
     is rebuilt from the logs, with the same IDs."""
     assert fresh.run("index").returncode == 0

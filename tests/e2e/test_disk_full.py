@@ -1,5 +1,5 @@
 """A full disk or a denied permission: a clear message, exit 4, and a state that stays readable
-and catches up once space is back (issue 9, item 5). The state lives on a small tmpfs
+and catches up once space is back. The state lives on a small tmpfs
 (mounted by the test: needs root; skipped with the reason otherwise)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Hostile and unlucky input through the real CLI: no log line, log file or old WAL frame can
-stop ingest or make the state unusable (issue 9, item 1).
+stop ingest or make the state unusable.
 
 Every case plants its bad input between good lines that carry unique words, then checks:
 `moraine index` completes (exit 0, no traceback), each good word is found exactly once, the
@@ -171,7 +171,7 @@ def test_poison_appended_to_a_live_log_is_absorbed(poisoned: tuple[Workspace, di
 
 
 def _old_frame(ws: Workspace, rows: list[list[Any]]) -> None:
-    """Append a frame as a version without screening wrote them (the state of issue 9)."""
+    """Append a frame as a version without screening wrote them."""
     wal_dir = ws.state / "wal"
     newest = sorted(wal_dir.glob("*.log"))[-1]
     from moraine.store.wal import Wal

@@ -1,4 +1,4 @@
-"""The first hour (issue 10): on a fresh clone, `make install` leaves a `moraine` on PATH that
+"""The first hour: on a fresh clone, `make install` leaves a `moraine` on PATH that
 runs, and the entry `moraine setup` prints points at it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""No log roots at all (issue 10): every way in answers the same — empty results and a warning
+"""No log roots at all: every way in answers the same — empty results and a warning
 naming the roots watched — instead of failing (the one-shot `moraine index` still exits 5)."""
 
 from __future__ import annotations

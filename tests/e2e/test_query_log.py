@@ -1,4 +1,4 @@
-"""The opt-in query log (issue 10, item 7): off by default; when on, every search and open —
+"""The opt-in query log: off by default; when on, every search and open —
 from the CLI and through MCP — is one local line (query redacted), and `moraine queries`
 summarises the top, zero-result and slowest queries and which hits were opened afterwards."""
 

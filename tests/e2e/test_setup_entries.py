@@ -1,5 +1,5 @@
 """`moraine setup` carries the state it serves into the entry, and `--remove` takes out exactly
-Moraine's entries (issue 10). Real `moraine setup` processes on temporary config files."""
+Moraine's entries. Real `moraine setup` processes on temporary config files."""
 
 from __future__ import annotations
 

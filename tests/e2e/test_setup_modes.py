@@ -1,10 +1,10 @@
 """`moraine setup --write` never makes a file more readable than it was.
 
-Why: `~/.claude.json` is 0600 (it holds OAuth tokens and project history); before issue 9 the
+Why: `~/.claude.json` is 0600 (it holds OAuth tokens and project history); formerly the
 `.bak` copy that `setup --write` kept was created 0644 (world-readable) and the rewritten files
 were 0600 whatever they had been. Now every file setup writes — the two configs and their
 `.bak` copies — has the original's permission bits, a file that did not exist is created 0600
-(whatever the umask), the first `.bak` is never replaced by a later run (issue 10: a rerun would
+(whatever the umask), the first `.bak` is never replaced by a later run (a rerun would
 otherwise back up its own output), a `.bak` an earlier version left too open is closed down to
 the original's mode, and a symlinked config stays a symlink. Real `moraine setup` processes.
 """

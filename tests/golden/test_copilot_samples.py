@@ -1,5 +1,5 @@
 """Golden test of the Copilot CLI adapter over data_samples/copilot (hand-made session-state
-events): the edge cases of docs/harnesses/gemini-qwen-copilot.md §3.5 — a prompt with its
+events): the edge cases of docs/harnesses/copilot-cli.md — a prompt with its
 model-wrapped form, a tool named in `toolRequests` and started again (one call), a failing
 shell call with a terminal exit code, model-call bounds inside a turn, a steering message, an
 autopilot continuation, a sub-agent's messages, `abort`, a compaction summary, a shutdown and

@@ -1,7 +1,7 @@
 """Golden test of the Cursor adapter over data_samples/cursor (hand-made agent transcripts of the
 2026 JSONL form): nested, subagent and flat layouts, `<user_query>` prompts beside injected
 context, `turn_ended` lines, tool results paired by id, lines without times, a file under the
-root that is not a transcript, and a malformed line (docs/harnesses/cursor-opencode-kimi-pi.md §1).
+root that is not a transcript, and a malformed line (docs/harnesses/cursor.md).
 """
 
 from __future__ import annotations

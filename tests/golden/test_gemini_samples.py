@@ -3,7 +3,7 @@ v0.39+): a header, injected `<session_context>`, a prompt whose `displayContent`
 the expanded content, a message appended again with its tool results (one set of events, not
 two), tool responses recorded as a user message (not a prompt), a cancelled request, a
 `/compress` checkpoint (`$set.messages`), an API error, a `$set` summary as title, an unknown
-type, a torn line, and a subagent chat (docs/harnesses/gemini-qwen-copilot.md §1). And two
+type, a torn line, and a subagent chat (docs/harnesses/gemini-cli.md). And two
 legacy single-document chats (`session-*.json`, v0.4-v0.38): one in a project folder with its
 `.project_root`, one in an older hash folder (its cwd from `projects.json`) holding CJK text and an entry that is not
 a message (quarantined with its place in the document); `logs.json` beside it is no chat.

@@ -2,7 +2,7 @@
 a session folder named by the md5 of its cwd (mapped back through kimi.json), a subagent's own
 wire as a child session, turns, event types, completion, exit codes, resume, quarantine.
 
-Edge cases (docs/harnesses/cursor-opencode-kimi-pi.md §3): think and text parts, a failing
+Edge cases (docs/harnesses/kimi-cli.md): think and text parts, a failing
 Shell call ("Command failed with exit code: 2."), a message typed mid-turn (`SteerInput`), a
 subagent whose mirrored `SubagentEvent` must not be indexed twice, a synthetic
 `<system-reminder>` prompt, a prompt with an image part, an interrupted step, a compaction, a

@@ -1,7 +1,7 @@
 """Golden test of the Pi adapter over data_samples/pi (hand-made, session format v3): sessions,
 turns, event types, completion, titles, models, exit codes, resume commands, quarantine.
 
-The samples hold what docs/harnesses/cursor-opencode-kimi-pi.md lists as Pi's edge cases: a
+The samples hold what docs/harnesses/pi.md lists as Pi's edge cases: a
 tool call and its result, a failing bash tool (`Command exited with code 1`), a `!cmd` the
 person ran (`bashExecution`), injected context (`custom_message`), an aborted reply, a
 compaction, a branch (a prompt whose parent is an earlier entry) with its branch summary, an

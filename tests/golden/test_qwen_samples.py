@@ -1,7 +1,7 @@
 """Golden test of the Qwen Code adapter over data_samples/qwen (hand-made JSONL ChatRecords):
 sessions, turns, event types, completion, titles, models, exit codes, resume, quarantine.
 
-The samples hold the edge cases of docs/harnesses/gemini-qwen-copilot.md §2.8: a prompt whose
+The samples hold the edge cases of docs/harnesses/qwen-code.md: a prompt whose
 `displayText` differs from the expanded parts, thought + text + two calls in one record, results
 paired by call id (one failing), a message typed mid-turn, an auto title then a manual one, a
 notification (not a prompt), a compaction whose replacement history must not be re-indexed,

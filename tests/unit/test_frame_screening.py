@@ -1,4 +1,4 @@
-"""A WAL frame the store cannot apply never makes the state unusable (issue 9).
+"""A WAL frame the store cannot apply never makes the state unusable.
 
 Two layers: `screen_frame` leaves out (and quarantines) rows of the wrong shape before a
 frame applies; and a frame that fails midway although screened (a bug) is skipped on a

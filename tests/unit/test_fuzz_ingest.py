@@ -1,4 +1,4 @@
-"""Seeded fuzzing of every adapter and of the store behind it (issue 9: no line can break Moraine).
+"""Seeded fuzzing of every adapter and of the store behind it (no line can break Moraine).
 
 Mutated sample records go through `normalize_line` (never raises; every row it returns is
 one the store can apply and msgpack can store), then through real WAL frames into a Store,
