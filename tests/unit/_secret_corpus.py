@@ -18,6 +18,7 @@ import json
 import random
 import string
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -414,5 +415,270 @@ def lookalikes(seed: int = 0) -> list[Lookalike]:
         ("credential-helper", "git config --global credential.helper osxkeychain"),
         ("secret-manager-path", "projects/acme-prod/secrets/database-password/versions/latest"),
         ("github-actions-secret-ref", "token: ${{ secrets.GITHUB_TOKEN }}"),
+    ]
+    return [Lookalike(kind, text) for kind, text in items]
+
+
+# -- families that a rule table written from the same list would miss ---------------------------
+# Written the way people write credentials (vendor tokens outside the first table, key names
+# outside the first list, command-line passwords, structured and encoded forms, punctuation in
+# URIs, context words after a value, a secret beside its partner id), with lookalikes that are
+# ids, digests and hashes. The first table was written from `secrets()`; these check that the
+# general rules carry over.
+
+
+_Add = Callable[[str, str, str, str], None]  # kind, source, text, secret
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def _vendor_families(g: _Gen, add: _Add) -> None:
+    body = g.mixed(_HEX, 32)
+    add("deepseek-style-sk-hex", "vendor:DeepSeek/DashScope API keys (sk- + 32 hex)",
+        f"switched the qwen calls to {_p('s', 'k-')}{body} this morning", body)
+    body = "00" + g.mixed(_URLSAFE, 40)
+    add("okta-ssws-token", "gitleaks:okta-access-token; vendor:Okta API tokens (SSWS scheme)",
+        f'curl -H "Authorization: {_p("SS", "WS")} {body}" https://acme.okta.com/api/v1/users', body)
+    body = g.mixed(_HEX, 40)
+    add("pulumi-token", "gitleaks:pulumi-api-token", f"pulumi login picked up {_p('pu', 'l-')}{body}", body)
+    body = g.mixed(_ALNUM, 14) + _p(".atl", "asv1.") + g.mixed(_URLSAFE, 67)
+    add("terraform-cloud-token", "gitleaks:hashicorp-tf-api-token", f"TFE token is {body} for now", body)
+    body = g.mixed(_HEX, 48)
+    add("rubygems-token", "gitleaks:rubygems-api-token", f"gem push with {_p('rubygems', '_')}{body}", body)
+    body = g.mixed(_HEX, 64) + "-" + g.mixed(_ALNUM, 16)
+    add("brevo-api-key", "gitleaks:sendinblue-api-token", f"brevo says {_p('xkey', 'sib-')}{body}", body)
+    body = g.mixed(_ALNUM, 36)
+    add("prefect-api-key", "gitleaks:prefect-api-token", f"prefect cloud login -k {_p('pn', 'u_')}{body}", body)
+    body = g.mixed(_LOWER_ALNUM, 70)
+    add("readme-api-key", "gitleaks:readme-api-token", f"rdme openapi --key={_p('rd', 'me_')}{body}", body)
+    body = g.mixed(_URLSAFE, 44)
+    add("typeform-token", "gitleaks:typeform-api-token", f"the form token {_p('tf', 'p_')}{body} expired", body)
+    body = g.mixed(_UPPER_ALNUM, 24) + "." + g.mixed(_UPPER_ALNUM, 64)
+    add("dynatrace-token", "gitleaks:dynatrace-api-token", f"Api-Token {_p('dt0', 'c01.')}{body}", body)
+    body = g.mixed(_URLSAFE, 43)
+    add("duffel-token", "gitleaks:duffel-api-token", f"use {_p('duffel', '_live_')}{body} in prod", body)
+    body = g.mixed(_HEX, 40)
+    add("shippo-token", "gitleaks:shippo-api-token", f"shippo.api_key: {_p('shippo', '_live_')}{body}", body)
+    body = g.mixed(_URLSAFE, 120)
+    add("testpypi-token", "gitleaks:pypi-upload-token (test.pypi.org macaroon)",
+        f"twine upload -r testpypi -p {_p('py', 'pi-', 'AgENdGVzdC5weXBpLm9yZw')}{body} dist/*", body)
+    body = g.mixed(_LOWER + "234567", 52)
+    add("azure-devops-pat", "trufflehog:azuredevopspersonalaccesstoken (52 base32 characters)",
+        f"echo {body} | az devops login --organization https://dev.azure.com/acme", body)
+    body = g.mixed(_HEX, 64)
+    add("slack-client-token", "vendor:Slack client tokens (xoxc-)",
+        f"slack web client {_p('xo', 'xc-')}{g.digits(12)}-{g.digits(12)}-{g.digits(13)}-{body}", body)
+    body = g.mixed(_ALNUM, 40) + "%2F" + g.mixed(_ALNUM, 30) + "%3D"
+    add("slack-d-cookie", "vendor:Slack session cookie (xoxd-)", f"cookie d={_p('xo', 'xd-')}{body}", body)
+    body = g.mixed(_URLSAFE, 28)
+    add("google-client-secret-bare", "gitleaks:gcp-client-secret", f"client secret {_p('GOC', 'SPX-')}{body}", body)
+    body = g.mixed(_ALNUM, 180)
+    add("facebook-access-token", "gitleaks:facebook-page-access-token",
+        f"graph api call with {_p('EA', 'AB')}{body}", body)
+    claims = _b64url(json.dumps({"u": g.word(), "a": g.chars(_LOWER_ALNUM, 25)}).encode())
+    body = f"{claims}.{g.mixed(_URLSAFE, 22)}"
+    add("mapbox-secret-token", "trufflehog:mapbox (sk.eyJ)", f"MAPBOX: {_p('sk', '.eyJ')}{body[3:]}", body[3:])
+
+
+def _key_families(g: _Gen, add: _Add) -> None:
+    for kind, template in (
+        ("db-pass-env", "DB_HOST=db\nDB_PASS={pw}\nDB_NAME=main"),
+        ("smtp-pass-env", "export SMTP_PASS='{pw}'"),
+        ("redis-pass-yaml", "cache:\n  REDIS_PASS: {pw}"),
+        ("yaml-pass", "smtp:\n  user: mailer\n  pass: {pw}\n  port: 587"),
+        ("admin-pw", "ADMIN_PW={pw} ./bootstrap.sh"),
+    ):
+        pw = g.password(14, "!#%^*")
+        add(kind, "detect-secrets:KeywordDetector (db_pass, pwd suffixes)", template.format(pw=pw), pw)
+    body = g.mixed(_HEX, 64)
+    add("hmac-key-env", "detect-secrets:KeywordDetector (key suffixes)", f"HMAC_KEY={body}", body)
+    body = g.mixed(_ALNUM, 40)
+    add("pat-suffix-env", "gitleaks:generic-api-key (a PAT named by its key)", f"export GH_PAT={body}", body)
+    body = g.mixed(_LOWER_ALNUM, 32)
+    add("django-sessionid-cookie", "vendor:Django session cookie",
+        f"curl -b 'sessionid={body}' https://app.acme.io/admin/", body)
+    body = g.mixed(_LOWER_ALNUM, 32)
+    add("cookie-header", "RFC 6265 Cookie header",
+        f"Cookie: theme=dark; sessionid={body}; lang=en", body)
+
+
+def _cli_families(g: _Gen, add: _Add) -> None:
+    for kind, template in (
+        ("docker-login-p", "docker login -u ci -p {pw} registry.acme.io"),
+        ("mongosh-p", 'mongosh "mongodb://db.internal:27017/admin" -u admin -p {pw}'),
+        ("redis-cli-a", "redis-cli -h cache.internal -a {pw} ping"),
+        ("htpasswd-b", "htpasswd -b /etc/nginx/.htpasswd admin {pw}"),
+        ("openssl-passout", "openssl pkcs12 -export -in cert.pem -inkey key.pem -out cert.p12 -passout pass:{pw}"),
+        ("echo-sudo-s", "echo {pw} | sudo -S systemctl restart nginx"),
+        ("net-user", "net user deploy {pw} /add"),
+        ("pgpass-line", "echo 'db.internal:5432:main:app:{pw}' >> ~/.pgpass"),
+    ):
+        pw = g.password(14, "!%^*")
+        add(kind, "vendor:the tool's manual (password on the command line)", template.format(pw=pw), pw)
+
+
+def _structured_families(g: _Gen, add: _Add) -> None:
+    pem = "\n".join([_p("-----BEGIN ", "RSA PRIVATE KEY-----"), *g.pem_lines("MIIEpAIBAAKCAQEA", 6),
+                     _p("-----END ", "RSA PRIVATE KEY-----")]) + "\n"
+    data = base64.b64encode(pem.encode()).decode()
+    add("kubeconfig-client-key-data", "vendor:kubeconfig users[].user.client-key-data",
+        f"users:\n- name: admin\n  user:\n    client-certificate-data: {g.chars(_B64, 40)}\n"
+        f"    client-key-data: {data}", data)
+    d = g.mixed(_URLSAFE, 342)
+    jwk = json.dumps({"kty": "RSA", "n": g.chars(_URLSAFE, 342), "e": "AQAB", "d": d,
+                      "p": g.chars(_URLSAFE, 171), "q": g.chars(_URLSAFE, 171), "kid": g.uuid4()})
+    add("jwk-private-exponent", "RFC 7518 §6.3.2 (RSA private JWK: d, p, q, dp, dq, qi)", jwk, d)
+    k = g.mixed(_URLSAFE, 43)
+    add("jwk-oct-key", "RFC 7518 §6.4 (symmetric JWK: k)", json.dumps({"kty": "oct", "alg": "HS256", "k": k}), k)
+    lines = [g.chars(_B64, 64) for _ in range(3)] + [g.chars(_B64, 20) + "=="]
+    ppk = "\n".join(["PuTTY-User-Key-File-3: ssh-rsa", "Encryption: none", "Comment: deploy",
+                     "Public-Lines: 2", g.chars(_B64, 64), g.chars(_B64, 40), "Private-Lines: 4", *lines,
+                     "Private-MAC: " + g.chars(_HEX, 64)])
+    add("putty-ppk-private-lines", "vendor:PuTTY .ppk format (Private-Lines)", ppk, lines[1])
+    header = _b64url(b'{"alg":"RS256","typ":"JWT"}')
+    payload = _b64url(json.dumps({"sub": g.uuid4(), "scope": "admin", "exp": 1_900_000_000}).encode())
+    sig = g.mixed(_URLSAFE, 86)
+    jwt = f"{header}.{payload}.{sig}"
+    wrapped = "\n".join(jwt[i:i + 60] for i in range(0, len(jwt), 60))
+    add("jwt-wrapped", "gitleaks:jwt (a token wrapped at 60 columns)", f"token:\n{wrapped}\n", sig[:30])
+    header = _b64url(b'{ "alg": "HS256", "typ": "JWT" }')
+    jwt = f"{header}.{payload}.{g.mixed(_URLSAFE, 43)}"
+    add("jwt-spaced-header", "gitleaks:jwt (a header written with spaces)", f"got {jwt} from the login", jwt)
+
+
+def _encoded_families(g: _Gen, add: _Add) -> None:
+    body = g.mixed(_ALNUM, 36)
+    add("url-encoded-token", "URL encoding of gitleaks:github-pat",
+        f"GET /callback?state=x&next=%2Frepos%3Fauth%3D{_p('gh', 'p%5F')}{body} HTTP/1.1", body)
+    body = g.mixed(_ALNUM, 36)
+    add("unicode-escaped-token", "JSON/JS \\u escapes of gitleaks:github-pat",
+        f'const t = "\\u0067\\u0068\\u0070_{body}";', body)
+    token = _p("gh", "p_") + g.mixed(_ALNUM, 36)
+    hexed = token.encode().hex()
+    add("hex-encoded-token", "hex encoding of gitleaks:github-pat", f"echo {hexed} | xxd -r -p", hexed)
+    body = g.mixed(_ALNUM, 36)
+    add("fullwidth-token", "Unicode full-width forms of gitleaks:github-pat",
+        f"トークン：{_fullwidth(_p('gh', 'p_') + body)}", _fullwidth(body))
+    env = f"DB_HOST=db\nDB_PASSWORD={g.password(16, '!%^*')}\nAPI_KEY={g.mixed(_ALNUM, 32)}\n"
+    encoded = base64.b64encode(env.encode()).decode()
+    add("base64-dotenv", "base64 of a .env file (kubectl secrets, CI variables)",
+        f"kubectl create secret generic app --from-literal=env={encoded}", encoded)
+    encoded = base64.b64encode(env.encode()).decode()
+    wrapped = "\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76))
+    add("base64-dotenv-wrapped", "base64 of a .env file, wrapped at 76 columns", f"$ base64 .env\n{wrapped}\n",
+        encoded[:76])
+    basic = base64.b64encode(f"{g.word()}:{g.password(14, '!%^*')}".encode()).decode()
+    add("base64-basic-pair", "RFC 7617 (base64 of user:password, without the header)",
+        f"echo {basic} | base64 -d", basic)
+
+
+def _uri_context_families(g: _Gen, add: _Add) -> None:
+    pw = g.password(8, "!*") + "#" + g.password(6, "!*") + "?" + g.password(5, "$")
+    add("uri-password-hash-question", "RFC 3986 userinfo written without percent-encoding",
+        f"DATABASE_URL=postgres://app:{pw}@db.internal:5432/main", pw)
+    pw = g.password(8, "!*") + "@" + g.password(8, "!*")
+    add("uri-password-at-sign", "RFC 3986 userinfo: the password runs to the last @",
+        f"mongodb://admin:{pw}@cluster0.mongodb.net/test", pw)
+    body = g.mixed(_B64, 40)
+    add("context-word-after", "detect-secrets:HighEntropyString with a context word after the value",
+        f"I pasted {body}, which looks like a live credential", body)
+    body = g.mixed(_HEX, 32)
+    add("context-word-after-hex", "gitleaks:generic-api-key (the key word follows the value)",
+        f"{body} is the api key for staging", body)
+    key_id = _p("AK", "IA") + g.chars(_B32, 16)
+    body = g.mixed(_B64, 40)
+    add("aws-pair-without-keyword", "GitHub secret scanning: AWS key pairs (id beside its secret)",
+        f"{key_id} {body}", body)
+    body = g.mixed(_HEX, 32)
+    add("twilio-sid-and-token", "GitHub secret scanning: Twilio account SID beside its auth token",
+        f"client = Client('AC{g.chars(_HEX, 32)}', '{body}')", body)
+
+
+def family_secrets(seed: int = 0) -> list[Secret]:
+    """Credentials of the families above, each in a realistic line, random per seed."""
+    g = _Gen(seed + 7_000)
+    out: list[Secret] = []
+
+    def add(kind: str, source: str, text: str, secret: str) -> None:
+        assert secret in text and len(secret) >= 8, (kind, secret)
+        out.append(Secret(kind, source, text, secret))
+
+    for family in (_vendor_families, _key_families, _cli_families, _structured_families, _encoded_families,
+                   _uri_context_families):
+        family(g, add)
+    return out
+
+
+def family_lookalikes(seed: int = 0) -> list[Lookalike]:
+    """Ids, digests, hashes and commands without a secret: kept verbatim."""
+    g = _Gen(seed + 9_000)
+    hx = lambda n: g.chars(_HEX, n)  # noqa: E731
+    b64 = lambda n: g.chars(_B64, n)  # noqa: E731
+    items: list[tuple[str, str]] = [
+        ("github-commit-sha", f"github, commit {hx(40)}"),
+        ("docker-pull-digest", f"docker pull ghcr.io/acme/api@sha256:{hx(64)}"),
+        ("npm-notice-shasum", f"npm notice shasum:      {hx(40)}"),
+        ("npm-notice-integrity", f"npm notice integrity:   sha512-{b64(20)}[...]{b64(10)}=="),
+        ("go-sum-line", f"github.com/stretchr/testify v1.9.0 h1:{b64(43)}="),
+        ("go-sum-mod-line", f"golang.org/x/crypto v0.31.0/go.mod h1:{b64(43)}="),
+        ("stripe-charge-id", f"stripe charge ch_{g.mixed(_ALNUM, 24)} succeeded"),
+        ("stripe-customer-id", f"stripe customer cus_{g.mixed(_ALNUM, 14)} created"),
+        ("stripe-payment-intent-id", f"stripe payment intent pi_{g.mixed(_ALNUM, 24)} requires_action"),
+        ("stripe-event-id", f"stripe webhook evt_{g.mixed(_ALNUM, 24)} delivered"),
+        ("anthropic-message-id", f"anthropic message msg_01{g.mixed(_ALNUM, 22)}"),
+        ("anthropic-request-id", f"anthropic request-id: req_01{g.mixed(_ALNUM, 22)}"),
+        ("anthropic-tool-use-id", f"tool_use_id toolu_01{g.mixed(_ALNUM, 22)}"),
+        ("openai-completion-id", f"openai returned chatcmpl-{g.mixed(_ALNUM, 29)}"),
+        ("openai-response-id", f"openai response resp_{hx(48)}"),
+        ("openai-call-id", f"function call call_{g.mixed(_ALNUM, 24)}"),
+        ("twilio-account-sid", f"twilio account AC{hx(32)}"),
+        ("twilio-message-sid", f"twilio message SM{hx(32)} queued"),
+        ("uuid-near-token", f"token request {g.uuid4()} accepted"),
+        ("git-rev-parse", f"$ git rev-parse HEAD\n{hx(40)}"),
+        ("git-merge-line", f"Merge: {hx(7)} {hx(7)}"),
+        ("git-tree-line", f"tree {hx(40)}\nparent {hx(40)}"),
+        ("git-log-oneline", f"{hx(7)} fix the github token refresh\n{hx(7)} docs: api key rotation"),
+        ("sha1-digest-word", f"sha1: {hx(40)}"),
+        ("md5sum-output", f"{hx(32)}  secrets-backup.tar.gz"),
+        ("pip-hash", f"requests==2.32.3 --hash=sha256:{hx(64)}"),
+        ("cargo-lock-checksum", f'checksum = "{hx(64)}"'),
+        ("docker-image-id", f"sha256:{hx(64)}"),
+        ("etag-header", f'ETag: "{hx(32)}"'),
+        ("yarn-resolved", f'resolved "https://registry.yarnpkg.com/token-types/-/token-types-6.0.0.tgz#{hx(40)}"'),
+        ("jwk-public-only", json.dumps({"kty": "RSA", "n": g.chars(_URLSAFE, 342), "e": "AQAB", "kid": g.uuid4()})),
+        ("svg-path-d", '{"d": "M10 10 L20 20 C30 30 40 40 50 50", "fill": "none"}'),
+        ("etc-passwd-line", "root:x:0:0:root:/root:/bin/bash"),
+        ("compiler-location", "src/main.rs:42:5: warning: unused variable"),
+        ("htpasswd-prompt", "htpasswd -c /etc/nginx/.htpasswd admin"),
+        ("docker-login-stdin", "docker login -u ci --password-stdin registry.acme.io"),
+        ("redis-cli-no-auth", "redis-cli -h cache.internal -p 6379 ping"),
+        ("net-user-delete", "net user deploy /delete"),
+        ("mongosh-prompt", 'mongosh "mongodb://db.internal:27017/admin" -u admin -p'),
+        ("openssl-passout-env", "openssl pkcs12 -export -in c.pem -out c.p12 -passout env:P12_PASSWORD"),
+        ("sudo-s-without-echo", "sudo -S true < /dev/null"),
+        ("render-pass", "render_pass: shadow_map"),
+        ("first-pass-flag", "first_pass = True"),
+        ("cookie-preferences", "Cookie: theme=dark; lang=en"),
+        ("mapbox-public-token", f"mapboxgl.accessToken = 'pk.eyJ1Ijoi{g.chars(_URLSAFE, 40)}.{g.chars(_URLSAFE, 22)}'"),
+        ("percent-encoded-path", "GET /files/%2Fhome%2Fdev%2Fsrc%2Fmain.py HTTP/1.1"),
+        ("unicode-escaped-word", 'const s = "\\u00e9t\\u00e9 \\u0063af\\u00e9";'),
+        ("base64-sentence", "echo " + base64.b64encode(b"The quick brown fox jumps over the lazy dog").decode()),
+        ("hex-of-text", "echo " + b"hello world from the build".hex() + " | xxd -r -p"),
+        ("fullwidth-words", "ＦＵＬＬ ｗｉｄｔｈ ｔｅｘｔ ｉｓ ｆｉｎｅ"),
+        ("uri-port-and-email", "https://example.com:8080/path?email=dev@acme.io"),
+        ("git-ssh-remote", "git@github.com:acme/api.git"),
+        ("model-names", "claude-sonnet-4-5-20250929 gpt-4o-2024-08-06 anthropic/claude-3.5-sonnet"),
+        ("mcp-tool-name", "mcp__github__create_pull_request"),
+        ("aws-instance-id", "i-0abcd1234ef567890 in subnet-0a1b2c3d4e5f67890"),
+        ("aws-request-id", f"x-amz-request-id: {g.chars(_UPPER_ALNUM, 16)}"),
+        ("kube-pod-name", f"pod/api-deployment-{hx(10)}-{g.chars(_LOWER_ALNUM, 5)}"),
+        ("gpg-fingerprint", " ".join(g.chars("0123456789ABCDEF", 4) for _ in range(10))),
+        ("aws-example-key", "aws_access_key_id = " + _p("AKIA", "IOSFODNN7EXAMPLE")),
     ]
     return [Lookalike(kind, text) for kind, text in items]

@@ -1,6 +1,7 @@
-"""The one-pass gate in front of the three redaction passes (`redact._ANY_EVIDENCE`) must
-never hide a credential: wherever any of the three finds a span, the gate matches, and the
-spans with the gate equal the spans of the three passes run unconditionally."""
+"""The one-pass gate in front of the redaction passes (`redact._ANY_EVIDENCE`) must never hide
+a credential: wherever any pass (shapes, keys, context words, partners, cookies, decoded forms)
+finds a span, the gate matches, and the spans with the gate equal the spans of every pass run
+unconditionally."""
 
 from __future__ import annotations
 
@@ -9,22 +10,22 @@ import random
 import string
 
 import pytest
-from tests.unit._secret_corpus import lookalikes, secrets
+from _secret_corpus import family_lookalikes, family_secrets, lookalikes, secrets
 
 redact_module = importlib.import_module("moraine.sources.redact")
 
 
 def _ungated(proxy: str) -> list[tuple[int, int, str]]:
-    data = proxy.encode("ascii")
-    return (redact_module._shape_spans(proxy, data) + redact_module.assignment_spans(proxy, data)
-            + redact_module._context_spans(proxy, data))
+    return redact_module.all_passes(proxy, proxy.encode("ascii"))
 
 
 def _texts() -> list[str]:
     rng = random.Random(20261126)
-    found = [s.text for seed in range(3) for s in secrets(seed)] + [k.text for k in lookalikes(0)]
+    found = [s.text for seed in range(3) for s in secrets(seed) + family_secrets(seed)]
+    found += [k.text for k in lookalikes(0) + family_lookalikes(0)]
     words = ["token", "Key", "auth", "password", "pwd=", "secret:", "api_key", "--token", "DSN", "creds",
-             "export", "=", ":", '"', "\\n", "sk-", "ghp_", "AKIA", "Bearer", "//u:p@h", "aws", "stripe"]
+             "export", "=", ":", '"', "\\n", "sk-", "ghp_", "AKIA", "Bearer", "//u:p@h", "aws", "stripe",
+             "Cookie: ", "%5F", "\\u0067", "Z2hwX", "UEFTU1dPUk", "6768705f", "AC", "pass:", "_PW=", " -p "]
     alphabet = string.ascii_letters + string.digits + "_-./=:\"' \n\\"
     for _ in range(3000):  # words that start evidence, glued to random runs at random places
         parts = [rng.choice(words) if rng.random() < 0.4 else

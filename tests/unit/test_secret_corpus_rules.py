@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from _secret_corpus import Lookalike, Secret, lookalikes, secrets
+from _secret_corpus import Lookalike, Secret, family_lookalikes, family_secrets, lookalikes, secrets
 
 from moraine.sources.redact import redact
 
@@ -98,3 +98,45 @@ def test_corpus_shape(seed: int) -> None:
         assert s.secret in s.text and len(s.secret) >= 8, s
     # Random per seed: no secret value repeats across seeds.
     assert not {s.secret for s in corpus} & {s.secret for s in secrets(seed + 100)}
+
+
+# -- the families a table written from `secrets()` would miss (`family_secrets`) ----------------
+
+FAMILY_SEEDS = range(10)
+
+
+def test_every_family_secret_is_redacted_in_every_setting() -> None:
+    failures: list[str] = []
+    for seed in FAMILY_SEEDS:
+        for s in family_secrets(seed):
+            for setting, text, redacted in _secret_settings(s):
+                if _leaks(s.secret, redacted) or _leaks(json.dumps(s.secret)[1:-1], redacted):
+                    failures.append(f"seed {seed} {s.kind} [{setting}] ({s.source}): {text!r} -> {redacted!r}")
+    kinds = sorted({f.split()[2] for f in failures})
+    assert not failures, f"secret kinds that leak: {kinds}\n" + _describe(failures[:40])
+
+
+def test_every_family_secret_is_redacted_over_many_seeds() -> None:
+    failures = [f"seed {seed} {s.kind}: {s.text!r} -> {redact(s.text)!r}"
+                for seed in range(10, 110) for s in family_secrets(seed) if _leaks(s.secret, redact(s.text))]
+    kinds = sorted({f.split()[2] for f in failures})
+    assert not failures, f"secret kinds that leak: {kinds}\n" + _describe(failures[:40])
+
+
+def test_no_family_lookalike_is_redacted() -> None:
+    failures: list[str] = []
+    for seed in SEEDS:
+        for item in family_lookalikes(seed):
+            for setting, kept in _lookalike_settings(item):
+                if not kept:
+                    failures.append(f"seed {seed} {item.kind} [{setting}]: {item.text!r} -> {redact(item.text)!r}")
+    kinds = sorted({f.split()[2] for f in failures})
+    assert not failures, f"lookalike kinds redacted: {kinds}\n" + _describe(failures[:40])
+
+
+def test_family_corpus_shape() -> None:
+    kinds = [s.kind for s in secrets(0) + family_secrets(0)]
+    assert len(set(kinds)) == len(kinds) >= 130
+    looks = [item.kind for item in lookalikes(0) + family_lookalikes(0)]
+    assert len(set(looks)) == len(looks) >= 80
+    assert not {s.secret for s in family_secrets(0)} & {s.secret for s in family_secrets(1)}

@@ -35,9 +35,11 @@ from functools import lru_cache
 
 import re2
 
+from moraine.sources.secret_context import CONTEXT, COOKIES, PARTNERS, context_spans, cookie_spans, partner_spans
+from moraine.sources.secret_decode import ENCODED_TRIGGERS, blob_spans, fold_wide, unescaped
 from moraine.sources.secret_keys import KEY_WORDS, assignment_spans
-from moraine.sources.secret_rules import END, PROVIDERS, TOKEN_RULES, Rule
-from moraine.sources.secret_values import DOTTED, TYPE_NAME, Span, entropy, is_reference, mixed, random_looking
+from moraine.sources.secret_rules import END, TOKEN_RULES, Rule
+from moraine.sources.secret_values import Span, is_reference, mixed
 
 PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9_.-]{0,63})\]")
 
@@ -54,7 +56,7 @@ def _compile_shapes(rules: Iterable[Rule]) -> tuple[re2._Regexp, list[tuple[int,
         where.append((group, rule, inner > 0))
         group += 1 + inner
     options = re2.Options()
-    options.max_mem = 64 << 20  # room for the DFA of ~70 alternatives (RE2 would fall back to a slower NFA)
+    options.max_mem = 128 << 20  # room for the DFA of ~150 alternatives (RE2 would fall back to a slower NFA)
     return re2.compile("|".join(parts), options), where
 
 
@@ -63,7 +65,7 @@ _SHAPES, _SHAPE_GROUPS = _compile_shapes(TOKEN_RULES)
 # (~10x faster than a search that must also fill ~100 groups); the groups are then read by
 # an anchored match at that place only.
 _FIND_OPTIONS = re2.Options()
-_FIND_OPTIONS.max_mem = 64 << 20
+_FIND_OPTIONS.max_mem = 128 << 20
 _FIND_OPTIONS.never_capture = True
 _SHAPES_FIND = re2.compile(_SHAPES.pattern, _FIND_OPTIONS)
 
@@ -121,91 +123,66 @@ def _shape_spans(text: str, data: bytes) -> list[Span]:
     return spans
 
 
+def _own_group(match: re2._Match, group: int) -> int:
+    """The rule's first group that took part in the match (a rule of several alternatives
+    has a group in each)."""
+    inner = group + 1
+    while match.start(inner) < 0 and inner < len(match.groups()):
+        inner += 1
+    return inner
+
+
 def _shape_span(text: str, match: re2._Match, group: int, rule: Rule, own: bool) -> Span | None:
     """The span a shape's match redacts, or None when its checks turn it down."""
     first = match.start(group)
     if rule.back:  # the part before the RE2 match (`[a-f0-9]{32}` of `…-us6`, a URI's scheme)
-        before = _BACK[rule.name].search(text, max(0, first - 64), first)
+        before = _BACK[rule.name].search(text, max(0, first - 96), first)
         if before is None:
             return None
         first = before.start()
-    start, end = match.span(group + 1) if own else (first, match.end(group))
+    start, end = match.span(_own_group(match, group)) if own else (first, match.end(group))
     if not own and rule.pattern.endswith(END) and end > start and not _token_char(text[end - 1]):
         end -= 1
+    if rule.name == "jwt":
+        end = _unwrapped_end(text, start, end)
     value = text[start:end]
-    if rule.starts_word and not _starts_word(text, first):
+    if start < 0 or (rule.starts_word and not _starts_word(text, first)) or "EXAMPLE" in value:
         return None
-    if rule.mixed and not mixed(value) and not _basic_credentials(value):
+    if (rule.mixed and not mixed(value) and not _basic_credentials(value)) or (rule.needs and rule.needs not in text):
         return None
-    if own and is_reference(value.strip("\"'")):
+    if own and rule.name not in _BASE64_GROUPS and is_reference(value.strip("\"'")):
         return None
     name = rule.name
     if name == "uri-password":
         name = _URI_KINDS.get(text[first:match.start(group)].lower(), name)
-    elif name == "curl-user-password" and value.isdigit():
-        return None  # `-u 1000:1000` is a uid:gid
+    elif (name == "curl-user-password" and value.isdigit()) or (name == "basic-auth" and not _basic_credentials(value)):
+        return None  # `-u 1000:1000` is a uid:gid; `Basic` before a word that decodes to no pair
     return start, end, name
 
 
-# -- 3. a provider or secret word, then a random-looking value ---------------------------------
-
-def _in_arn(text: str, at: int) -> bool:
-    """Whether position `at` lies in an AWS resource name (the word around it starts `arn:`)."""
-    start = at
-    while start > 0 and at - start < 256 and not text[start - 1].isspace() and text[start - 1] not in "\"'`":
-        start -= 1
-    return text.startswith("arn:", start)
+# Rules whose group is base64 (a leading `/` is no path there).
+_BASE64_GROUPS = frozenset({"putty-private-key", "jwk-private-key", "kubeconfig-client-key", "docker-config-auth",
+                            "azure-storage-key", "basic-auth"})
+_LINE_BREAK = re.compile(r"(?:\r?\n|(?:\\r)?\\n)[ \t]*")
 
 
-def _wordy(value: str) -> bool:
-    """Mostly made of words (`compute-environment/C4OnDemand`): a name, not a random key."""
-    parts = re.split(r"[/_.:-]+", value)
-    words = sum(len(p) for p in parts if len(p) >= 4 and (p.isalpha() and (p.islower() or p.istitle())))
-    return words * 2 >= len(value)
+def _unwrapped_end(text: str, start: int, end: int) -> int:
+    """A token wrapped across lines has lines of one width and a shorter last one: what follows
+    a shorter line is the next line of text, not more token."""
+    breaks = list(_LINE_BREAK.finditer(text, start, end))
+    if not breaks:
+        return end
+    pieces = [b.start() - a for a, b in zip([start] + [m.end() for m in breaks], breaks, strict=False)]
+    width = max(pieces[1:], default=pieces[0]) if len(pieces) > 1 else pieces[0]
+    for i in range(1, len(pieces)):
+        if pieces[i] < width:  # line i is the token's last
+            return breaks[i].start()
+    return end
 
 
-_CONTEXT = re2.compile(r"(?i)\b(?:" + "|".join(PROVIDERS) + r"|token|secret|password|passwd|api[ _-]?key"
-                       r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer)s?\b")
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./+=#?&%\\-])(?:\\+[nrt])?([A-Za-z0-9+/=_.-]{16,})")  # after `\n`, not in it
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "sha1", "sha256", "sha512", "ssh-", "AAAA", "arn:")
-_WINDOW = 48
+# -- 3. context words, partners and cookies: `secret_context.py`; 4. encoded forms: `secret_decode.py`
 
-
-def _secretish(value: str, provider: str) -> bool:
-    core = value.strip("=.-_")
-    if "example" in core.lower() or _wordy(core):
-        return False
-    if len(core) < 16 or core.startswith(_PUBLIC_PREFIXES) or DOTTED.fullmatch(core) or TYPE_NAME.fullmatch(core):
-        return False
-    if _UUID.fullmatch(core):
-        return provider == "heroku"
-    if re.fullmatch(r"[0-9a-fA-F]+", core):
-        return len(core) >= 24 and mixed(core)
-    if (core.count("/") >= 3 and not random_looking(core.replace("/", ""))) or core.count("-") >= 2 \
-            or core.count("_") >= 2:
-        return False  # a path, a slug, an identifier (a base64 secret may hold slashes: it looks random)
-    classes = sum((any(c.islower() for c in core), any(c.isupper() for c in core), any(c.isdigit() for c in core)))
-    return classes == 3 and entropy(core) >= 3.8
-
-
-def _context_spans(text: str, data: bytes) -> list[Span]:
-    spans: list[Span] = []
-    for hit in _CONTEXT.finditer(data):
-        end = hit.end()
-        if _in_arn(text, hit.start()):
-            continue  # `arn:aws:secretsmanager:…:secret:MyDbSecret-d4e5f6`: a resource name
-        newline = text.find("\n", end, end + _WINDOW)
-        window_end = newline if newline >= 0 else min(len(text), end + _WINDOW)
-        word = text[hit.start():end].lower()
-        for cand in _CANDIDATE.finditer(text, end):  # starts in the window, ends where it ends
-            if cand.start() >= window_end:
-                break
-            if _secretish(cand.group(1), word):
-                start, stop = cand.span(1)
-                spans.append((start, stop, "secret-near-keyword"))
-                break
-    return spans
+_context_spans = context_spans  # the name the gate test knows
 
 
 # -- the redactor ------------------------------------------------------------------------------
@@ -259,20 +236,25 @@ def rules_fingerprint(settings: Settings | None = None) -> str:
     digest = hashlib.blake2b(digest_size=8)
     for rule in TOKEN_RULES:
         digest.update(f"{rule.name}\x1f{rule.pattern}\x1f{rule.mixed}\x1e".encode())
-    digest.update(repr((RULES_REVISION, settings.enabled, settings.extra_patterns, settings.allow)).encode())
+    digest.update(repr((RULES_REVISION, ENCODED_TRIGGERS, CONTEXT.pattern, settings.enabled, settings.extra_patterns,
+                        settings.allow)).encode())
     return digest.hexdigest()
 
 
-RULES_REVISION = 2  # bump when the context or assignment logic changes what it redacts
+RULES_REVISION = 3  # bump when the context or assignment logic changes what it redacts
 
 
 def spans(text: str) -> list[Span]:
     """Where the credentials of `text` are, sorted, without overlaps (the earlier, then the
     longer match wins)."""
-    # The rules run on an ASCII copy with the same positions (each non-ASCII character a `?`;
-    # credentials are ASCII), so RE2's byte offsets are character offsets.
-    proxy = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
+    # The rules run on an ASCII copy with the same positions (full-width and other compatibility
+    # forms folded to their ASCII letter, any other non-ASCII character a `?`; credentials are
+    # ASCII), so RE2's byte offsets are character offsets.
+    proxy = text if text.isascii() else fold_wide(text)
     return _merged(text, _rule_spans(proxy))
+
+
+_KINDS = (_SHAPES.pattern, KEY_WORDS.pattern, CONTEXT.pattern, PARTNERS.pattern, COOKIES.pattern, ENCODED_TRIGGERS)
 
 
 def _any_evidence() -> re2._Regexp:
@@ -281,20 +263,76 @@ def _any_evidence() -> re2._Regexp:
     is answered by one search instead of three passes, each with its own call overhead. A
     span of any kind starts at a match of its own pattern, so none is missed."""
     options = re2.Options()
-    options.max_mem = 128 << 20  # the shapes' ~70 alternatives and the two word lists
+    options.max_mem = 256 << 20  # the shapes' ~150 alternatives, the word lists and the encoded triggers
     options.never_capture = True
-    kinds = (_SHAPES.pattern, KEY_WORDS.pattern, _CONTEXT.pattern)
-    return re2.compile("|".join(f"(?:{pattern})" for pattern in kinds), options)
+    return re2.compile("|".join(f"(?:{pattern})" for pattern in _KINDS), options)
 
 
 _ANY_EVIDENCE = _any_evidence()
 
 
-def _rule_spans(proxy: str) -> list[Span]:
+def _evidence_set() -> re2.Set:
+    """The same evidence as `_ANY_EVIDENCE`, one pattern per kind: one DFA pass says which
+    kinds a text holds, and only their passes run (most texts that hold any hold only a key
+    word: `token_count`, `auth_method`)."""
+    options = re2.Options()
+    options.max_mem = 256 << 20
+    options.never_capture = True
+    kinds = re2.Set.SearchSet(options)
+    for pattern in _KINDS:
+        kinds.Add(pattern)
+    kinds.Compile()
+    return kinds
+
+
+_SHAPE, _KEY, _CONTEXT_WORD, _PARTNER, _COOKIE, _ENCODED_FORM = range(6)
+_EVIDENCE = _evidence_set()
+_ALL_KINDS = frozenset(range(len(_KINDS)))
+_LONG = 32_768  # a set's DFA gives up (finds nothing) where RE2's search falls back: long texts are checked again
+
+
+def _rule_spans(proxy: str, decode: bool = True) -> list[Span]:
     data = proxy.encode("ascii")  # RE2 is several times faster on bytes than on str
-    if _ANY_EVIDENCE.search(data) is None:
-        return []
-    return _shape_spans(proxy, data) + assignment_spans(proxy, data) + _context_spans(proxy, data)
+    kinds = _EVIDENCE.Match(data)
+    if not kinds:
+        if len(data) < _LONG or _ANY_EVIDENCE.search(data) is None:
+            return []
+        kinds = _ALL_KINDS
+    return all_passes(proxy, data, decode, frozenset(kinds))
+
+
+_ENCODED = re2.compile(ENCODED_TRIGGERS, _FIND_OPTIONS)
+
+
+def all_passes(proxy: str, data: bytes, decode: bool = True, kinds: frozenset[int] = _ALL_KINDS) -> list[Span]:
+    """The passes of the kinds of evidence found (every pass by default: the gate test compares)."""
+    found = _shape_spans(proxy, data) if _SHAPE in kinds else []
+    if _KEY in kinds:
+        found += assignment_spans(proxy, data)
+    if _CONTEXT_WORD in kinds:
+        found += context_spans(proxy, data)
+    if _PARTNER in kinds:
+        found += partner_spans(proxy, data)
+    if _COOKIE in kinds:
+        found += cookie_spans(proxy, data)
+    if decode and _ENCODED_FORM in kinds and _ENCODED.search(data) is not None:
+        found += _decoded_spans(proxy)
+    return found
+
+
+def _decoded_spans(proxy: str) -> list[Span]:
+    """Spans found in what `proxy`'s escapes and blobs decode to (`secret_decode.py`)."""
+    found = blob_spans(proxy, _scan_decoded)
+    decoded = unescaped(proxy)
+    if decoded is not None:
+        text, where = decoded
+        found += [(where[a], where[b], name) for a, b, name in _scan_decoded(text) if where[b] > where[a]]
+    return found
+
+
+def _scan_decoded(text: str) -> list[Span]:
+    proxy = text if text.isascii() else fold_wide(text)
+    return _rule_spans(proxy, decode=False)
 
 
 def _merged(text: str, found: list[Span]) -> list[Span]:
@@ -340,13 +378,15 @@ def redact_path(path: str) -> str:
     as `/` (same positions), and a `user:password@host` folder counts as a URI's credentials."""
     if len(path) < _SHORTEST or not _settings.enabled:
         return path
-    proxy = path if path.isascii() else path.encode("ascii", "replace").decode("ascii")
+    proxy = path if path.isascii() else fold_wide(path)
     found: list[Span] = []
     start = 0
     for segment in proxy.split("/"):  # a file or folder name is a text of its own
         found += [(a + start, b + start, name) for a, b, name in _rule_spans(segment)]
         start += len(segment) + 1
-    for variant in {proxy, proxy.replace("-", "/")}:  # shapes may span folders (`hooks.slack.com/…`)
+    # Shapes may span folders (`hooks.slack.com/…`), and a cwd's `_` and `.` are `-` in a Claude
+    # folder name (`ghp_…` is `ghp-…` there).
+    for variant in {proxy, proxy.replace("-", "/"), proxy.replace("-", "_"), proxy.replace("-", ".")}:
         found += _shape_spans(variant, variant.encode("ascii"))
     found += [(m.start(1), m.end(1), "uri-password") for m in _PATH_USERINFO.finditer(proxy)
               if not is_reference(m.group(1))]

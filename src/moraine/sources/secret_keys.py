@@ -10,28 +10,48 @@ from functools import lru_cache
 
 import re2
 
+from moraine.sources.secret_rules import PROVIDERS
 from moraine.sources.secret_values import Span, is_reference, random_looking
 
 # A key names a secret by its last word(s), so a look at an identifier starts only where one
 # of these words ends it (`token_count` and `tokenizer` never get this far).
-KEY_WORDS = re2.compile(r"(?i)(pass(?:word|wd|phrase)?|pwd|secret|token|key|creds?|credentials?|auth|dsn"
-                        r"|key[_-]?base|key[_-]?id)(?:[^A-Za-z0-9_.-]|$)")
+KEY_WORDS = re2.compile(r"(?i)(pass(?:word|wd|phrase)?|pwd|pw|pat|secret|token|key|creds?|credentials?|auth|dsn"
+                        r"|key[_-]?base|key[_-]?id|sess(?:ion)?id)(?:[^A-Za-z0-9_.-]|$)")
+# The same without its group: RE2 finds a match's end with its DFA alone; filling a group takes
+# another pass per match (a third of the key pass's time).
+_NO_GROUPS = re2.Options()
+_NO_GROUPS.never_capture = True
+_KEY_WORDS_FIND = re2.compile(KEY_WORDS.pattern, _NO_GROUPS)
+_IDENT_CHAR = re.compile(r"[A-Za-z0-9_.-]")
 _IDENT_REACH = 120  # characters an identifier ending at a key word is looked for in
 _IDENT_TAIL = re.compile(rf"[A-Za-z0-9_.-]{{0,{_IDENT_REACH}}}$")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # The key's last word names a secret ...
 _SECRET_LAST = frozenset({
     "password", "passwd", "passphrase", "pwd", "secret", "secrets", "token", "apikey", "credential",
-    "credentials", "creds", "auth", "privatekey", "secretkey", "accesskey", "authtoken", "dsn",
+    "credentials", "creds", "auth", "privatekey", "secretkey", "accesskey", "authtoken", "dsn", "pw", "pass",
+    "sessionid", "sessid", "pat",
 })
 # ... or its last two words do (`api_key`, `AccountKey`, `client-secret` is covered above).
 _SECRET_KEY_FIRST = frozenset({
     "api", "access", "secret", "private", "account", "master", "encryption", "signing", "license", "shared",
     "auth", "app", "admin", "service", "sas", "storage", "consumer", "client", "session", "webhook", "deploy",
+    # detect-secrets' KeywordDetector denylist (db_key, priv_key, …) and what signs or encrypts
+    "hmac", "jwt", "db", "database", "priv", "aes", "cipher", "crypto", "enc", "root", "sign", "cookie", "csrf",
+    "xsrf", "totp", "otp", "mfa", "recovery", "wifi", "wpa", "ssh", "gpg", "pgp", "kms", "vault", "bot",
+    *PROVIDERS,  # `STRIPE_KEY`, `MAPBOX_KEY` (a `SORT_KEY`, `CACHE_KEY` or `PRIMARY_KEY` is no secret)
 })
-_GLUED = ("password", "passwd", "passphrase", "token", "secret", "apikey")
+# The owners of a password: `DB_PASS`, `SMTP_PASS` hold one (a plain word too); a `render_pass` or
+# `first_pass` is a compiler's or renderer's pass, whose values are words.
+_PASS_OWNERS = frozenset({
+    "db", "database", "smtp", "mail", "email", "redis", "mysql", "postgres", "pg", "mongo", "mongodb", "admin",
+    "root", "user", "ldap", "ftp", "sftp", "ssh", "rabbit", "rabbitmq", "amqp", "vpn", "wifi", "proxy", "api",
+    "app", "service", "bind", "keystore", "truststore", "store", "key", "login", "basic", "http", "sql", "mssql",
+    "oracle", "elastic", "es", "kafka", "git", "registry", "docker", "npm", "pypi", "nexus", "jenkins", "s3",
+})
+_GLUED = ("password", "passwd", "passphrase", "token", "secret", "apikey", "sessionid", "sessid")
 # Whole keys known to hold secrets although their last word says otherwise.
-_SECRET_KEYS = frozenset({("secret", "key", "base"), ("private", "key", "id"), ("pass",)})
+_SECRET_KEYS = frozenset({("secret", "key", "base"), ("private", "key", "id")})
 _FLAG = re.compile(r"-{1,2}[A-Za-z]")
 _SEP = re.compile(r"(\\*[\"'])?[ \t]*(:=|=>|=(?!=)|:(?![:/])(?=[\s\"'\\]|$))")
 _OPEN_QUOTE = re.compile(r"[ \t]*(\\*)([\"'])")
@@ -52,9 +72,11 @@ def _is_secret_key(identifier: str) -> bool:
     words = _words(identifier)
     if not words:
         return False
-    if tuple(words[-3:]) in _SECRET_KEYS or tuple(words) in _SECRET_KEYS:
-        return tuple(words) != ("pass",) or identifier.startswith("-")  # `--pass`, not Python's `pass`
+    if tuple(words[-3:]) in _SECRET_KEYS:
+        return True
     if words[-1] in _SECRET_LAST or words[-1].endswith(_GLUED):  # `PGPASSWORD`, `GITHUBTOKEN`
+        return True
+    if identifier.startswith("-") and words[-1].endswith("pass"):  # keytool's `-storepass`, `-keypass`
         return True
     return words[-1] == "key" and len(words) >= 2 and words[-2] in _SECRET_KEY_FIRST
 
@@ -152,8 +174,20 @@ _PLAIN = re.compile(r"[A-Za-z][a-z]*(?:[_ -][A-Za-z][a-z]*)*|[A-Z]+(?:_[A-Z]+)+"
 
 
 def _names_password(identifier: str) -> bool:
-    """A person's password may be a plain word; a token, key or secret never is."""
-    return _words(identifier)[-1:] in (["password"], ["passwd"], ["pwd"], ["passphrase"], ["pass"])
+    """A person's password may be a plain word; a token, key or secret never is. `pass` names
+    one alone (`pass:` of a YAML file, `--pass`) or after its owner (`DB_PASS`, `SMTP_PASS`)."""
+    words = _words(identifier)
+    if words[-1:] in (["password"], ["passwd"], ["pwd"], ["passphrase"], ["pw"]):
+        return True
+    return words[-1:] == ["pass"] and (len(words) == 1 or words[-2] in _PASS_OWNERS)
+
+
+def _needs_random(identifier: str) -> bool:
+    """Keys whose last word is also an ordinary word of code (`pat` a pattern, `pass` a render
+    pass, `sessionid` a log's field): only a random-looking value counts."""
+    words = _words(identifier)
+    return words[-1:] in (["pat"], ["sessionid"], ["sessid"]) or (words[-1:] == ["pass"] and not _names_password(
+        identifier))
 
 
 def _may_assign(text: str, end: int) -> bool:
@@ -170,12 +204,15 @@ def _may_assign(text: str, end: int) -> bool:
 def assignment_spans(text: str, data: bytes) -> list[Span]:
     spans: list[Span] = []
     last_key_end = -1
-    for hit in KEY_WORDS.finditer(data):
+    for hit in _KEY_WORDS_FIND.finditer(data):
         if hit.start() < last_key_end:
             continue  # inside a value already redacted
-        if not _may_assign(text, hit.end(1)):
+        end = hit.end()
+        if end < len(text) or not _IDENT_CHAR.match(text, end - 1):
+            end -= 1  # the character after the key word (`$` consumes none)
+        if not _may_assign(text, end):
             continue
-        key = _key_at(text, hit.end(1))
+        key = _key_at(text, end)
         if key is None:
             continue
         last_key_end = key.end
@@ -195,7 +232,10 @@ def _holds_secret(text: str, key: _Key, start: int, end: int, context: str) -> b
     bare = value.strip().rstrip(":;,.*")
     if not bare or is_reference(bare):
         return False
-    if not _names_password(text[key.start:key.end]) and (_PLAIN.fullmatch(bare) or _PROSE.fullmatch(bare)):
+    identifier = text[key.start:key.end]
+    if _needs_random(identifier.lstrip("-")) and not random_looking(bare):
+        return False
+    if not _names_password(identifier) and (_PLAIN.fullmatch(bare) or _PROSE.fullmatch(bare)):
         return False  # `"input_token": "position"`, `"nextToken": "A generated value."`: never a credential
     if context == "code" and re.fullmatch(r"[A-Za-z_]\w*", value) and not random_looking(value):
         return False  # `password = new_password`: a variable

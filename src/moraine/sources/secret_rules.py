@@ -28,12 +28,20 @@ class Rule:
     # does. It keeps RE2's DFA small: a shape that opens with a counted run of a character class
     # (`[a-f0-9]{32}-us6`) would make RE2 track every possible start at every byte.
     back: str = ""
+    # A word the text must hold somewhere for the match to count (`kty` for a JWK's members: a
+    # `"d": "…"` of any other JSON is an SVG path or a date, not a private exponent).
+    needs: str = ""
 
 
 # A token ends where its alphabet ends; for fixed-length shapes a longer run is another word.
 END = r"(?:[^A-Za-z0-9_-]|$)"  # consumes one character: `redact.py` gives it back
 _END = END
 _B64 = r"[A-Za-z0-9+/]"
+_WRAP = r"(?:\r?\n|(?:\\r)?\\n)"  # a line break, as text or as a JSON escape
+# A command-line argument: an optional opening quote, then the value (never a flag or a JSON escape).
+_ARG = r"[\"']?([^\s\"'\\|;&<>`-][^\s\"'\\]*)"
+_JWT_WRAP = rf"(?:{_WRAP}[ \t]*)"
+_JWT_CHAR = rf"(?:[A-Za-z0-9_-]|{_JWT_WRAP})"
 
 TOKEN_RULES: tuple[Rule, ...] = (
     # -- private keys and signed tokens --------------------------------------------------------
@@ -42,7 +50,10 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"-----BEGIN[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.()@ \t\r\n-]|\\+[nrt]){16,}?"
          r"-----END[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
          r"|-----BEGIN[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\r\n]|\\+[nr])+"),
-    Rule("jwt", "gitleaks:jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    # `ey[IJA]`: a JSON object's base64 (`{"`, `{ "` written with a space); a line break with its
+    # indentation may cut any part (a token wrapped at a terminal's width; `redact.py` trims it).
+    Rule("jwt", "gitleaks:jwt, jwt-base64; trufflehog:jwt",
+         rf"ey[IJA]{_JWT_CHAR}{{8,}}\.{_JWT_WRAP}?e{_JWT_WRAP}?y{_JWT_WRAP}?[IJA]{_JWT_CHAR}{{8,}}\.{_JWT_CHAR}{{8,}}"),
     Rule("age-secret-key", "gitleaks:age-secret-key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
     # -- cloud providers -----------------------------------------------------------------------
     Rule("aws-access-token", "gitleaks:aws-access-token",
@@ -71,9 +82,11 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("github-token", "gitleaks:github-pat, github-oauth, github-app-token, github-refresh-token",
          r"gh[pousr]_[A-Za-z0-9]{36,}"),
     Rule("gitlab-token", "gitleaks:gitlab-pat and its siblings",
-         r"(?:glpat|glft|glcbt|glsoat|gldt|glrt|glptt|gloas|glimt|glagent)-[A-Za-z0-9_-]{20,}"),
+         r"(?:glpat|glft|glcbt|glsoat|gldt|glrt|glptt|gloas|glimt|glagent|glffct)-[A-Za-z0-9_-]{20,}"
+         r"(?:\.[0-9a-z]{2}\.[0-9a-z]{7,9})?|GR1348941[A-Za-z0-9_-]{20}"),
     Rule("npm-token", "gitleaks:npm-access-token", r"npm_[A-Za-z0-9]{36}" + _END),
-    Rule("pypi-token", "gitleaks:pypi-upload-token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+    Rule("pypi-token", "gitleaks:pypi-upload-token (pypi.org and test.pypi.org macaroons)",
+         r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}"),
     Rule("dockerhub-token", "gitleaks:dockerhub-pat (vendor: dckr_pat_)", r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}"),
     Rule("huggingface-token", "gitleaks:huggingface-access-token", r"hf_[A-Za-z0-9]{30,}"),
     # -- AI providers ---------------------------------------------------------------------------
@@ -82,7 +95,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("openrouter-api-key", "vendor:OpenRouter API keys", r"sk-or-v1-[a-f0-9]{64}"),
     Rule("openai-api-key", "gitleaks:openai-api-key",
          r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}"
-         r"|sk-[A-Za-z0-9]{40,}", mixed=True),
+         r"|sk-[A-Za-z0-9]{32,}", mixed=True),
     Rule("groq-api-key", "vendor:Groq API keys", r"gsk_[A-Za-z0-9]{48,}"),
     Rule("xai-api-key", "vendor:xAI API keys", r"xai-[A-Za-z0-9]{70,}"),
     Rule("perplexity-api-key", "gitleaks:perplexity-api-key", r"pplx-[A-Za-z0-9]{48}"),
@@ -93,10 +106,11 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("stripe-webhook-secret", "vendor:Stripe webhook signing secrets", r"whsec_[A-Za-z0-9]{20,}"),
     Rule("shopify-token", "gitleaks:shopify-access-token, shopify-shared-secret, shopify-custom-access-token",
          r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
-    Rule("square-token", "gitleaks:square-access-token", r"(?:EAAA|sq0atp-|sq0csp-)[A-Za-z0-9_-]{22,60}"),
+    Rule("square-token", "gitleaks:square-access-token; trufflehog:squareapp",
+         r"(?:EAAA|sq0atp-|sq0csp-)[A-Za-z0-9_-]{22,}|sq0c[a-z]{2}-[A-Za-z0-9_-]{40,50}"),
     # -- messaging and mail ---------------------------------------------------------------------
     Rule("slack-token", "gitleaks:slack-bot-token, slack-user-token, slack-legacy-*",
-         r"xox[bpaeors]-(?:[0-9]{1,2}-)?[0-9]{8,14}-[A-Za-z0-9-]{8,}"),
+         r"xox[bpaeorsc]-(?:[0-9]{1,2}-)?[0-9]{8,14}-[A-Za-z0-9-]{8,}"),
     Rule("slack-app-token", "gitleaks:slack-app-token", r"xapp-[0-9]-[A-Z0-9]{8,}-[0-9]{6,}-[A-Za-z0-9]{20,}"),
     Rule("slack-config-token", "gitleaks:slack-config-access-token",
          r"xoxe(?:\.xox[bp])?-[0-9]-[A-Za-z0-9]{100,}"),
@@ -115,11 +129,106 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("linear-api-key", "gitleaks:linear-api-key", r"lin_(?:api|oauth)_[A-Za-z0-9]{30,}"),
     Rule("notion-token", "vendor:Notion integration tokens", r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})"
          + _END, mixed=True),
+    # -- more vendors: prefixes read in gitleaks' config, trufflehog's detectors and secretlint's
+    # rules (sources per rule); alphabets and lengths as the vendors document them ---------------
+    Rule("deepseek-api-key", "trufflehog:deepseek; vendor:DeepSeek, Alibaba DashScope, Moonshot keys (sk- + 32 hex)",
+         r"sk-[a-f0-9]{32}" + _END, mixed=True),
+    Rule("openai-session-key", "vendor:OpenAI session keys (sess-)", r"sess-[A-Za-z0-9]{40}" + _END, mixed=True),
+    Rule("nvidia-api-key", "trufflehog:nvapi", r"nvapi-[A-Za-z0-9_-]{64}"),
+    Rule("pinecone-api-key", "trufflehog:pinecone", r"pcsk_[A-Za-z0-9]{5,6}_[A-Za-z0-9]{60,}"),
+    Rule("langsmith-api-key", "trufflehog:langsmith", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
+    Rule("huggingface-org-token", "gitleaks:huggingface-organization-api-token", r"api_org_[A-Za-z]{34}" + _END),
+    Rule("alibaba-access-key-id", "gitleaks:alibaba-access-key-id", r"LTAI[A-Za-z0-9]{17,21}" + _END, mixed=True),
+    Rule("tencent-secret-id", "trufflehog:tencent (AKID)", r"AKID[A-Za-z0-9]{32}" + _END, mixed=True),
+    Rule("aws-bedrock-api-key", "gitleaks:aws-amazon-bedrock-api-key-long-lived, -short-lived",
+         r"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%]*"),
+    Rule("google-oauth-client-secret", "gitleaks:gcp-client-secret (GOCSPX-)", r"GOCSPX-[A-Za-z0-9_-]{28}"),
+    Rule("okta-api-token", "gitleaks:okta-access-token; vendor:Okta's SSWS authorization scheme",
+         r"SSWS\s+([A-Za-z0-9_-]{20,})", mixed=True),
+    Rule("terraform-cloud-token", "gitleaks:hashicorp-tf-api-token", r"\.atlasv1\.[A-Za-z0-9_=-]{60,}",
+         back=r"[A-Za-z0-9]{14}"),
+    Rule("typeform-token", "gitleaks:typeform-api-token; trufflehog:typeform", r"tfp_[A-Za-z0-9_.=-]{40,59}"),
+    Rule("pulumi-token", "gitleaks:pulumi-api-token", r"pul-[a-f0-9]{40}" + _END),
+    Rule("dynatrace-token", "gitleaks:dynatrace-api-token", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
+    Rule("cloudflare-token", "secretlint:cloudflare; trufflehog:cloudflareapitoken, cloudflareglobalapikey",
+         r"cf(?:k|ut|at)_[A-Za-z0-9]{48}" + _END),
+    Rule("cloudflare-origin-ca-key", "gitleaks:cloudflare-origin-ca-key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+    Rule("vercel-token", "secretlint:vercel", r"vc[pirak]_[A-Za-z0-9]{20,60}" + _END, mixed=True),
+    Rule("netlify-token", "vendor:Netlify personal access tokens (nfp_)", r"nfp_[A-Za-z0-9]{36,}", mixed=True),
+    Rule("render-api-key", "vendor:Render API keys (rnd_)", r"rnd_[A-Za-z0-9]{32}" + _END, mixed=True),
+    Rule("fly-macaroon", "gitleaks:flyio-access-token (fm1/fm2 macaroons)", r"fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
+    Rule("sourcegraph-token", "gitleaks:sourcegraph-access-token; trufflehog:sourcegraphcody",
+         r"sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}|slk_[a-f0-9]{64}"),
+    Rule("sonar-token", "gitleaks:sonar-api-token; trufflehog:sonarcloud",
+         r"sq[pau]_[a-f0-9]{40}|sqco_[A-Za-z0-9]{59}"),
+    Rule("buildkite-token", "trufflehog:buildkite", r"bkua_[a-z0-9]{40}"),
+    Rule("circleci-token", "trufflehog:circleci (CCIPAT_)", r"CCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}"),
+    Rule("clojars-token", "gitleaks:clojars-api-token", r"CLOJARS_[a-z0-9]{60}"),
+    Rule("rubygems-token", "gitleaks:rubygems-api-token", r"rubygems_[a-f0-9]{48}" + _END),
+    Rule("nuget-api-key", "vendor:NuGet API keys (oy2 + 43)", r"oy2[a-z0-9]{43}" + _END, mixed=True),
+    Rule("jfrog-token", "gitleaks:artifactory-api-key, artifactory-reference-token",
+         r"AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56}"),
+    Rule("bitbucket-token", "trufflehog:bitbucketdatacenter (BBDC-); vendor:Bitbucket app passwords (ATBB)",
+         r"BBDC-[A-Za-z0-9+/@_-]{40,50}|ATBB[A-Za-z0-9_=.-]{28,}|ATCTT3xFfG[A-Za-z0-9+/=_-]{20,}"),
+    Rule("onepassword-token", "gitleaks:1password-service-account-token, 1password-secret-key",
+         r"ops_eyJ[A-Za-z0-9+/=]{100,}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}"
+         r"-[A-Z0-9]{5}"),
+    Rule("prefect-api-key", "gitleaks:prefect-api-token", r"pnu_[A-Za-z0-9]{36}" + _END),
+    Rule("readme-api-key", "gitleaks:readme-api-token", r"rdme_[a-z0-9]{70}" + _END),
+    Rule("duffel-token", "gitleaks:duffel-api-token", r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}"),
+    Rule("shippo-token", "gitleaks:shippo-api-token", r"shippo_(?:live|test)_[a-f0-9]{40}"),
+    Rule("easypost-token", "gitleaks:easypost-api-token, easypost-test-api-token", r"EZ[AT]K[A-Za-z0-9]{54}"),
+    Rule("flutterwave-key", "gitleaks:flutterwave-secret-key, -encryption-key",
+         r"FLWSECK(?:_TEST)?-[a-h0-9]{12,32}(?:-X)?"),
+    Rule("frameio-token", "gitleaks:frameio-api-token", r"fio-u-[A-Za-z0-9_=-]{64}"),
+    Rule("infracost-token", "gitleaks:infracost-api-token", r"ico-[A-Za-z0-9]{32}" + _END, mixed=True),
+    Rule("intra42-secret", "gitleaks:intra42-client-secret", r"s-s4t2(?:ud|af)-[a-f0-9]{64}"),
+    Rule("maxmind-license-key", "gitleaks:maxmind-license-key", r"_mmk" + _END, back=r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}"),
+    Rule("scalingo-token", "gitleaks:scalingo-api-token", r"tk-us-[A-Za-z0-9_-]{48}"),
+    Rule("settlemint-token", "gitleaks:settlemint-*-access-token", r"sm_[aps]at_[A-Za-z0-9]{16}" + _END),
+    Rule("brevo-api-key", "gitleaks:sendinblue-api-token; trufflehog:sendinbluev2",
+         r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    Rule("slack-session-token", "vendor:Slack client tokens (xoxc-) and the d cookie (xoxd-)",
+         r"xox[cd]-[A-Za-z0-9%+/=._-]{20,}", mixed=True),
+    Rule("facebook-access-token", "gitleaks:facebook-page-access-token (EAA…)", r"EAA[A-Za-z0-9]{60,}", mixed=True),
+    Rule("mapbox-secret-token", "trufflehog:mapbox (sk. and tk. tokens; pk. is public)",
+         r"[st]k\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}"),
+    Rule("plaid-access-token", "gitleaks:plaid-api-token",
+         r"access-(?:sandbox|development|production)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"),
+    Rule("zoho-token", "trufflehog:zohocrm", r"1000\.[a-f0-9]{32}\.[a-f0-9]{32}"),
+    Rule("hubspot-token", "trufflehog:hubspot_apikey v2 (pat-na1-, pat-eu1-)",
+         r"pat-(?:na|eu)1-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"),
+    Rule("airtable-token", "gitleaks:airtable-personnal-access-token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
+    Rule("figma-token", "secretlint:figma; trufflehog:figmapersonalaccesstoken", r"fig[dp]_[A-Za-z0-9_=-]{40,}"),
+    Rule("contentful-token", "trufflehog:contentfulpersonalaccesstoken", r"CFPAT-[A-Za-z0-9_-]{43}"),
+    Rule("posthog-personal-key", "trufflehog:posthog (phx_)", r"phx_[A-Za-z0-9_]{43,48}"),
+    Rule("grafana-api-key", "gitleaks:grafana-api-key (legacy eyJrIjoi)", r"eyJrIjoi[A-Za-z0-9]{70,}={0,3}"),
+    Rule("adafruit-io-key", "trufflehog:adafruitio", r"aio_[A-Za-z0-9]{28}" + _END, mixed=True),
+    Rule("apify-token", "trufflehog:apify", r"apify_api_[A-Za-z0-9]{36}"),
+    Rule("deno-deploy-token", "trufflehog:deno (ddp_, ddw_)", r"dd[pw]_[A-Za-z0-9]{36}" + _END, mixed=True),
+    Rule("ubidots-token", "trufflehog:ubidots", r"BBFF-[A-Za-z0-9]{30}"),
+    Rule("voiceflow-key", "trufflehog:voiceflow", r"VF\.(?:(?:DM|WS)\.)?[a-f0-9]{24}\.[A-Za-z0-9]{16}"),
+    Rule("nightfall-key", "trufflehog:nightfall", r"NF-[A-Za-z0-9]{32}" + _END, mixed=True),
+    Rule("harness-token", "gitleaks:harness-api-key",
+         r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
+    Rule("octopus-deploy-key", "gitleaks:octopus-deploy-api-key", r"API-[A-Z0-9]{26}" + _END, mixed=True),
+    Rule("openshift-token", "gitleaks:openshift-user-token", r"sha256~[A-Za-z0-9_-]{43}"),
+    Rule("salesforce-session-token", "trufflehog:salesforce (00D…!…)", r"00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.]{80,}"),
+    Rule("ramp-token", "trufflehog:ramp", r"ramp_(?:id|sec)_[A-Za-z0-9]{40,48}"),
+    Rule("rootly-token", "trufflehog:rootly", r"rootly_[a-f0-9]{64}"),
+    Rule("stripe-client-secret", "trufflehog:stripepaymentintent (the _secret_ part; the intent id is kept)",
+         r"_secret_[A-Za-z0-9]{20,}", back=r"(?:pi|seti)_[A-Za-z0-9]{24}"),
+    Rule("teams-webhook-url", "gitleaks:microsoft-teams-webhook", r"\.webhook\.office\.com/webhookb2/[^\s\"'\\]{40,}",
+         starts_word=False),
+    Rule("gitlab-session-cookie", "gitleaks:gitlab-session-cookie", r"_gitlab_session=([0-9a-z]{32})",
+         starts_word=False),
     # -- connection strings and URLs ------------------------------------------------------------
     # `scheme://user:password@host`: the password is redacted, whatever it holds but `/` and
-    # white space; a placeholder (`${DB_PASSWORD}`, `<password>`) is kept by `redact.py`.
-    Rule("uri-password", "gitleaks:generic basic-auth URL; detect-secrets:BasicAuthDetector",
-         r"://[^\s:@/?#\"'\\]*:([^\s/?#\"'\\]+)@[A-Za-z0-9\[]", starts_word=False,
+    # white space, up to the *last* `@` before the host (people write `#`, `?`, `$` and `@` in a
+    # password without percent-encoding it; a user name may be an e-mail address); a placeholder
+    # (`${DB_PASSWORD}`, `<password>`) is kept by `redact.py`.
+    Rule("uri-password", "gitleaks:generic basic-auth URL; detect-secrets:BasicAuthDetector; trufflehog:uri",
+         r"://[^\s:/?#\"'\\]*:([^\s/\"'\\]+)@[A-Za-z0-9\[]", starts_word=False,
          back=r"[A-Za-z][A-Za-z0-9+.-]{1,30}"),
     Rule("azure-storage-key", "gitleaks:azure-storage-account-key (vendor: connection strings)",
          r"(?i:AccountKey|SharedAccessKey|SharedSecret|PrimaryKey|SecondaryKey)\s*=\s*([A-Za-z0-9+/_-]{20,}={0,2})",
@@ -130,6 +239,10 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"(?i:authorization|proxy-authorization|x-api-key|x-auth-token|api-key|private-token)"
          r"\\?[\"']?\s*[:=]\s*\\?[\"']?(?i:bearer|basic|token|bot|digest|apikey|sso-key)?\s*"
          r"([A-Za-z0-9._~+/=:-]{8,})", mixed=True),
+    Rule("basic-auth", "RFC 7617 (a Basic credential outside an Authorization header; it must decode to a pair)",
+         r"(?i:basic)\s+([A-Za-z0-9+/]{12,}={0,2})"),
+    Rule("kubeconfig-client-key", "vendor:kubeconfig users[].user.client-key-data (base64 of a PEM key)",
+         r"(?:client-key-data|private-key-data)\\?[\"']?\s*:\s*\\?[\"']?([A-Za-z0-9+/]{20,}={0,2})"),
     Rule("bearer-token", "detect-secrets:KeywordDetector (bearer)",
          r"(?i:bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)", mixed=True),
     Rule("docker-config-auth", "vendor:Docker config.json auths (base64 of user:password)",
@@ -141,6 +254,38 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"mysql(?:dump|admin|sh|import)?\s[^\n|;&]*?\s-p(\"[^\"]+\"|'[^']+'|[^\s\"'-][^\s\"']*)"),
     Rule("netrc-password", "vendor:.netrc / _netrc",
          r"(?:^|\s)(?:login|user)\s+\S+\s+password\s+([^\s\"'\\]+)", starts_word=False),
+    # -- passwords on command lines: each tool's own flag (a generic `-p` is a port as often) ------
+    Rule("cli-login-password", "vendor:docker/podman/helm/oras/az login -p; gitleaks:generic-api-key (CLI)",
+         r"(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?:\s+registry)?)\s+login|az\s+login)"
+         r"\b[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)" + _ARG),
+    Rule("mongo-cli-password", "vendor:mongosh/mongodump -p, --password",
+         r"mongo(?:sh|dump|restore|export|import|stat|top|files)?\s[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)" + _ARG),
+    Rule("redis-cli-password", "vendor:redis-cli -a, --pass", r"redis-cli\s[^\n|;&]*?\s(?:-a|--pass)(?:\s+|=)" + _ARG),
+    Rule("htpasswd-password", "vendor:htpasswd -b (the password is the last argument)",
+         r"htpasswd\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*(?:[^\s-]\S*\s+)?[^\s-]\S*\s+" + _ARG),
+    Rule("openssl-pass-argument", "vendor:openssl passphrase arguments (-passin/-passout pass:…)",
+         r"-pass(?:in|out|word)?\s+[\"']?pass:([^\s\"'\\]+)", starts_word=False),
+    Rule("stdin-password", "vendor:sudo -S, --password-stdin, chpasswd (echo … | …)",
+         r"(?:echo|printf)\s+(?:-[neE]+\s+)?" + _ARG + r"[\"']?\s*\|\s*(?:sudo\s[^\n|;&]*?-[A-Za-z]*S\b|[^\n|;&]*?"
+         r"(?:--password-stdin|--with-token|\slogin\b)|chpasswd|passwd\b)"),
+    Rule("here-string-password", "vendor:sudo -S, --password-stdin, --with-token with a here-string",
+         r"(?:-[A-Za-z]*S|--password-stdin|--with-token)\s*<<<\s*" + _ARG, starts_word=False),
+    Rule("net-user-password", "vendor:Windows net user / net use",
+         r"net\s+user\s+(?:\"[^\"\n]+\"|[^\s\"/]+)\s+([^\s\"'\\/*][^\s\"'\\]*)"
+         r"|net\s+use\s+\S+\s+([^\s\"'\\/*][^\s\"'\\]*)\s+/user:"),
+    Rule("pgpass-line", "vendor:PostgreSQL .pgpass (hostname:port:database:username:password)",
+         r"(?:^|[\n\"'>]|\\n)[ \t]*(?:localhost|\*|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+):(?:[0-9]{2,5}|\*)"
+         r":[^\s:\"'\\]+:[^\s:\"'\\]+:([^\s\"'\\]*[^\s\"'\\0-9][^\s\"'\\]*)(?:[\s\"'\\]|$)", starts_word=False),
+    Rule("sql-cli-password", "vendor:sqlcmd/bcp -P, ldapsearch -w, smbclient -U user%password, zip -P, 7z -p",
+         r"(?:sqlcmd|bcp|osql|isql)\s[^\n|;&]*?\s-P\s*" + _ARG
+         + r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\s[^\n|;&]*?\s-w\s+" + _ARG
+         + r"|(?:smbclient|rpcclient|smbmap|netexec|nxc|crackmapexec)\s[^\n|;&]*?\s-U\s+[\"']?[^\s%\"']+%([^\s\"'\\]+)"
+         + r"|(?:zip|unzip)\s[^\n|;&]*?\s-P\s+" + _ARG + r"|7z[a-z]?\s[^\n|;&]*?\s-p([^\s\"'\\-][^\s\"'\\]*)"),
+    # -- structured forms -------------------------------------------------------------------------
+    Rule("jwk-private-key", "RFC 7517/7518 (private members d, p, q, dp, dq, qi; a symmetric key's k)",
+         r"\\?\"(?:d|p|q|dp|dq|qi|k)\\?\"\s*:\s*\\?\"([A-Za-z0-9_-]{16,})", needs="kty"),
+    Rule("putty-private-key", "vendor:PuTTY .ppk (the Private-Lines block)",
+         r"Private-Lines:\s*[0-9]+[ \t]*" + _WRAP + r"((?:[A-Za-z0-9+/=]{4,}" + _WRAP + r")*[A-Za-z0-9+/=]{4,})"),
 )
 
 # Provider names: a high-entropy value within a few words after one of them is a credential

@@ -28,6 +28,9 @@ _LITERAL_WORDS = frozenset({
     "user:pass", "username", "user", "login",
 })
 _REFERENCE_START = tuple("$%{<[(@#*&!?|-`")
+# Values that are public by design: Stripe publishable keys, Mapbox public tokens, PubNub
+# publish/subscribe keys, SSH public keys.
+_PUBLIC_VALUES = ("pk_live_", "pk_test_", "pk.eyJ", "pub-c-", "sub-c-", "ssh-rsa ", "ssh-ed25519 ", "ecdsa-sha2-")
 DOTTED = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+")
 # A type or class name: capitalised words after an optional acronym (`EventLoopToken`,
 # `PKCS7PrivateKeyTypes`, `Ed25519PrivateKey`, `Auth`, `RefreshTokenT`); random text never
@@ -41,6 +44,8 @@ def is_reference(value: str) -> bool:
     `os.environ["X"]`, `getpass()`, `self.token`, `tokenizer_config.json`, `changeme`, a type."""
     lowered = value.lower()
     if len(value) < 4 or lowered.rstrip(":;,.") in _LITERAL_WORDS or value.startswith(_REFERENCE_START):
+        return True
+    if value.startswith(_PUBLIC_VALUES):
         return True
     if any(word in lowered for word in _STOP_WORDS) or len(set(value)) <= 2 or _FORMAT.fullmatch(value):
         return True

@@ -1,0 +1,209 @@
+"""Credentials known by what stands around them, and ids known by what they look like.
+
+A key without a prefix is recognised by a word beside it: a provider or secret word a few words
+*before* it ("my twilio auth token is 0f3c…", "aws secret: wJalr…") or *after* it ("pasted
+3f9a…, which looks like a live credential", "0f3c… is the api key for staging"), or by its
+partner: an AWS key id (`AKIA…`) beside a 40-character secret, a Twilio account SID beside a
+32-hex auth token, an Alibaba or Tencent key id beside its secret (GitHub secret scanning and
+trufflehog match such pairs). Cookies are redacted by their names and values.
+
+The same words stand beside ids: "github, commit 3f2c…", "docker pull x@sha256:…", "stripe
+charge ch_…", "anthropic msg_01…", "twilio account AC…". Those are kept by what ids look like
+(`is_id`): a commit or tree hash (hex after commit/sha/rev/merge/HEAD/tree/parent, or opening a
+line of git output), a digest (after `sha256:`, `sha1:`, `h1:`, `shasum`, `integrity`,
+`checksum`, `etag`), a UUID, a vendor object id (`ch_`, `cus_`, `pi_`, `msg_`, `toolu_`,
+`chatcmpl-`, `req_`, `evt_`, Twilio SIDs other than API keys).
+"""
+
+from __future__ import annotations
+
+import re
+
+import re2
+
+from moraine.sources.secret_rules import PROVIDERS
+from moraine.sources.secret_values import DOTTED, TYPE_NAME, Span, entropy, is_reference, mixed, random_looking
+
+CONTEXT = re2.compile(r"(?i)\b(?:" + "|".join(PROVIDERS) + r"|token|secret|password|passwd|api[ _-]?key"
+                      r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer)s?\b")
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./+=#?&%\\-])(?:\\+[nrt])?([A-Za-z0-9+/=_.-]{16,})")  # after `\n`, not in it
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "sha1", "sha256", "sha384", "sha512", "ssh-", "AAAA", "arn:")
+_WINDOW = 48  # characters after a context word a value may start in
+_BEFORE = 64  # characters before a context word a value may end in
+
+# -- ids -------------------------------------------------------------------------------------------
+
+# Object ids of APIs whose names are context words: Stripe, Anthropic, OpenAI, Twilio, GitHub Actions.
+_ID_PREFIXES = (
+    "ch_", "cus_", "pi_", "pm_", "in_", "ii_", "sub_", "si_", "prod_", "price_", "evt_", "req_", "msg_", "toolu_",
+    "srvtoolu_", "chatcmpl-", "call_", "run_", "thread_", "asst_", "file-", "file_", "batch_", "resp_", "ft-",
+    "ftjob-", "org-", "proj_", "cs_", "txn_", "po_", "re_", "tr_", "acct_", "src_", "card_", "seti_", "py_", "dp_",
+    "ba_", "txr_", "cn_", "inv_", "sess_", "compl_", "modr-", "vs_", "step_", "fc_", "rs_", "ws_", "cmpl-",
+)
+_TWILIO_SID = re.compile(r"(?!SK)[A-Z]{2}[0-9a-f]{32}")  # `AC…`, `SM…`, `CA…`: ids; `SK…` is an API key
+# Words that say the next value is a hash, a digest or an id.
+_ID_WORDS = re.compile(
+    r"(?i)(?:\b(?:commit|commits|sha|sha1|sha-1|sha256|sha-256|sha384|sha512|rev|revision|merge|head|tree|parent|blob"
+    r"|object|checkout|cherry-pick|revert|reset|rebase|digest|checksum|shasum|integrity|hash|etag|h1|md5|md5sum"
+    r"|fingerprint|nonce|image|layer|build|tag|id|uuid|ref)\b[\s:=@\"',]*|@|#|\bh1:|sha\d*[:~-])$")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+
+
+def _hash_line(text: str, start: int, end: int) -> bool:
+    """A hex value as git and the checksum tools print one: a short or full commit hash opening a
+    line (`git log --oneline`, `git rev-parse`), or any hash before two spaces and a file name
+    (`sha256sum`, `md5sum`). A 32-hex value opening a line is a key as often ("… is the api key")."""
+    line = text.rfind("\n", 0, start) + 1
+    lead = text[line:start]
+    opens = lead.strip() == "" or lead.endswith("\\n")
+    return text.startswith("  ", end) or (opens and (end - start <= 12 or end - start in (40, 64)))
+
+
+def is_id(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is an id, a hash or a digest rather than a credential."""
+    value = text[start:end]
+    if value.startswith(_ID_PREFIXES) or _TWILIO_SID.fullmatch(value) or _UUID.fullmatch(value):
+        return True
+    before = text[max(0, start - 24):start]
+    if _ID_WORDS.search(before):
+        return True
+    return bool(_HEX.fullmatch(value) and 7 <= len(value) <= 128 and _hash_line(text, start, end))
+
+
+# -- a context word, then (or after) a random-looking value ---------------------------------------
+
+def _in_arn(text: str, at: int) -> bool:
+    """Whether position `at` lies in an AWS resource name (the word around it starts `arn:`)."""
+    start = at
+    while start > 0 and at - start < 256 and not text[start - 1].isspace() and text[start - 1] not in "\"'`":
+        start -= 1
+    return text.startswith("arn:", start)
+
+
+def _wordy(value: str) -> bool:
+    """Mostly made of words (`compute-environment/C4OnDemand`): a name, not a random key."""
+    parts = re.split(r"[/_.:-]+", value)
+    words = sum(len(p) for p in parts if len(p) >= 4 and (p.isalpha() and (p.islower() or p.istitle())))
+    return words * 2 >= len(value)
+
+
+def secretish(value: str, provider: str) -> bool:
+    core = value.strip("=.-_")
+    if "example" in core.lower() or _wordy(core):
+        return False
+    if len(core) < 16 or core.startswith(_PUBLIC_PREFIXES) or DOTTED.fullmatch(core) or TYPE_NAME.fullmatch(core):
+        return False
+    if _UUID.fullmatch(core):
+        return provider == "heroku"
+    if _HEX.fullmatch(core):
+        return len(core) >= 24 and mixed(core)
+    if (core.count("/") >= 3 and not random_looking(core.replace("/", ""))) or core.count("-") >= 2 \
+            or core.count("_") >= 2:
+        return False  # a path, a slug, an identifier (a base64 secret may hold slashes: it looks random)
+    classes = sum((any(c.islower() for c in core), any(c.isupper() for c in core), any(c.isdigit() for c in core)))
+    return classes == 3 and entropy(core) >= 3.8
+
+
+def _line_window(text: str, start: int, end: int) -> tuple[int, int]:
+    """`start..end` cut to the line the context word is on."""
+    newline = text.find("\n", start, end)
+    end = newline if newline >= 0 else end
+    newline = text.rfind("\n", start, end)
+    return (newline + 1 if newline >= 0 else start), end
+
+
+def _after(text: str, hit_end: int, word: str) -> Span | None:
+    _, window_end = _line_window(text, hit_end, min(len(text), hit_end + _WINDOW))
+    for cand in _CANDIDATE.finditer(text, hit_end):  # starts in the window, ends where it ends
+        if cand.start() >= window_end:
+            break
+        start, stop = cand.span(1)
+        if secretish(cand.group(1), word) and not is_id(text, start, stop):
+            return start, stop, "secret-near-keyword"
+    return None
+
+
+def _before(text: str, hit_start: int, word: str) -> Span | None:
+    """The value closest before a context word (a few words back, on its line)."""
+    line_start = text.rfind("\n", 0, hit_start) + 1
+    last = None
+    for cand in _CANDIDATE.finditer(text, max(line_start, hit_start - _BEFORE - 512), hit_start):
+        last = cand
+    if last is None or last.end(1) < hit_start - _BEFORE:
+        return None
+    start, stop = last.span(1)
+    if text[stop:hit_start].count(" ") > 8:
+        return None
+    if secretish(last.group(1), word) and not is_id(text, start, stop):
+        return start, stop, "secret-near-keyword"
+    return None
+
+
+def context_spans(text: str, data: bytes) -> list[Span]:
+    spans: list[Span] = []
+    for hit in CONTEXT.finditer(data):
+        if _in_arn(text, hit.start()):
+            continue  # `arn:aws:secretsmanager:…:secret:MyDbSecret-d4e5f6`: a resource name
+        word = text[hit.start():hit.end()].lower()
+        for found in (_after(text, hit.end(), word), _before(text, hit.start(), word)):
+            if found is not None:
+                spans.append(found)
+    return spans
+
+
+# -- a secret beside its partner id ----------------------------------------------------------------
+
+# The id (kept: an id alone grants nothing) and the shape of the secret issued with it.
+PARTNERS = re2.compile(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}|AC[0-9a-f]{32}|LTAI[A-Za-z0-9]{17,21}"
+                       r"|AKID[A-Za-z0-9]{32}")
+_PARTNER_SECRET = {
+    "A": re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])"),  # AWS secret access key
+    "AC": re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{32}(?![A-Za-z0-9])"),  # Twilio auth token
+    "LTAI": re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{30}(?![A-Za-z0-9])"),  # Alibaba AccessKey secret
+    "AKID": re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{32}(?![A-Za-z0-9])"),  # Tencent SecretKey
+}
+_PARTNER_REACH = 160
+
+
+def partner_spans(text: str, data: bytes) -> list[Span]:
+    spans: list[Span] = []
+    for hit in PARTNERS.finditer(data):
+        ident = text[hit.start():hit.end()]
+        kind = next(k for k in ("AC", "LTAI", "AKID", "A") if ident.startswith(k))
+        lo, hi = max(0, hit.start() - _PARTNER_REACH), min(len(text), hit.end() + _PARTNER_REACH)
+        for cand in _PARTNER_SECRET[kind].finditer(text, lo, hi):
+            value = cand.group()
+            if cand.start() < hit.end() and cand.end() > hit.start():
+                continue  # the id itself
+            if mixed(value) and entropy(value) >= 3.2 and not is_reference(value) and not is_id(
+                    text, cand.start(), cand.end()):
+                spans.append((cand.start(), cand.end(), "secret-beside-id"))
+    return spans
+
+
+# -- cookies ---------------------------------------------------------------------------------------
+
+COOKIES = re2.compile(r"(?i)(?:\b(?:set-)?cookie\\?[\"']?\s*[:=]|(?:^|\s)(?:-b|--cookie)\s)")
+_PAIR = re.compile(r"\s*([A-Za-z0-9_.$!#%&*+^`|~-]{1,64})=([^;\s\"'\\]{1,4096})")
+_COOKIE_NAME = re.compile(r"(?i)sess|sid|token|auth|jwt|remember|csrf|xsrf|key|secret|pass|sig|login|^d$|^s$")
+
+
+def cookie_spans(text: str, data: bytes) -> list[Span]:
+    """The values of a Cookie or Set-Cookie header (and of curl's `-b`), pair by pair: a
+    value is a credential when its name says so (`sessionid`, `_gitlab_session`, `csrftoken`)
+    or it looks random; `theme=dark; lang=en` is kept."""
+    spans: list[Span] = []
+    for hit in COOKIES.finditer(data):
+        pos = hit.end()
+        while pos < len(text) and text[pos] in " \t\"'":
+            pos += 1
+        while (pair := _PAIR.match(text, pos)) is not None:
+            name, value = pair.group(1), pair.group(2)
+            if (_COOKIE_NAME.search(name) and len(value) >= 8 and not is_reference(value)) or random_looking(value):
+                spans.append((pair.start(2), pair.end(2), "cookie-value"))
+            pos = pair.end()
+            if text[pos:pos + 1] != ";":
+                break
+            pos += 1
+    return spans
