@@ -344,3 +344,66 @@ def test_generated_tool_outputs_are_kept() -> None:
     rng = random.Random(90)
     altered = [(text, redact(text)) for text in (_tool_output(rng) for _ in range(3000)) if redact(text) != text]
     assert altered == [], altered[:3]
+
+
+# -- the general rules: ids kept, encoded forms mapped back, partners, cookies, paths -------------
+
+def _hex(n: int) -> str:
+    return _rand("0123456789abcdef", n)
+
+
+@pytest.mark.parametrize("text", [
+    f"github, commit {_hex(40)}",
+    f"docker pull ghcr.io/acme/api@sha256:{_hex(64)}",
+    f"stripe charge ch_{_rand(_ALNUM, 24)} and anthropic msg_01{_rand(_ALNUM, 22)}",
+    f"twilio account AC{_hex(32)}",
+    f"{_hex(7)} fix the token refresh",
+    f"{_hex(64)}  secrets.tar.gz",
+])
+def test_ids_beside_context_words_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_url_encoded_token_is_redacted_where_it_is_encoded() -> None:
+    body = _rand(_ALNUM, 36)
+    text = f"GET /cb?next=%2Frepos%3Fauth%3Dghp%5F{body} HTTP/1.1"
+    assert redact(text) == "GET /cb?next=%2Frepos%3Fauth%3D[REDACTED:github-token] HTTP/1.1"
+
+
+def test_a_base64_env_file_is_redacted_whole() -> None:
+    import base64
+    blob = base64.b64encode(f"DB_USER=app\nDB_PASSWORD={PASSWORD}\n".encode()).decode()
+    assert redact(f"data: {blob} (from CI)") == "data: [REDACTED:base64-secret-assignment] (from CI)"
+
+
+def test_the_partner_of_an_aws_key_id_is_redacted() -> None:
+    secret = _rand(_ALNUM + "+/", 40)
+    assert redact(f"{AWS_KEY}  {secret}") == "[REDACTED:aws-access-token]  [REDACTED:secret-beside-id]"
+    sid, token = "AC" + _hex(32), _hex(32)
+    assert redact(f"Client('{sid}', '{token}')") == f"Client('{sid}', '[REDACTED:secret-beside-id]')"
+
+
+def test_cookies_lose_their_credentials_only() -> None:
+    sid = _rand(string.ascii_lowercase + string.digits, 32)
+    out = redact(f"Cookie: theme=dark; sessionid={sid}; lang=en")
+    assert out.startswith("Cookie: theme=dark; sessionid=[REDACTED:") and out.endswith("]; lang=en")
+    assert redact("Cookie: theme=dark; lang=en") == "Cookie: theme=dark; lang=en"
+
+
+def test_a_claude_folder_named_after_a_cwd_with_a_token_is_redacted() -> None:
+    from moraine.sources.redact import redact_path
+    body = _rand(_ALNUM, 36)
+    path = f"/home/dev/.claude/projects/-home-dev-ghp-{body}/s.jsonl"
+    assert body not in redact_path(path)
+
+
+def test_a_value_under_a_secret_key_is_redacted_as_a_field() -> None:
+    from moraine.sources.redact import redact_field
+    assert redact_field("password", "hunter22!") == "[REDACTED:secret-assignment]"
+    assert redact_field("path", "hunter22!") == "hunter22!"
+    assert redact_field("token_type", "bearer") == "bearer"
+
+
+def test_a_long_text_is_searched_again_when_the_set_finds_nothing() -> None:
+    filler = "plain words and code, nothing else; " * 2000
+    assert redact(filler + GITHUB) == filler + "[REDACTED:github-token]"

@@ -3,20 +3,33 @@
 `sources.normalize_line` runs it over each event's text, arguments and metadata, over paths,
 names and ids, and over quarantined fragments. A credential becomes `[REDACTED:<rule>]`.
 
-Three kinds of evidence, in this order of strength:
+Kinds of evidence, in this order of strength:
 
 1. A shape (`secret_rules.TOKEN_RULES`): a vendor prefix with its alphabet and length, a
-   private-key block, a URI's password, an `Authorization` header. One RE2 pass finds them all.
+   private-key block, a JWK's private members, a URI's password, an `Authorization` header, a
+   password on a command line (`docker login -p`, `redis-cli -a`, `echo … | sudo -S`, `.pgpass`).
 2. A secret-named key (`secret_keys.py`: `DB_PASSWORD=…`, `"api_key": "…"`, `--token …`): the
    key's *last* words decide (`password_hash_algorithm`, `tokenizer_config_file` and
    `secret_template` are not secrets), and the value must be a literal, not code that reads a
    secret (`os.environ["TOKEN"]`, `getpass()`, `self.token`, `${TOKEN}`, a type name).
-3. A provider or secret word a few words before a random-looking value ("my twilio auth token
-   is 0f3c…", "aws secret: wJalr…").
+3. Words around a random-looking value (`secret_context.py`): a provider or secret word a few
+   words before it ("my twilio auth token is 0f3c…") or after it ("0f3c… is the api key"), its
+   partner id (`AKIA…` beside a 40-character secret), a cookie's name. Ids that stand beside the
+   same words (commit hashes, digests, UUIDs, `ch_…`, `msg_01…`, `AC…` SIDs) are kept.
+4. Encoded forms (`secret_decode.py`): escapes decoded and mapped back, base64 and hex blobs
+   redacted whole when what they decode to holds any of the above; full-width letters folded.
+
+Why several kinds: a table of vendor formats only finds the formats it lists, and a test
+corpus written from the same table passes while the credentials people actually paste (a
+vendor not in the table, a password in a command, a key URL-encoded in a query string) leak.
+The general rules find those by what surrounds them; the id rules keep their precision.
 
 The rules also hold on raw JSON text (a quarantined line): a JSON escape such as `\\n` counts
 as a word boundary, quoted keys may be escaped, and every replacement is free of quotes and
 backslashes, so a redacted line stays valid JSON.
+
+Cost: one RE2 set (`_EVIDENCE`) says which kinds of evidence a text holds, in one DFA pass;
+most texts hold none and cost that pass only, and the rest run only their kinds' passes.
 
 The active rule set is process-wide (`configure`): the parse workers configure themselves
 from the same `Config` as the process that started them.
@@ -392,6 +405,18 @@ def redact_path(path: str) -> str:
               if not is_reference(m.group(1))]
     found = _merged(path, found)
     return _splice(path, found) if found else path
+
+
+def redact_field(key: str, value: str) -> str:
+    """A value stored under a key (a tool's arguments, metadata), redacted as `"key": "value"`
+    would be: `{"password": "hunter22"}` loses its value, though the value alone says nothing.
+    For callers that hold keys and values apart (`sources._redacted` redacts each alone)."""
+    if len(value) < 4 or not _settings.enabled:
+        return value
+    opening = '"' + key.replace('"', "'") + '": "'
+    found = [(max(a - len(opening), 0), min(b - len(opening), len(value)), name)
+             for a, b, name in spans(opening + value + '"') if b > len(opening) and a < len(opening) + len(value)]
+    return _splice(value, found) if found else redact(value)
 
 
 # Short values (ids, names, paths, models) repeat from record to record: redacted once each.

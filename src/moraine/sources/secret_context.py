@@ -90,8 +90,8 @@ def _wordy(value: str) -> bool:
 
 def secretish(value: str, provider: str) -> bool:
     core = value.strip("=.-_")
-    if "example" in core.lower() or _wordy(core):
-        return False
+    if "example" in core.lower() or "=" in core or _wordy(core):
+        return False  # `=` inside: a `name=value` pair (base64 pads only at the end)
     if len(core) < 16 or core.startswith(_PUBLIC_PREFIXES) or DOTTED.fullmatch(core) or TYPE_NAME.fullmatch(core):
         return False
     if _UUID.fullmatch(core):

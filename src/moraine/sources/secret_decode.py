@@ -57,8 +57,9 @@ def _triggers() -> str:
         literals.update(form for form in _base64_forms(word) if len(form) >= 4)
         literals.update((word.hex(), word.hex().upper()))
     alternatives = sorted(re.escape(literal) for literal in literals)
-    return "|".join([*alternatives, r"\\+u00[2-7][0-9A-Fa-f]", r"\\+u[fF][fF][0-5][0-9A-Fa-f]", r"\\+x[2-7][0-9A-Fa-f]", r"%[2-7][0-9A-Fa-f]",
-                     r"&#(?:x[2-7][0-9A-Fa-f]|[3-9][0-9]|1[01][0-9]|12[0-6]);", r"(?i:base64|b64decode|atob)"])
+    escapes = [r"\\+u00[2-7][0-9A-Fa-f]", r"\\+u[fF][fF][0-5][0-9A-Fa-f]", r"\\+x[2-7][0-9A-Fa-f]",
+               r"%[2-7][0-9A-Fa-f]", r"&#(?:x[2-7][0-9A-Fa-f]|[3-9][0-9]|1[01][0-9]|12[0-6]);"]
+    return "|".join([*alternatives, *escapes, r"(?i:base64|b64decode|atob)"])
 
 
 ENCODED_TRIGGERS = _triggers()
@@ -124,21 +125,24 @@ _FOLDED: dict[str, str] = {}
 
 _LINE = r"(?:\r?\n|(?:\\r)?\\n)[ \t]*"
 # A blob starts after a JSON escape (`\\n`) or where no blob character stands before it.
-_START = r"(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9+/_=-]))"
+_START = r"(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9+/_-]))"
 _BASE64_BLOB = re.compile(rf"{_START}[A-Za-z0-9+/_-]{{12,}}={{0,2}}(?:{_LINE}[A-Za-z0-9+/_-]{{4,}}={{0,2}})*")
 _HEX_BLOB = re.compile(rf"{_START}(?:[0-9a-fA-F]{{2}}){{8,}}(?![0-9a-fA-F])")
 _BREAK = re.compile(_LINE)
 
 
 def _kept_length(blob: str) -> int:
-    """How many characters of a blob belong to it: each line but the last as wide as the widest
-    (`base64` wraps at 76, PEM at 64); a shorter line ends it, and what follows is other text."""
+    """How many characters of a blob belong to it: a blob wraps at a width of 60 to 80 (`base64`
+    at 76, PEM at 64, a multiple of 4), each line but the last as wide as the first; a shorter
+    line ends it, and a line after one of another width is other text (`…K` then `done`)."""
     lines = _BREAK.split(blob)
-    breaks = [m.end() for m in _BREAK.finditer(blob)]
-    width = max(len(line) for line in lines[:-1]) if len(lines) > 1 else 0
+    breaks = list(_BREAK.finditer(blob))
+    width = len(lines[0])
+    if len(lines) == 1 or not (60 <= width <= 80 and width % 4 == 0):
+        return len(lines[0])
     for i in range(1, len(lines)):
-        if len(lines[i - 1]) < width and i > 1:
-            return breaks[i - 2] + len(lines[i - 1])
+        if len(lines[i]) != width:  # line i is the last (shorter) one
+            return breaks[i - 1].end() + len(lines[i])
     return len(blob)
 
 
@@ -189,13 +193,16 @@ def blob_spans(text: str, scan: Scan) -> list[Span]:
     for kind, finder, decode in (("base64", _BASE64_BLOB, _from_base64), ("hex", _HEX_BLOB, _from_hex)):
         for match in finder.finditer(text):
             length = _kept_length(match.group()) if kind == "base64" else len(match.group())
-            blob = _BREAK.sub("", match.group()[:length])
-            decoded = decode(blob)
+            decoded = decode(_BREAK.sub("", match.group()[:length]))
+            breaks = list(_BREAK.finditer(match.group(), 0, length)) if decoded is None and kind == "base64" else []
+            if breaks:  # a last line that is other text (`done`)
+                length = breaks[-1].start()
+                decoded = decode(_BREAK.sub("", match.group()[:length]))
             if decoded is None:
                 continue
             inner = scan(decoded)
             if inner:
                 found.append((match.start(), match.start() + length, f"{kind}-{inner[0][2]}"[:64]))
-            elif kind == "base64" and (decoding or len(blob) <= 120) and basic_pair(decoded):
+            elif kind == "base64" and (decoding or length <= 120) and basic_pair(decoded):
                 found.append((match.start(), match.start() + length, "base64-basic-credentials"))
     return found

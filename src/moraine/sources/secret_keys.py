@@ -37,7 +37,7 @@ _SECRET_KEY_FIRST = frozenset({
     "api", "access", "secret", "private", "account", "master", "encryption", "signing", "license", "shared",
     "auth", "app", "admin", "service", "sas", "storage", "consumer", "client", "session", "webhook", "deploy",
     # detect-secrets' KeywordDetector denylist (db_key, priv_key, …) and what signs or encrypts
-    "hmac", "jwt", "db", "database", "priv", "aes", "cipher", "crypto", "enc", "root", "sign", "cookie", "csrf",
+    "hmac", "jwt", "db", "database", "priv", "aes", "cipher", "crypto", "enc", "sign", "cookie", "csrf",
     "xsrf", "totp", "otp", "mfa", "recovery", "wifi", "wpa", "ssh", "gpg", "pgp", "kms", "vault", "bot",
     *PROVIDERS,  # `STRIPE_KEY`, `MAPBOX_KEY` (a `SORT_KEY`, `CACHE_KEY` or `PRIMARY_KEY` is no secret)
 })
@@ -135,8 +135,7 @@ def _value_after(text: str, key: _Key) -> tuple[int, int, str] | None:
             end -= 1
         return pos, end, "yaml"
     finder = _VALUE_END if literal else _VALUE_END_CODE
-    stop = finder.search(text, pos)
-    end = len(text) if stop is None else stop.start()
+    end = _literal_end(text, pos, finder, literal)
     if literal and not key.flag and not _ENV_KEY.fullmatch(text[key.start:key.end]):
         word = _IDENT_VALUE.match(text, pos, end)  # `f(token=token)`, `x(create_token=True)`: code
         if word is not None and not random_looking(word.group(1)):
@@ -146,6 +145,14 @@ def _value_after(text: str, key: _Key) -> tuple[int, int, str] | None:
             and not random_looking(annotation)):
         return _value_after(text, _Key(key.start, end, key.flag, key.line_start))  # `token: str = "…"`
     return pos, end, "env" if literal else "code"
+
+
+def _literal_end(text: str, pos: int, finder: re.Pattern[str], literal: bool) -> int:
+    stop = finder.search(text, pos)
+    end = len(text) if stop is None else stop.start()
+    while literal and end > pos + 1 and text[end - 1] in ";,":  # `sessionid=…;` of a cookie, `X=1; cmd`
+        end -= 1
+    return end
 
 
 def _closing(text: str, start: int, quote: str) -> int:

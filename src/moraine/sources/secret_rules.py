@@ -6,10 +6,16 @@ prefix, alphabet and length, so that code which merely resembles a credential (`
 pattern has a capture group, only that group is redacted (the password of a URI, the value of
 `AccountKey=`); otherwise the whole match is.
 
-Sources: "gitleaks" names a rule id of gitleaks' default config (`cmd/generate/config/rules`),
-"detect-secrets" a plugin of Yelp's detect-secrets, "vendor" the vendor's documentation of the
-format. The patterns are Moraine's own, written from those descriptions; the rules that need
-context (a secret-named key, a provider named nearby) live in `redact.py`.
+Every rule names its origin in `Rule.source` (the table below is that list): "gitleaks" a rule
+id of gitleaks' default config (`config/gitleaks.toml`), "trufflehog" a detector of trufflehog
+(`pkg/detectors/<name>`), "secretlint" a rule package of secretlint
+(`secretlint-rule-<name>`), "detect-secrets" a plugin of Yelp's detect-secrets, "RFC" the
+standard that defines the format, "vendor" the vendor's or tool's own documentation. The
+patterns are Moraine's own, written from those descriptions (prefix, alphabet, length), not
+copied. The rules that need context live beside this table: secret-named keys
+(`secret_keys.py`: detect-secrets' KeywordDetector denylist, gitleaks' generic-api-key
+keywords), words around a value, partner ids and cookies (`secret_context.py`: GitHub secret
+scanning's pair matching, detect-secrets' AWSKeyDetector), encoded forms (`secret_decode.py`).
 """
 
 from __future__ import annotations
