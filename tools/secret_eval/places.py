@@ -116,7 +116,10 @@ def build_placements(seed: int, corpora: Sequence[str] = CORPORA, harnesses: Seq
             if line is None:
                 return
             text, forms = line
-            text = _line_text(place, text)
+            written = _line_text(place, text)
+            if value not in written:  # a branch, tool name or call id holds no whitespace: nor does its value
+                value = _line_text(place, value).removeprefix("fix/").removeprefix("/home/dev/")
+            text = written
             if not _fits(place, text):
                 return
         out.append(Placement(len(out), corpus, k.name, k.family, render, harness, place, value, text, forms))

@@ -269,8 +269,9 @@ class Report:
                          head="altered"))
         hidden = [k for k, v in sorted(self.visible.items()) if not v["mcp"]]
         unstored = [k for k, v in sorted(self.visible.items()) if not v["rest"]]
-        out.append("places Moraine shows over MCP: all but " + (", ".join(hidden) or "none")
-                   + "; places not stored at all: " + (", ".join(unstored) or "none"))
+        shown = ("MCP not walked (--rest-only)" if "rest_only" in self.info
+                 else "places Moraine shows over MCP: all but " + (", ".join(hidden) or "none"))
+        out.append(shown + "; places not stored at all: " + (", ".join(unstored) or "none"))
         by_pid = {p.pid: p for p in self.placements}
         if leaked:
             out.append(f"leaked ({len(leaked)}; first {min(max_leaks, len(leaked))}):")
@@ -409,6 +410,19 @@ def run(seed: int, workdir: Path | None = None, per_kind: int | None = None, cor
             shutil.rmtree(root, ignore_errors=True)
 
 
+def rest_only(seed: int, workdir: Path, per_kind: int | None = None, corpora: Sequence[str] = CORPORA,
+              harnesses: Sequence[str] = HARNESSES, places: Sequence[str] = PLACES) -> Report:
+    """Only the at-rest check, on the state of an earlier run's --workdir (same seed and options):
+    what every placement left in MORAINE_HOME, without the MCP walk."""
+    placements = build_placements(seed, corpora, harnesses, places, per_kind=per_kind)
+    build_logs(placements, seed)
+    secrets = [p for p in placements if p.corpus in SECRET_CORPORA]
+    findings = Findings()
+    rest_texts = _scan_rest(Workspace(workdir).state, Matcher(secrets), Matcher(secrets, lower=True), findings)
+    channels = Channels()
+    return evaluate(placements, channels, rest_texts, findings, seed, {"rest_only": str(workdir)})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=1)
@@ -420,14 +434,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, help="use (and keep) this directory instead of a temporary one")
     parser.add_argument("--keep", action="store_true", help="keep the temporary workspace")
     parser.add_argument("--json", type=Path, help="also write the figures here as JSON")
+    parser.add_argument("--rest-only", action="store_true",
+                        help="only the at-rest check of the state an earlier run (same options) left in --workdir")
     parser.add_argument("--min-recall", type=float, help="exit 1 when the recall of any corpus is below this")
     parser.add_argument("--max-altered", type=int, help="exit 1 when more lookalikes than this were altered")
     args = parser.parse_args(argv)
-    report = run(args.seed, args.workdir, args.per_kind, args.corpus or CORPORA, args.harness or HARNESSES,
-                 args.place or PLACES, keep=args.keep, progress=True)
+    if args.rest_only:
+        if not args.workdir:
+            parser.error("--rest-only needs --workdir")
+        report = rest_only(args.seed, args.workdir, args.per_kind, args.corpus or CORPORA, args.harness or HARNESSES,
+                           args.place or PLACES)
+    else:
+        report = run(args.seed, args.workdir, args.per_kind, args.corpus or CORPORA, args.harness or HARNESSES,
+                     args.place or PLACES, keep=args.keep, progress=True)
     print(report.render())
     if args.json:
-        args.json.write_text(json.dumps(report.as_json(), indent=2, ensure_ascii=False), encoding="utf-8")
+        args.json.write_text(json.dumps(report.as_json(), indent=2), encoding="utf-8")
     failed = False
     if args.min_recall is not None:
         failed |= any(report.recall(c) < args.min_recall for c in SECRET_CORPORA)
