@@ -186,7 +186,7 @@ class Findings:
         """Scans (where, text) items."""
         texts = [text for _, text in items]
         for pid, ix, pos in matcher.find_many(texts):
-            if len(self.leaks[pid]) < 4:
+            if sum(e.channel == channel for e in self.leaks[pid]) < 2:  # two excerpts per channel
                 text = texts[ix]
                 self.leaks[pid].append(Evidence(channel, items[ix][0], text[max(0, pos - 40) : pos + 60]))
 
