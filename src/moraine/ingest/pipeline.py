@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import pickle
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -26,7 +27,7 @@ from moraine.batch import Batch
 from moraine.collector import freeze_held, sparse_collections
 from moraine.ingest.state import NEWEST_LOGS, ingest_state
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
-from moraine.ingest.whole import Replaces, change_token, delta, read_whole
+from moraine.ingest.whole import Replaces, WholeRead, change_token, claim, delta, release
 from moraine.model import WIRE_TS, Checkpoint, LineRef
 from moraine.sources import (
     ADAPTERS,
@@ -144,6 +145,7 @@ PARALLEL_BYTES = 8 * 1024 * 1024
 # None: they are new lines)
 Part = tuple[str, Batch, list[list[Any]], list[Any] | None, int, str | None, Replaces | None]
 Task = tuple[str, str, str, list[Any], int]  # path, key, adapter, checkpoint, events per part
+Work = tuple[str, str, Adapter, Checkpoint, int]  # path, key, adapter, checkpoint to resume from, size
 
 
 def normalize_file(task: Task) -> list[Part]:
@@ -186,23 +188,31 @@ def normalize_file(task: Task) -> list[Part]:
 
 
 def _normalize_whole(path: str, key: str, adapter_name: str, checkpoint: Checkpoint) -> list[Part]:
-    """A log read whole: one part per group of records (a document, a session of a database),
-    the checkpoint on the last, so a crash between them reads the log again (IDs dedupe)."""
+    return list(_whole_parts(path, key, adapter_name, checkpoint))
+
+
+def _whole_parts(path: str, key: str, adapter_name: str, checkpoint: Checkpoint) -> Iterator[Part]:
+    """A log read whole: one part per group of records (a document, a session of a database;
+    a large one in pieces), each packed as soon as it is read (`WholeRead` streams them), the
+    checkpoint on the last, so a crash between them reads the log again (IDs dedupe)."""
+    whole = WholeRead(path, key, adapter_name, checkpoint)
+    last: Part | None = None
     try:
-        groups, reached, problem = read_whole(path, key, adapter_name, checkpoint)
+        for events, issues, replaces in whole.groups():
+            if last is not None:
+                yield last
+            batch, issues = _batch(events, issues)
+            last = (key, batch, issues, None, 0, None, replaces)
     except OSError as exc:
-        return [(key, Batch(), [], None, 0, f"cannot read: {exc.strerror or exc}", None)]
-    if problem is not None:  # remembered with the token: read again when the log changes
-        return [(key, Batch(), [], reached.to_wire(), 0, problem, None)]
-    parts: list[Part] = []
-    for i, (events, issues, replaces) in enumerate(groups):
-        last = i == len(groups) - 1
-        batch, issues = _batch(events, issues)
-        parts.append((key, batch, issues, reached.to_wire() if last else None, reached.size if last else 0,
-                      None, replaces))
-    if not parts:
-        parts.append((key, Batch(), [], reached.to_wire(), reached.size, None, None))
-    return parts
+        yield (key, Batch(), [], None, 0, f"cannot read: {exc.strerror or exc}", None)
+        return
+    reached = whole.reached
+    if whole.problem is not None:  # remembered with the token: read again when the log changes
+        yield (key, Batch(), [], reached.to_wire(), 0, whole.problem, None)
+    elif last is None:
+        yield (key, Batch(), [], reached.to_wire(), reached.size, None, None)
+    else:
+        yield (*last[:3], reached.to_wire(), reached.size, None, last[6])
 
 
 def _part(path: str, key: str, events: list[list[Any]], issues: list[list[Any]], checkpoint: Checkpoint,
@@ -273,13 +283,15 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
             horizon, mtimes = time.time() - RECENT_S, ingest_state(store).mtimes
             files = [f for f in files if f[1] not in store.checkpoints or mtimes.get(f[1], 0.0) >= horizon]
         work = _changed(store, files, problems)
+        work, whole = _apart(work)  # logs read whole: read after this section, outside the writer lock
         _note_newest(store, files, walked=only is None and not live_only)
         limit = store.config.ingest.batch_events
         tasks = [(path, key, adapter.name, cp.to_wire(), limit) for path, key, adapter, cp, _ in work]
         sizes = [size - cp.offset for _, _, _, cp, size in work]
-        total = sum(sizes)
-        summary.files_read = len(tasks)
-        use_pool = parallel if parallel is not None else (total >= PARALLEL_BYTES and (os.cpu_count() or 1) > 1)
+        total = sum(sizes) + sum(size for *_, size in whole)
+        summary.files_read = len(tasks) + len(whole)
+        use_pool = parallel if parallel is not None else (sum(sizes) >= PARALLEL_BYTES
+                                                          and (os.cpu_count() or 1) > 1)
         pending = _Pending()
         docs_before = store.index.n_docs
         # A pass with at least as many new bytes as the index holds builds it, and ends merging
@@ -298,17 +310,116 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
                     if progress:
                         progress(done, total)
             pending.file_issues = _file_issue_changes(store, problems, {key for _, key, _ in files},
-                                                      {key for _, key, _, _, _ in work})
+                                                      {key for _, key, _, _, _ in work},
+                                                      walked=only is None and not live_only)
             pending.flush(store, summary)
         finally:
             store.defer_merges = 0
         ingest_state(store).lag_bytes = 0  # every complete line seen in this pass is now indexed
-        _publish(store, snapshot, built=bulk or (use_pool and store.index.n_docs >= 2 * docs_before))
+        built = bulk or (use_pool and store.index.n_docs >= 2 * docs_before)
+        if not whole or only is not None or live_only:
+            _publish(store, snapshot, built=built)
+    if whole:  # a full pass waits for them; a catch-up (a call's, the watcher's) only a moment
+        _read_whole_logs(store, whole, summary, None if only is None and not live_only else WHOLE_WAIT_S,
+                         (snapshot, built), (progress, total - sum(size for *_, size in whole), total))
     # The catalog holds millions of long-lived objects; keep them out of the cyclic GC's
     # full collections, which otherwise stall a query now and then for tens of ms.
     freeze_held()
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _apart(work: list[Work]) -> tuple[list[Work], list[Work]]:
+    """The logs read by lines, and those read whole."""
+    return [w for w in work if not w[2].whole(w[0])], [w for w in work if w[2].whole(w[0])]
+
+
+WHOLE_WAIT_S = 0.1  # how long a catch-up pass waits for the logs read whole it found changed
+
+
+def _read_whole_logs(store: Store, whole: list[Work], summary: IngestSummary, wait: float | None,
+                     publish: tuple[bool, bool], shown: tuple[Progress | None, int, int]) -> None:
+    """Read the logs read whole, outside the writer lock (`_WholeReader`). A full pass waits
+    for them and ends as `ingest_once` does; a catch-up waits at most `wait` seconds: a read
+    still going on then (a large document, a database slow to answer) finishes by itself in
+    the background, so neither a tool call nor the watcher's next pass waits on it."""
+    reader = _WholeReader(store, whole, summary if wait is None else IngestSummary(), shown,
+                          follow=wait is not None)
+    if wait is None:
+        reader.run()
+        with store.writer():
+            _publish(store, *publish)
+        return
+    thread = threading.Thread(target=reader.run, name="moraine-whole-read", daemon=True)
+    thread.start()
+    thread.join(wait)
+
+
+class _WholeReader:
+    """Reads logs read whole, one pass per log at a time (`claim`: a log another thread is
+    reading now is left to it), committing about every batch of events with the writer lock
+    held only for the commit, then their per-file issues. With `follow`, a log that changed
+    while it was read is read again, so what a skipped pass would have read is not lost."""
+
+    def __init__(self, store: Store, whole: list[Work], summary: IngestSummary,
+                 shown: tuple[Progress | None, int, int], *, follow: bool) -> None:
+        self.store, self.whole, self.summary, self.follow = store, whole, summary, follow
+        self.progress, self.done, self.total = shown
+        self.pending = _Pending()
+        self.limit = store.config.ingest.batch_events
+
+    def run(self) -> None:
+        store = self.store
+        mine = [w for w in self.whole if claim(store, w[1])]
+        held = {w[1] for w in mine}
+        try:
+            while mine:
+                problems = self._read(mine)
+                keys = {w[1] for w in mine}
+                with store.writer(), sparse_collections():
+                    self.pending.file_issues = _file_issue_changes(store, problems, keys, keys, walked=False)
+                    self.pending.flush(store, self.summary)
+                    moved = self._moved(mine) if self.follow else []
+                done = keys - {w[1] for w in moved}
+                release(store, sorted(done))
+                held -= done
+                mine = moved
+        except Exception as exc:  # in the background: said in the log; the next pass reads the log again
+            if not self.follow:
+                raise
+            print(f"moraine: reading a log failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        finally:
+            release(store, sorted(held))
+
+    def _read(self, logs: list[Work]) -> dict[str, str]:
+        problems: dict[str, str] = {}
+        waiting: list[Part] = []
+        for path, key, adapter, checkpoint, _ in logs:
+            for part in _whole_parts(path, key, adapter.name, checkpoint):
+                waiting.append(part)
+                if part[5] is not None:
+                    problems[key] = part[5]
+                if sum(len(p[1]) for p in waiting) >= self.limit:
+                    self._commit(waiting)
+                    waiting = []
+        self._commit(waiting)
+        return problems
+
+    def _commit(self, parts: list[Part]) -> None:
+        if not parts:
+            return
+        with self.store.writer(), sparse_collections():
+            for part in parts:
+                self.pending.add(part, self.limit, self.store, self.summary)
+                self.done += part[4]
+                self.summary.bytes_read += part[4]
+                if self.progress:
+                    self.progress(self.done, self.total)
+            self.pending.flush(self.store, self.summary)
+
+    def _moved(self, logs: list[Work]) -> list[Work]:
+        """The logs whose change token moved since they were read."""
+        return _changed(self.store, [(path, key, adapter) for path, key, adapter, _, _ in logs], {})
 
 
 def _publish(store: Store, snapshot: bool, built: bool) -> None:
@@ -343,14 +454,15 @@ def moved_newest(store: Store) -> set[str]:
     return {path for path, _, _, _, _ in _changed(store, list(ingest_state(store).newest.values()), {})}
 
 
-def _file_issue_changes(store: Store, problems: dict[str, str], listed: set[str], read: set[str]
+def _file_issue_changes(store: Store, problems: dict[str, str], listed: set[str], read: set[str], walked: bool
                         ) -> dict[str, str | None]:
     """What changed in the per-file issues: this pass's problems, minus the old ones it saw
-    resolved (a file read to its end, a link or name no longer reported). An issue of a file
-    this pass did not look at (a watcher pass names only some files) stays as it was."""
+    resolved (a file read to its end; after a walk, a link or name no longer reported). An
+    issue of a file this pass did not look at (a watcher pass names only some files, a log read
+    whole is another reader's) stays as it was."""
     changes: dict[str, str | None] = {k: v for k, v in problems.items() if store.file_issues.get(k) != v}
     for key in store.file_issues:
-        if key not in problems and (key in read or key not in listed):
+        if key not in problems and (key in read or (walked and key not in listed)):
             changes[key] = None
     return changes
 

@@ -1,0 +1,193 @@
+"""No file can freeze Moraine, and reading one keeps memory bounded. Real files, real processes.
+
+- OpenCode databases whose schema runs SQL of its own (a column named by a never-ending query, a
+  table that is a view over an endless recursive CTE, a virtual table, a computed column of 1e9
+  bytes a row, a huge recursive trigger, no index and thousands of sessions): `moraine index` in
+  a subprocess ends within seconds, reading what is safe to read and reporting the rest as
+  "cannot read: …" in `moraine status` (the reader before this hung forever on five of them).
+  The issue stays through passes that do not look at the file, and the database is tried again
+  later; a query that runs too long is stopped by SQLite itself (a progress handler).
+- OpenCode's older JSON tree with a session whose session file is missing: the session is made
+  of its messages.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from _hostile_files import REFUSED, VARIANTS, opencode_db
+from cli_harness import SAMPLES, Workspace, make_workspace
+
+from moraine.config import load_config
+from moraine.ingest.pipeline import ingest_once
+from moraine.sources import opencode
+from moraine.store.contents import TEXT
+from moraine.store.engine import Store
+
+WORD = "zqhostileprompt"
+
+
+def _opencode_root(ws: Workspace) -> Path:
+    return ws.root / "xdg-data" / "opencode"
+
+
+def _store(ws: Workspace) -> Store:
+    return Store(load_config({"home": str(ws.state)}, env=ws.env()))
+
+
+def _texts(store: Store) -> dict[str, str]:
+    """Every live event: its ID → its text."""
+    catalog = store.catalog
+    return {catalog.uid.view[doc].decode(): catalog.content.row(doc)[TEXT]
+            for doc in np.flatnonzero(catalog.alive.view).tolist()}
+
+
+# -- OpenCode: hostile databases -------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_hostile_opencode_database_is_indexed_in_bounded_time(tmp_path: Path, variant: str) -> None:
+    ws = make_workspace(tmp_path / "w", copy_logs=False)
+    db = _opencode_root(ws) / "opencode.db"
+    opencode_db(db, variant, WORD)
+    started = time.monotonic()
+    result = ws.run("index", timeout=120)
+    elapsed = time.monotonic() - started
+    print(f"{variant}: `moraine index` took {elapsed:.2f}s ({VARIANTS[variant]})")
+    assert result.returncode == 0, result
+    assert elapsed < 30, f"{variant}: indexing took {elapsed:.1f}s"
+    status = ws.run("status", "--json").json()
+    unreadable = status["unreadable_files"]
+    found = ws.run("search", WORD, "--json").json()["data"]["results"]
+    if variant in REFUSED:
+        assert unreadable.get(str(db), "").startswith("cannot read: "), unreadable
+        assert not found
+        assert ws.run("status").stdout.count("cannot read: ") == 1  # shown to the user
+    else:  # nothing of the file's own SQL runs: what it holds is read
+        assert not unreadable, unreadable
+        assert sorted(hit["event"]["type"] for hit in found) == ["assistant_response", "user_input"], found
+    again = time.monotonic()
+    assert ws.run("index", timeout=120).returncode == 0
+    assert time.monotonic() - again < 30
+    assert ws.run("status", "--json").json()["unreadable_files"] == unreadable  # unchanged: not read again
+
+
+def test_the_issue_stays_until_the_database_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pass that does not look at the database (the watcher names another file) leaves its issue;
+    it is tried again after RETRY_S, and once the database is fixed the issue goes."""
+    ws = make_workspace(tmp_path / "w", copy_logs=False)
+    db = _opencode_root(ws) / "opencode.db"
+    opencode_db(db, "view-part", WORD)
+    other = ws.codex / "sessions" / "2026" / "03" / "12" / "rollout-2026-03-12T10-00-00-0195a1b2.jsonl"
+    other.parent.mkdir(parents=True)
+    other.write_text(json.dumps({"timestamp": "2026-03-12T10:00:00.000Z", "type": "session_meta",
+                                 "payload": {"id": "0195a1b2-0000-7000-8000-000000000001", "cwd": "/w"}}) + "\n")
+    store = _store(ws)
+    ingest_once(store)
+    assert store.file_issues[str(db)].startswith("cannot read: ")
+    with other.open("a") as fh:
+        fh.write(json.dumps({"timestamp": "2026-03-12T10:00:01.000Z", "type": "event_msg",
+                             "payload": {"type": "user_message", "message": "hello"}}) + "\n")
+    ingest_once(store, only={str(other)})
+    assert store.file_issues[str(db)].startswith("cannot read: ")  # not looked at: the issue stays
+    checks: list[str] = []
+    real_check = opencode._Db.check
+
+    def counting(db_: Any) -> None:
+        checks.append(db_.path)
+        real_check(db_)
+
+    monkeypatch.setattr(opencode._Db, "check", counting)
+    ingest_once(store)
+    assert checks == []  # unchanged: not read again at once
+    monkeypatch.setattr(opencode, "RETRY_S", 0.2)
+    time.sleep(0.3)
+    ingest_once(store)
+    assert checks == [str(db)]  # tried again later
+    assert store.file_issues[str(db)].startswith("cannot read: ")
+    fixed = sqlite3.connect(db, isolation_level=None)  # the view replaced by a table
+    fixed.execute("DROP VIEW part")
+    fixed.execute("ALTER TABLE part_t RENAME TO part")
+    fixed.close()
+    ingest_once(store)
+    assert str(db) not in store.file_issues
+    assert any(WORD in text for text in _texts(store).values())
+
+
+def test_a_query_that_runs_too_long_is_stopped_by_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deadline is enforced inside SQLite: a never-ending statement is interrupted after
+    SLICE_S, whichever query runs it, and the database is reported, never waited on."""
+    path = tmp_path / "opencode.db"
+    opencode_db(path, "column", WORD)
+    db = opencode._Db(str(path))
+    started = time.monotonic()
+    with pytest.raises(sqlite3.OperationalError, match="interrupt"):
+        db.one(f"SELECT {'(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c)'}")
+    assert time.monotonic() - started < opencode.SLICE_S + 1.5
+    db.close()
+
+    def forever(self: Any, *args: Any) -> Any:
+        return self.one("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c")
+
+    monkeypatch.setattr(opencode, "SLICE_S", 0.3)
+    for place in ("scan", "session"):  # the change scan, and the read of one session (the lazy part)
+        with monkeypatch.context() as patch:
+            patch.setattr(opencode._Db, place, forever)
+            ws = make_workspace(tmp_path / place, copy_logs=False)
+            _opencode_root(ws).mkdir(parents=True)
+            shutil.copy(path, _opencode_root(ws) / "opencode.db")
+            store = _store(ws)
+            started = time.monotonic()
+            ingest_once(store)
+            assert time.monotonic() - started < 10
+            issue = store.file_issues[str(_opencode_root(ws) / "opencode.db")]
+            assert issue.startswith("cannot read: a query on the database ran over 0.3 s"), issue
+
+
+def test_a_database_is_opened_read_only_and_untrusted(tmp_path: Path) -> None:
+    path = tmp_path / "opencode.db"
+    opencode_db(path, "column", WORD)
+    db = opencode._Db(str(path))
+    assert db.one("PRAGMA query_only") == (1,)
+    assert db.one("PRAGMA trusted_schema") == (0,)
+    with pytest.raises(sqlite3.OperationalError):
+        db.con.execute("CREATE TABLE t (x)")
+    db.close()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    list(opencode.read(str(path), str(path), {}).groups)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no file of Moraine's beside it
+
+
+# -- OpenCode: the JSON tree of older releases without its session file ------------------------------
+
+LEGACY = "ses_3219eb1f9ffeHPZwiJ2zqwXebM"
+
+
+def test_a_tree_session_without_its_session_file_is_made_of_its_messages(tmp_path: Path) -> None:
+    def indexed(name: str, drop_session_file: bool) -> Store:
+        ws = make_workspace(tmp_path / name, copy_logs=False)
+        shutil.copytree(SAMPLES / "opencode", _opencode_root(ws))
+        (_opencode_root(ws) / "opencode.db").unlink()  # the tree is read only where the database is not
+        if drop_session_file:
+            [session_file] = _opencode_root(ws).glob(f"storage/session/*/{LEGACY}.json")
+            session_file.unlink()
+        store = _store(ws)
+        ingest_once(store)
+        assert not store.file_issues and not store.stats.issues
+        return store
+
+    whole, orphan = indexed("whole", False), indexed("orphan", True)
+    assert set(whole.catalog.by_key) == set(orphan.catalog.by_key)  # the same sessions, that one included
+    assert f"opencode:{LEGACY}" in orphan.catalog.by_key
+    [session_file] = (SAMPLES / "opencode").glob(f"storage/session/*/{LEGACY}.json")
+    title = json.loads(session_file.read_text())["title"]
+    expected = sorted("" if text == title else text for text in _texts(whole).values())
+    assert sorted(_texts(orphan).values()) == expected  # the same events; only the title was the file's
+    logs = {Path(k).name for k in orphan.checkpoints}
+    assert len(logs) == 2 and not any(name == f"{LEGACY}.json" for name in logs)  # its first message file
