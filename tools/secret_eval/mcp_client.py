@@ -63,6 +63,8 @@ class Mcp:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self.proc.stdout:
+            self.proc.stdout.close()
         if self._stderr is not subprocess.DEVNULL:
             self._stderr.close()
 
