@@ -9,11 +9,14 @@
   later; a query that runs too long is stopped by SQLite itself (a progress handler).
 - OpenCode's older JSON tree with a session whose session file is missing: the session is made
   of its messages.
+- Cursor transcripts opening with a UTF-8 byte order mark, or breaking lines with CR alone (or
+  CRLF): read as the LF transcript is, the same events, nothing quarantined.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import time
@@ -191,3 +194,39 @@ def test_a_tree_session_without_its_session_file_is_made_of_its_messages(tmp_pat
     assert sorted(_texts(orphan).values()) == expected  # the same events; only the title was the file's
     logs = {Path(k).name for k in orphan.checkpoints}
     assert len(logs) == 2 and not any(name == f"{LEGACY}.json" for name in logs)  # its first message file
+
+
+# -- Cursor: byte order mark, CR-only and CRLF line breaks -----------------------------------------
+
+FLAT = "1b2c3d4e-5f60-4718-9a0b-1c2d3e4f5a6b"
+
+
+@pytest.mark.parametrize("form", ["bom", "cr", "crlf", "bom-cr"])
+def test_cursor_transcripts_with_a_bom_or_cr_line_breaks_are_read(tmp_path: Path, form: str) -> None:
+    source = SAMPLES / "cursor" / "projects" / "work-cursor-demo" / "agent-transcripts" / f"{FLAT}.jsonl"
+    lines = source.read_bytes().splitlines()
+
+    def indexed(name: str, data: bytes) -> tuple[Store, Path]:  # a workspace holding only this transcript
+        ws = make_workspace(tmp_path / name, copy_logs=False)
+        path = ws.root / "cursor" / "projects" / "work-cursor-demo" / "agent-transcripts" / f"{FLAT}.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_bytes(data)
+        os.utime(path, ns=(source.stat().st_mtime_ns, source.stat().st_mtime_ns))
+        store = _store(ws)
+        ingest_once(store)
+        return store, path
+
+    end = {"bom": b"\n", "cr": b"\r", "crlf": b"\r\n", "bom-cr": b"\r"}[form]
+    bom = b"\xef\xbb\xbf" if form.startswith("bom") else b""
+    baseline, baseline_path = indexed("lf", b"\n".join(lines[:-1]) + b"\n")
+    store, path = indexed(form, bom + end.join(lines[:-1]) + end)
+    assert not store.stats.issues, store.stats.issues  # nothing quarantined
+    assert _texts(store) == _texts(baseline)  # the same events, the same IDs
+    with path.open("ab") as fh:  # a line appended later: read on from the checkpoint, same line breaks
+        fh.write(lines[-1] + end)
+    with baseline_path.open("ab") as fh:
+        fh.write(lines[-1] + b"\n")
+    ingest_once(store)
+    ingest_once(baseline)
+    assert not store.stats.issues
+    assert _texts(store) == _texts(baseline)
