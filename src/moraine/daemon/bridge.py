@@ -371,6 +371,9 @@ class Bridge:
         the handshake on the new connection. False when it cannot come back."""
         with self.lock:
             self._answer_lost("the Moraine daemon stopped while answering", " it is being restarted — retry the call")
+            if self.conn is not None:  # the connection the daemon closed: released now, not left to the collector
+                with contextlib.suppress(OSError):
+                    self.conn.close()
             for attempt in range(REPLAY_TRIES):
                 try:
                     conn = connect(self.config)
