@@ -32,10 +32,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import ijson
+
 from moraine.model import TERMINAL_ABORT, Event, LineRef, make_uid
 from moraine.sources._clean import COERCED, as_text, text_or_none
 from moraine.sources._common import kept, parse_ts_ms
-from moraine.sources._document import MAX_DOCUMENT_BYTES, Read
+from moraine.sources._document import MAX_DOCUMENT_BYTES, Read, Unreadable, open_regular
 from moraine.sources._emit import Emitter, announced
 from moraine.sources._json import decode
 
@@ -57,11 +59,165 @@ def whole(path: str) -> bool:
 
 
 def read(path: str, key: str, cursor: dict[str, Any]) -> Read:
-    """A legacy document: its header (the record without `messages`) then each message."""
-    with open(path, "rb") as fh:
-        raw = fh.read(MAX_DOCUMENT_BYTES + 1)
-    if len(raw) > MAX_DOCUMENT_BYTES:
-        return Read(problem=f"document_too_large: over {MAX_DOCUMENT_BYTES} bytes: not read")
+    """A legacy document: its header (the record without `messages`) then each message.
+
+    Streamed (`ijson`, its C parser): a first pass reads the header's keys, wherever they stand
+    (`summary` is often written after the messages), and checks the whole document is JSON
+    nested no deeper than MAX_DEPTH; a second yields the messages one by one. What is held is
+    the header and one message, not the document (a 200 MB document parsed whole took 14 times
+    its size). A document the streaming parser refuses (invalid UTF-8, a lone surrogate escape,
+    an integer beyond 64 bits, NaN) is read whole by the lenient reader of lines when it is
+    small, and reported otherwise."""
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > MAX_DOCUMENT_BYTES:
+            return Read(problem=f"document_too_large: over {MAX_DOCUMENT_BYTES} bytes: not read")
+        if size == 0:
+            return Read(problem="empty document (being written?): read again when it changes")
+        start = 3 if fh.read(3) == BOM else 0
+        fh.seek(start)
+        try:
+            header = _header(fh)
+        except (ijson.JSONError, ValueError) as exc:
+            if size <= LENIENT_BYTES:
+                return _read_whole(fh, start)
+            return Read(problem=f"json_parse_error: {_short(exc)} (a document being rewritten is read again "
+                        "when it changes)")
+        if header is None:
+            return _read_whole(fh, start)  # not an object: said as the lenient reader says it
+    return Read([_streamed(path, start, header, _stamp(path))])
+
+
+BOM = b"\xef\xbb\xbf"
+MAX_DEPTH = 512  # deeper JSON is read (and refused) by the lenient reader, when small enough for it
+LENIENT_BYTES = 16 * 1024 * 1024  # a document the streaming parser refuses is read whole up to this size
+_OPEN = {"start_map", "start_array"}
+_CLOSE = {"end_map", "end_array"}
+
+
+def _short(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:200]
+
+
+def _stamp(path: str) -> tuple[int, int, int]:
+    stat = os.stat(path)
+    return stat.st_size, stat.st_mtime_ns, stat.st_ino
+
+
+def _values(events: Any, depth: int) -> Any:
+    """The values held by a container just opened at nesting `depth`, each as (its key or None,
+    the value), built without recursion, until the container ends. Deeper than MAX_DEPTH:
+    ValueError."""
+    stack: list[Any] = []  # the containers being built, outermost first
+    keys: list[Any] = [None]  # the key being filled at each level (the first: in the container read)
+    for event, value in events:
+        if event == "map_key":
+            keys[-1] = value
+        elif event in _OPEN:
+            _open(stack, keys, {} if event == "start_map" else [], MAX_DEPTH - depth)
+        elif event in _CLOSE:
+            if not stack:
+                return
+            node = stack.pop()
+            keys.pop()
+            if not stack:
+                yield keys[-1], node
+        elif stack:
+            _put(stack[-1], keys[-1], value)
+        else:
+            yield keys[-1], value
+
+
+def _open(stack: list[Any], keys: list[Any], node: Any, room: int) -> None:
+    if len(stack) >= room:
+        raise ValueError(f"nested deeper than {MAX_DEPTH}")
+    if stack:
+        _put(stack[-1], keys[-1], node)
+    stack.append(node)
+    keys.append(None)
+
+
+def _put(parent: Any, key: Any, node: Any) -> None:
+    if type(parent) is dict:
+        parent[key] = node
+    else:
+        parent.append(node)
+
+
+def _skip(events: Any, depth: int) -> None:
+    """Past the rest of a container just opened at nesting `depth` (checking how deep it goes)."""
+    level = 1
+    for event, _ in events:
+        if event in _OPEN:
+            level += 1
+            if depth + level > MAX_DEPTH:
+                raise ValueError(f"nested deeper than {MAX_DEPTH}")
+        elif event in _CLOSE:
+            level -= 1
+            if level == 0:
+                return
+
+
+MESSAGE = object()  # `_top` names each item of the `messages` array so
+
+
+def _top(events: Any, *, stream: bool) -> Any:
+    """The top object's keys and values, after its `start_map`: the `messages` array's items
+    each as (MESSAGE, item) with `stream`, else skipped past."""
+    for event, name in events:
+        if event == "end_map":
+            return
+        event, value = next(events)
+        if name == "messages" and event == "start_array":
+            if stream:
+                for _, item in _values(events, 1):
+                    yield MESSAGE, item
+            else:
+                _skip(events, 1)
+        elif event in _OPEN:
+            built: Any = {} if event == "start_map" else []
+            for key, item in _values(events, 1):
+                _put(built, key, item)
+            yield name, built
+        else:
+            yield name, value
+
+
+def _header(fh: Any) -> dict[str, Any] | None:
+    """The document's keys but `messages`, reading (and so checking) all of it; None when the
+    document is not an object."""
+    events = ijson.basic_parse(fh, use_float=True)
+    first = next(events, (None, None))[0]
+    header: dict[str, Any] | None = None
+    if first == "start_map":
+        header = dict(_top(events, stream=False))
+    for _ in events:  # the end: nothing but white space may follow (ijson raises on anything else)
+        pass
+    return header
+
+
+def _streamed(path: str, start: int, header: dict[str, Any], stamp: tuple[int, int, int]) -> Any:
+    """The header, then each message, read again from the start of the document."""
+    yield header
+    try:
+        with open_regular(path) as fh:
+            fh.seek(start)
+            events = ijson.basic_parse(fh, use_float=True)
+            next(events)  # the top object's start (the first pass saw it)
+            for name, value in _top(events, stream=True):
+                if name is MESSAGE:
+                    yield value
+        if _stamp(path) != stamp:
+            raise ValueError("the document changed while it was read")
+    except (ijson.JSONError, ValueError, StopIteration, OSError) as exc:
+        raise Unreadable(f"json_parse_error: {_short(exc)} (a document being rewritten is read again "
+                         "when it changes)") from None
+
+
+def _read_whole(fh: Any, start: int) -> Read:
+    """The lenient reader: the document decoded at once (a small one the streaming parser refused)."""
+    fh.seek(start)
+    raw = fh.read(LENIENT_BYTES + 1)
     if not raw.strip():
         return Read(problem="empty document (being written?): read again when it changes")
     try:
