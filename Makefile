@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BIN_DIR ?= $(HOME)/.local/bin
 
-.PHONY: run install test lint bench index clean
+.PHONY: run install test test-quick lint bench index clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -28,11 +28,17 @@ run: install
 	@echo
 	@echo "next: moraine setup --write   # adds Moraine to the MCP hosts installed here (moraine setup shows the entries, and what it skips)"
 
-## test: lint (ruff, with its complexity rules), types (mypy, pydantic plugin) and the whole test suite
+## test: lint (ruff, with its complexity rules), types (mypy, pydantic plugin) and the whole test suite (what CI runs)
 test: $(STAMP)
 	@$(BIN)/ruff check src tests tools
 	@$(BIN)/mypy
 	@$(BIN)/python -m pytest -q
+
+## test-quick: lint, types and the tests not marked slow (a few minutes; before a commit)
+test-quick: $(STAMP)
+	@$(BIN)/ruff check src tests tools
+	@$(BIN)/mypy
+	@$(BIN)/python -m pytest -q -m "not slow"
 
 bench: $(STAMP)
 	@$(BIN)/python tools/bench.py --events 100000
