@@ -72,7 +72,9 @@ def _lookalike_settings(item: Lookalike) -> list[tuple[str, bool]]:
         decoded = json.loads(clean)["message"]["content"][0]["text"]
     except (ValueError, KeyError, TypeError, IndexError):
         decoded = None
+    output = "$ run.sh\nstarting\n" + item.text + "\ndone"
     return [("alone", redact(item.text) == item.text), ("prose", redact(prose) == prose),
+            ("output", redact(output) == output),
             ("json-line", clean == line), ("json-decoded", decoded == item.text)]
 
 

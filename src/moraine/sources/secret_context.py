@@ -29,6 +29,7 @@ CONTEXT = re2.compile(r"(?i)\b(?:" + "|".join(PROVIDERS) + r"|token|secret|passw
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./+=#?&%\\-])(?:\\+[nrt])?([A-Za-z0-9+/=_.-]{16,})")  # after `\n`, not in it
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "sha1", "sha256", "sha384", "sha512", "ssh-", "AAAA", "arn:")
+_PROVIDER_WORDS = frozenset(PROVIDERS)  # after a value, only a secret word marks it ("… npm" says nothing)
 _WINDOW = 48  # characters after a context word a value may start in
 _BEFORE = 64  # characters before a context word a value may end in
 
@@ -133,8 +134,8 @@ def _before(text: str, hit_start: int, word: str) -> Span | None:
     if last is None or last.end(1) < hit_start - _BEFORE:
         return None
     start, stop = last.span(1)
-    if text[stop:hit_start].count(" ") > 8:
-        return None
+    if text[stop:hit_start].count(" ") > 8 or (_HEX.fullmatch(last.group(1)) and len(last.group(1)) in (40, 64)):
+        return None  # far away, or a commit hash or digest ("`9532bd…` (changelog); npm")
     if secretish(last.group(1), word) and not is_id(text, start, stop):
         return start, stop, "secret-near-keyword"
     return None
@@ -146,7 +147,8 @@ def context_spans(text: str, data: bytes) -> list[Span]:
         if _in_arn(text, hit.start()):
             continue  # `arn:aws:secretsmanager:…:secret:MyDbSecret-d4e5f6`: a resource name
         word = text[hit.start():hit.end()].lower()
-        for found in (_after(text, hit.end(), word), _before(text, hit.start(), word)):
+        before = _before(text, hit.start(), word) if word.rstrip("s") not in _PROVIDER_WORDS else None
+        for found in (_after(text, hit.end(), word), before):
             if found is not None:
                 spans.append(found)
     return spans

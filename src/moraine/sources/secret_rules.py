@@ -255,7 +255,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"\\?\"(?:auth|identitytoken)\\?\"\s*:\s*\\?\"([A-Za-z0-9+/]{12,}={0,2})", starts_word=False),
     Rule("curl-user-password", "detect-secrets:BasicAuthDetector (command lines)",
          r"(?:^|\s)(?:-u|--user|--proxy-user)(?:\s+|=)[\"']?[^\s:\"'$]{1,64}:([^\s\"']{3,})", starts_word=False),
-    Rule("sshpass-password", "vendor:sshpass -p", r"sshpass\s+-p\s*(\"[^\"]+\"|'[^']+'|[^\s\"']+)"),
+    Rule("sshpass-password", "vendor:sshpass -p", r"sshpass[ \t]+-p[ \t]*(\"[^\"]+\"|'[^']+'|[^\s\"']+)"),
     Rule("mysql-password", "vendor:mysql -p<password>",
          r"mysql(?:dump|admin|sh|import)?\s[^\n|;&]*?\s-p(\"[^\"]+\"|'[^']+'|[^\s\"'-][^\s\"']*)"),
     Rule("netrc-password", "vendor:.netrc / _netrc",
@@ -263,10 +263,12 @@ TOKEN_RULES: tuple[Rule, ...] = (
     # -- passwords on command lines: each tool's own flag (a generic `-p` is a port as often) ------
     Rule("cli-login-password", "vendor:docker/podman/helm/oras/az login -p; gitleaks:generic-api-key (CLI)",
          r"(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?:\s+registry)?)\s+login|az\s+login)"
-         r"\b[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)" + _ARG),
+         r"\b[^\n|;&]*?[ \t](?:-p|--password)(?:[ \t]+|=)" + _ARG),
     Rule("mongo-cli-password", "vendor:mongosh/mongodump -p, --password",
-         r"mongo(?:sh|dump|restore|export|import|stat|top|files)?\s[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)" + _ARG),
-    Rule("redis-cli-password", "vendor:redis-cli -a, --pass", r"redis-cli\s[^\n|;&]*?\s(?:-a|--pass)(?:\s+|=)" + _ARG),
+         r"mongo(?:sh|dump|restore|export|import|stat|top|files)?\s[^\n|;&]*?[ \t](?:-p|--password)"
+         r"(?:[ \t]+|=)" + _ARG),
+    Rule("redis-cli-password", "vendor:redis-cli -a, --pass",
+         r"redis-cli\s[^\n|;&]*?[ \t](?:-a|--pass)(?:[ \t]+|=)" + _ARG),
     Rule("htpasswd-password", "vendor:htpasswd -b (the password is the last argument)",
          r"htpasswd\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*(?:[^\s-]\S*\s+)?[^\s-]\S*\s+" + _ARG),
     Rule("openssl-pass-argument", "vendor:openssl passphrase arguments (-passin/-passout pass:…)",
@@ -283,10 +285,11 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"(?:^|[\n\"'>]|\\n)[ \t]*(?:localhost|\*|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+):(?:[0-9]{2,5}|\*)"
          r":[^\s:\"'\\]+:[^\s:\"'\\]+:([^\s\"'\\]*[^\s\"'\\0-9][^\s\"'\\]*)(?:[\s\"'\\]|$)", starts_word=False),
     Rule("sql-cli-password", "vendor:sqlcmd/bcp -P, ldapsearch -w, smbclient -U user%password, zip -P, 7z -p",
-         r"(?:sqlcmd|bcp|osql|isql)\s[^\n|;&]*?\s-P\s*" + _ARG
-         + r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\s[^\n|;&]*?\s-w\s+" + _ARG
-         + r"|(?:smbclient|rpcclient|smbmap|netexec|nxc|crackmapexec)\s[^\n|;&]*?\s-U\s+[\"']?[^\s%\"']+%([^\s\"'\\]+)"
-         + r"|(?:zip|unzip)\s[^\n|;&]*?\s-P\s+" + _ARG + r"|7z[a-z]?\s[^\n|;&]*?\s-p([^\s\"'\\-][^\s\"'\\]*)"),
+         r"(?:sqlcmd|bcp|osql|isql)\s[^\n|;&]*?[ \t]-P[ \t]*" + _ARG
+         + r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\s[^\n|;&]*?[ \t]-w[ \t]+" + _ARG
+         + r"|(?:smbclient|rpcclient|smbmap|netexec|nxc|crackmapexec)\s[^\n|;&]*?[ \t]-U[ \t]+"
+         + r"[\"']?[^\s%\"']+%([^\s\"'\\]+)"
+         + r"|(?:zip|unzip)\s[^\n|;&]*?[ \t]-P[ \t]+" + _ARG + r"|7z[a-z]?\s[^\n|;&]*?[ \t]-p([^\s\"'\\-][^\s\"'\\]*)"),
     # -- structured forms -------------------------------------------------------------------------
     Rule("jwk-private-key", "RFC 7517/7518 (private members d, p, q, dp, dq, qi; a symmetric key's k)",
          r"\\?\"(?:d|p|q|dp|dq|qi|k)\\?\"\s*:\s*\\?\"([A-Za-z0-9_-]{16,})", needs="kty"),
