@@ -461,7 +461,8 @@ class BridgeTarget(Target):
                                      stderr=errlog)
         assert self.proc.stdout is not None
         stdout = self.proc.stdout
-        threading.Thread(target=self._pump, args=(lambda: stdout.read1(1 << 20),), daemon=True).start()
+        self.pump = threading.Thread(target=self._pump, args=(lambda: stdout.read1(1 << 20),), daemon=True)
+        self.pump.start()
         self.handshake()
 
     def send(self, data: bytes) -> None:
@@ -481,6 +482,10 @@ class BridgeTarget(Target):
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self.pump.join(timeout=30)  # it reads the bridge's stdout to its end: then that pipe can close
+        if not self.pump.is_alive():
+            assert self.proc.stdout is not None
+            self.proc.stdout.close()
 
 
 # --------------------------------------------------------------------------------------------

@@ -89,5 +89,6 @@ def _daemon_has(word: str, env: dict[str, str]) -> bool:
             break
     proc.stdin.close()
     proc.wait(timeout=30)
+    proc.stdout.close()
     assert answer is not None and "result" in answer, answer
     return answer["result"]["structuredContent"]["data"]["result_count"] == 1

@@ -313,7 +313,9 @@ def test_framing_is_linear_in_the_line_size() -> None:
     print("\n" + ", ".join(f"{size // MB} MB {'kept' if limit is None else 'drained'}: {t * 1000:.0f} ms"
                            for (size, limit), t in timings.items()))
     for limit in (None, wire.MAX_LINE):
-        assert timings[64 * MB, limit] < 10 * timings[16 * MB, limit] + 0.05  # linear: ×4 the bytes, not ×16
+        # linear: x4 the bytes, not x16. The 0.5 s of slack absorbs a loaded machine's pauses on the
+        # drained lines' few milliseconds; the quadratic framer took 22 s for 63 MB.
+        assert timings[64 * MB, limit] < 10 * timings[16 * MB, limit] + 0.5
 
 
 def test_framer_splits_lines_at_any_chunk_boundary() -> None:

@@ -160,7 +160,7 @@ class FakeDaemon:
 
     def stop(self) -> None:
         self.proc.kill()
-        self.proc.wait()
+        self.proc.communicate()  # waits, and closes its pipes
 
 
 def _bridge(ws: Any, env: dict[str, str]) -> tuple[int, list[dict[str, Any]], str]:
