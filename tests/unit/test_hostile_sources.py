@@ -36,6 +36,7 @@ from cli_harness import SAMPLES, Workspace, make_workspace
 
 from moraine.config import load_config
 from moraine.ingest.pipeline import ingest_once
+from moraine.ingest.whole import CHUNK_EVENTS
 from moraine.sources import gemini_cli, opencode
 from moraine.store.contents import TEXT
 from moraine.store.engine import Store
@@ -289,6 +290,40 @@ def test_odd_legacy_documents_are_read_or_refused_quickly(tmp_path: Path) -> Non
             assert read.problem is None and groups[0][1]["id"] == "m1", (name, read.problem)
         else:
             assert read.problem is not None, name
+
+
+def test_a_large_document_is_committed_in_pieces_and_what_it_no_longer_holds_is_retired(tmp_path: Path) -> None:
+    """Over CHUNK_EVENTS events, a document is handed over in pieces; rewritten without some
+    messages (a rewind) from the first and the last piece, exactly those are retired, and the
+    rest keep their events (the same IDs); rewritten the same, nothing is applied again."""
+    ws = make_workspace(tmp_path / "w", copy_logs=False)
+    path = ws.root / "gemini" / ".gemini" / "tmp" / "proj" / "chats" / "session-2026-03-12T09-00-c4a1.json"
+    path.parent.mkdir(parents=True)
+    n = CHUNK_EVENTS + 1000
+
+    def write(keep: range | list[int]) -> None:
+        messages = [{"id": f"m{i}", "timestamp": f"2026-03-12T09:{i // 600:02d}:{i // 10 % 60:02d}.000Z",
+                     "type": "user", "content": f"prompt number {i}"} for i in keep]
+        path.write_text(json.dumps({"sessionId": "c4a1", "projectHash": "proj", "startTime": "2026-03-12T09:00:00.000Z",
+                                    "messages": messages}, indent=2))
+
+    write(range(n))
+    store = _store(ws)
+    ingest_once(store)
+    before = _texts(store)
+    assert len(before) == n + 1 and not store.file_issues  # the header's event and one per message
+    applied = store.stats.events
+    write(range(n))  # rewritten the same: read again, every piece, and nothing applied again
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    ingest_once(store)
+    assert store.stats.events == applied and _texts(store) == before
+    kept = [i for i in range(n) if not (i < 10 or i >= n - 10)]
+    write(kept)
+    ingest_once(store)
+    after = _texts(store)
+    assert len(after) == n + 1 - 20
+    assert {uid: before[uid] for uid in after} == after  # the rest kept, under the same IDs
+    assert not {f"prompt number {i}" for i in range(n) if i not in kept} & set(after.values())
 
 
 def _peak_rss_mb(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:

@@ -26,7 +26,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from moraine.batch import Batch
-from moraine.model import WIRE_TS, Checkpoint, LineRef
+from moraine.model import WIRE_FIELDS, WIRE_TS, Checkpoint, LineRef
 from moraine.sources import ADAPTERS, normalize_record
 from moraine.sources._document import Unreadable
 from moraine.store.contents import TEXT
@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 # with "read", the IDs of the events parts before it handed over for the same group; {"more": True}: a
 # piece of a group whose end comes in a later part (nothing is retired yet).
 Replaces = dict[str, Any]
-CHUNK_EVENTS = 5_000  # a large group is handed over (packed, committed) in pieces of about this many events
+CHUNK_EVENTS = 5_000  # a large group is handed over (packed, committed) in pieces of about this many events,
+CHUNK_TEXT = 16 * 1024 * 1024  # or of about this much text
+_TEXT = WIRE_FIELDS.index("text")
 SIDE_FILES = ("-wal",)  # a SQLite database in WAL mode changes there first
 
 
@@ -73,7 +75,7 @@ class WholeRead:
         self.problem: str | None = None
 
     def groups(self) -> Iterator[tuple[list[list[Any]], list[list[Any]], Replaces]]:
-        """The groups as they are read, a large one in pieces of about CHUNK_EVENTS events (all
+        """The groups as they are read, a large one in pieces (CHUNK_EVENTS events, CHUNK_TEXT; all
         but the last marked `more`: what the group no longer holds is retired with the last,
         which names every event read before it). A problem found midway ends the read
         (OSError propagates: the file could not be read at all)."""
@@ -92,19 +94,22 @@ class WholeRead:
                 issues: list[list[Any]] = []
                 sessions: set[str] = set()
                 earlier: list[str] = []  # IDs of the events of this group already handed over
-                number = 0
+                number = held = 0
+                timed = False  # a row with a time is held (the rows before it take its time: `backfill_times`)
                 for number, record in enumerate(group, 1):
                     ref = LineRef(self.key, self.checkpoint.generation, number, 0)
                     new, issue = normalize_record(adapter, record, ref, state)
                     rows = storable(new, issues, ref)
                     events.extend(rows)
                     sessions.update(row[1] for row in rows)
+                    held += sum(len(row[_TEXT]) for row in rows)
+                    timed = timed or any(row[WIRE_TS] for row in rows)
                     if issue:
                         issues.append(issue.to_wire())
-                    if len(events) >= CHUNK_EVENTS and any(row[WIRE_TS] for row in events):
+                    if (len(events) >= CHUNK_EVENTS or held >= CHUNK_TEXT) and timed:
                         earlier.extend(row[0] for row in events)
                         yield events, issues, {"more": True}
-                        events, issues = [], []
+                        events, issues, held = [], [], 0
                 records += number
                 empty = False
                 replaces: Replaces = {"file": True} if read.whole_file else {"sessions": sorted(sessions)}
