@@ -254,6 +254,7 @@ def _doctor(config: Config, repair: bool, as_json: bool) -> int:
     lines = [f"Moraine state at {config.home}: " + ("healthy" if report.healthy else "PROBLEMS FOUND")]
     lines.append(f"  snapshot: generation {report.generation}" if report.generation else "  snapshot: none")
     lines += [f"  snapshot problem: {p}" for p in report.snapshot_problems]
+    lines += [f"  {report.pointer}" for _ in [1] if report.pointer]
     for w in report.wal:
         state = "damaged" if w.damaged else (f"{w.torn_bytes} torn bytes at the end" if w.torn_bytes else "ok")
         lines.append(f"  {w.path}: {w.frames} frames, {w.size:,} bytes, {state}"

@@ -76,3 +76,51 @@ def test_an_index_that_finds_nothing_leaves_a_state_the_next_index_fills(tmp_pat
     filled = ws.run("index", "--json")
     assert filled.returncode == 0 and filled.json()["total_events"] > 0, filled
     assert ws.run("search", "migration", "--json").json()["data"]["results"]
+
+
+def _forget_one(ws: Workspace) -> str:
+    """Forget the oldest session; returns its ID (it must stay forgotten through any repair that
+    keeps the snapshot's meta)."""
+    listed = ws.run("list", "--since", "2000-01-01", "--limit", "50", "--sort", "asc", "--json").json()
+    gone = listed["data"]["sessions"][0]["id"]
+    path = ws.run("open", gone, "--json").json()["data"]["log_paths"][0]
+    assert ws.run("forget", path).returncode == 0
+    return gone
+
+
+def test_a_missing_or_damaged_current_falls_back_to_the_newest_whole_generation(fresh: Workspace) -> None:
+    """CURRENT deleted, garbled or naming a path: the state opens from the newest generation whose
+    manifest reads (a state opened as empty would collect every generation and read the logs again,
+    forgotten sessions included); doctor says so and --repair writes CURRENT again."""
+    assert fresh.run("index").returncode == 0
+    gone = _forget_one(fresh)
+    for damage in ("", "garbage\n", "../../..\n", None):
+        current = fresh.state / "CURRENT"
+        if damage is None:
+            current.unlink()
+        else:
+            current.write_text(damage)
+        assert fresh.run("status").returncode == 0
+        assert fresh.run("open", gone).returncode == 1  # still forgotten
+        found = fresh.run("doctor", "--json")
+        assert found.returncode == 4 and "CURRENT" in (found.json()["pointer"] or ""), found
+        assert fresh.run("doctor", "--repair").returncode == 0
+        assert fresh.run("doctor").returncode == 0
+        assert fresh.run("search", "migration", "--json").json()["data"]["results"]
+
+
+def test_a_lost_or_garbled_manifest_is_rebuilt_from_the_logs(fresh: Workspace) -> None:
+    for damage in ("remove", "garble"):
+        assert fresh.run("index").returncode == 0
+        generation = (fresh.state / "CURRENT").read_text().strip()
+        manifest = fresh.state / generation / "MANIFEST.json"
+        if damage == "remove":
+            manifest.unlink()
+        else:
+            manifest.write_text('{"format": 3}')
+        result = fresh.run("status")
+        assert result.returncode == 4 and "doctor --repair" in result.stderr, result
+        assert fresh.run("doctor").returncode == 4
+        assert fresh.run("doctor", "--repair").returncode == 0
+        assert fresh.run("doctor").returncode == 0
+        assert fresh.run("search", "migration", "--json").json()["data"]["results"]

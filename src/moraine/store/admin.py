@@ -20,7 +20,16 @@ import msgpack
 from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
 from moraine.store import verify
-from moraine.store.snapshot import CURRENT, SHARED, Manifest, check_files, current_manifest, gen_dirname
+from moraine.store.snapshot import (
+    CURRENT,
+    SHARED,
+    Manifest,
+    check_files,
+    current_manifest,
+    gen_dirname,
+    point_at,
+    pointer_problem,
+)
 from moraine.store.validate import screen_frame
 from moraine.store.wal import FRAME, HEADER, MAX_FRAME, Wal, WalSet
 
@@ -93,8 +102,12 @@ def install_snapshot(home: Path, source: Path, manifest: Manifest, *, move: bool
     only then does CURRENT flip: a crash before that leaves the old state whole.
     """
     wal = WalSet(home / "wal")
-    current = current_manifest(home)
-    generation = max(current.generation if current else 0, manifest.generation) + 1
+    try:
+        current = current_manifest(home)
+    except StateError:  # no generation of the old state reads: this one replaces it whole
+        current = None
+    taken = [int(d.name[4:12]) for d in home.glob("gen-*") if d.name[4:12].isdigit()]  # damaged ones too
+    generation = max(current.generation if current else 0, manifest.generation, *taken) + 1
     wal_seq = wal.rotate()
     transfer = shutil.move if move else shutil.copyfile
     files: dict[str, dict[str, int]] = {}
@@ -151,15 +164,16 @@ class DoctorReport:
     wal: list[WalReport] = field(default_factory=list)
     missing_wal: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
+    pointer: str | None = None  # CURRENT missing or damaged while a whole generation survives
 
     @property
     def healthy(self) -> bool:
-        return not (self.snapshot_problems or self.missing_wal or any(w.damaged for w in self.wal))
+        return not (self.snapshot_problems or self.missing_wal or self.pointer or any(w.damaged for w in self.wal))
 
     def as_dict(self) -> dict[str, Any]:
         return {"home": self.home, "healthy": self.healthy, "generation": self.generation,
                 "snapshot_problems": self.snapshot_problems, "wal": [w.as_dict() for w in self.wal],
-                "missing_wal": self.missing_wal, "repaired": self.repaired}
+                "missing_wal": self.missing_wal, "pointer": self.pointer, "repaired": self.repaired}
 
 
 def intact_frames(path: Path) -> list[tuple[int, bytes]]:
@@ -215,7 +229,7 @@ def doctor(home: Path, repair: bool = False) -> DoctorReport:
     manifest = _check_snapshot(home, report)
     _check_wal(home / "wal", manifest, report)
     if repair:
-        _repair(home / "wal", manifest, report)
+        _repair(home, manifest, report)
     return report
 
 
@@ -228,6 +242,7 @@ def _check_snapshot(home: Path, report: DoctorReport) -> Manifest | None:
         return None
     if manifest is not None:
         report.generation = manifest.generation
+        report.pointer = pointer_problem(home, manifest)
         report.snapshot_problems.extend(check_files(home, manifest, deep_prefix=""))
     return manifest
 
@@ -242,17 +257,20 @@ def _check_wal(wal_dir: Path, manifest: Manifest | None, report: DoctorReport) -
             report.wal.append(examine_wal(wal_dir / f"{seq:08d}.log", newest=seq == seqs[-1]))
 
 
-def _repair(wal_dir: Path, manifest: Manifest | None, report: DoctorReport) -> None:
+def _repair(home: Path, manifest: Manifest | None, report: DoctorReport) -> None:
     """Salvage damaged WAL files and recreate a missing one, each with a rewind frame so the
     next ingest re-reads the logs. A damaged snapshot is only noted: the caller rebuilds the
     state from the logs (the CLI's `doctor --repair` does)."""
+    if report.pointer and manifest is not None and not report.snapshot_problems:
+        point_at(home, manifest)
+        report.repaired.append(f"CURRENT names {manifest.dirname} again")
     for item in report.wal:
         if item.damaged:
             _salvage(Path(item.path))
             report.repaired.append(f"{item.path}: kept {item.frames + item.salvageable} intact frames; "
                                    f"damaged original at {item.path}.damaged; logs will be re-read")
     if report.missing_wal and manifest is not None:
-        path = wal_dir / f"{manifest.wal_seq:08d}.log"
+        path = home / "wal" / f"{manifest.wal_seq:08d}.log"
         Wal(path, "batch").append(_REWIND)
         report.repaired.append(f"{path}: recreated; logs will be re-read")
     if report.snapshot_problems:

@@ -21,8 +21,10 @@ that the next writer removes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -86,15 +88,54 @@ def gen_dirname(generation: int) -> str:
     return f"gen-{generation:08d}"
 
 
+_GENERATION = re.compile(r"^gen-\d{8}$")
+
+
 def current_manifest(home: Path) -> Manifest | None:
-    pointer = home / CURRENT
-    if not pointer.exists():
+    """The published generation: the one CURRENT names, or, when CURRENT is missing or damaged
+    (or names a generation whose manifest is gone or unreadable), the newest generation whose
+    manifest reads — never nothing while a generation survives, since a state opened as empty
+    would collect every generation and read the logs again, forgotten sessions included.
+    `pointer_problem` says when the fallback was taken; `moraine doctor --repair` writes CURRENT
+    again. None: a state that never published."""
+    named = _named(home)
+    if named is not None:
+        with contextlib.suppress(StateError, OSError):
+            return _read_manifest(home / named / "MANIFEST.json")
+    for directory in sorted(home.glob("gen-*"), reverse=True):
+        if _GENERATION.match(directory.name):
+            with contextlib.suppress(StateError, OSError):
+                return _read_manifest(directory / "MANIFEST.json")
+    if named is None and not (home / CURRENT).exists():
         return None
-    name = pointer.read_text().strip()
-    path = home / name / "MANIFEST.json"
+    raise StateError(f"{home}: no snapshot generation can be read (CURRENT names {named or 'nothing readable'}); "
+                     "run `moraine doctor --repair` (it rebuilds the state from the logs)")
+
+
+def pointer_problem(home: Path, manifest: Manifest | None) -> str | None:
+    """What is wrong with CURRENT when `current_manifest` had to fall back, else None."""
+    if manifest is None or _named(home) == manifest.dirname:
+        return None
+    return f"{home / CURRENT} is missing or damaged; the newest whole generation is {manifest.dirname}"
+
+
+def point_at(home: Path, manifest: Manifest) -> None:
+    """Make CURRENT name `manifest`'s generation (durably)."""
+    replace_atomically(home / CURRENT, f"{manifest.dirname}\n".encode())
+
+
+def _named(home: Path) -> str | None:
+    """The generation CURRENT names, when it is a generation's name at all."""
+    try:
+        name = (home / CURRENT).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeError):
+        return None
+    return name if _GENERATION.match(name) else None
+
+
+def _read_manifest(path: Path) -> Manifest:
     if not path.exists():
-        raise StateError(f"{pointer} names {name}, which has no MANIFEST.json: the snapshot is damaged; "
-                         "run `moraine doctor --repair`")
+        raise StateError(f"{path} is missing: the snapshot is damaged; run `moraine doctor --repair`")
     return Manifest.from_json(path.read_bytes(), path)
 
 
