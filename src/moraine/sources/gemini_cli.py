@@ -69,7 +69,8 @@ def read(path: str, key: str, cursor: dict[str, Any]) -> Read:
     an integer beyond 64 bits, NaN) is read whole by the lenient reader of lines when it is
     small, and reported otherwise."""
     with open_regular(path) as fh:
-        size = os.fstat(fh.fileno()).st_size
+        stat = os.fstat(fh.fileno())
+        size, stamp = stat.st_size, (stat.st_size, stat.st_mtime_ns, stat.st_ino)
         if size > MAX_DOCUMENT_BYTES:
             return Read(problem=f"document_too_large: over {MAX_DOCUMENT_BYTES} bytes: not read")
         if size == 0:
@@ -83,9 +84,9 @@ def read(path: str, key: str, cursor: dict[str, Any]) -> Read:
                 return _read_whole(fh, start)
             return Read(problem=f"json_parse_error: {_short(exc)} (a document being rewritten is read again "
                         "when it changes)")
-        if header is None:
-            return _read_whole(fh, start)  # not an object: said as the lenient reader says it
-    return Read([_streamed(path, start, header, _stamp(path))])
+        if header is None:  # not an object: said as the lenient reader says it
+            return _read_whole(fh, start) if size <= LENIENT_BYTES else Read(problem="not_an_object")
+    return Read([_streamed(path, start, header, stamp)])
 
 
 BOM = b"\xef\xbb\xbf"
@@ -100,6 +101,7 @@ def _short(exc: Exception) -> str:
 
 
 def _stamp(path: str) -> tuple[int, int, int]:
+    """What says the document is the one the first pass read (it is rewritten in place)."""
     stat = os.stat(path)
     return stat.st_size, stat.st_mtime_ns, stat.st_ino
 
