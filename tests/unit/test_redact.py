@@ -407,3 +407,21 @@ def test_a_value_under_a_secret_key_is_redacted_as_a_field() -> None:
 def test_a_long_text_is_searched_again_when_the_set_finds_nothing() -> None:
     filler = "plain words and code, nothing else; " * 2000
     assert redact(filler + GITHUB) == filler + "[REDACTED:github-token]"
+
+
+@pytest.mark.parametrize("template", [
+    "I set MISTRAL_API_KEY to {v} earlier",
+    "the cohere key {v} stopped working",
+    "vault login s.{v}",
+    '<add key="ClearTextPassword" value="{v}" />',
+    "keytool -importkeystore -srcstorepass {v}",
+])
+def test_prefixless_values_beside_their_words_are_redacted(template: str) -> None:
+    value = "".join(random.Random(template).sample(_ALNUM, 24))
+    assert value not in redact(template.format(v=value))
+
+
+@pytest.mark.parametrize("text", ["vault login -method=github", '<add key="Theme" value="dark" />',
+                                  "the MAX_TOKENS_PER_REQUEST setting is 4096", "self._api_key = api_key"])
+def test_their_lookalikes_are_kept(text: str) -> None:
+    assert redact(text) == text

@@ -24,7 +24,8 @@ import re2
 from moraine.sources.secret_rules import PROVIDERS
 from moraine.sources.secret_values import DOTTED, TYPE_NAME, Span, entropy, is_reference, mixed, random_looking
 
-CONTEXT = re2.compile(r"(?i)\b(?:" + "|".join(PROVIDERS) + r"|token|secret|password|passwd|api[ _-]?key"
+# A word, or the last words of an identifier (`MISTRAL_API_KEY`: `_` joins words there).
+CONTEXT = re2.compile(r"(?i)(?:\b|_)(?:" + "|".join(PROVIDERS) + r"|token|secret|password|passwd|api[ _-]?key"
                       r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer)s?\b")
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./+=#?&%\\-])(?:\\+[nrt])?([A-Za-z0-9+/=_.-]{16,})")  # after `\n`, not in it
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

@@ -76,8 +76,6 @@ def _is_secret_key(identifier: str) -> bool:
         return True
     if words[-1] in _SECRET_LAST or words[-1].endswith(_GLUED):  # `PGPASSWORD`, `GITHUBTOKEN`
         return True
-    if identifier.startswith("-") and words[-1].endswith("pass"):  # keytool's `-storepass`, `-keypass`
-        return True
     return words[-1] == "key" and len(words) >= 2 and words[-2] in _SECRET_KEY_FIRST
 
 
@@ -100,7 +98,8 @@ def _key_at(text: str, hit: int) -> _Key | None:
         return None
     identifier = text[start:end]
     flag = bool(_FLAG.match(identifier))
-    if not _is_secret_key(identifier.lstrip("-")) or "public" in identifier.lower():  # `publicKeyToken`
+    named = _is_secret_key(identifier.lstrip("-")) or (flag and identifier.lower().endswith("pass"))  # `-storepass`
+    if not named or "public" in identifier.lower():  # `publicKeyToken`
         return None
     line = text.rfind("\n", 0, start)
     lead = text[line + 1:start]

@@ -278,6 +278,11 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"(?:--password-stdin|--with-token|\slogin\b)|chpasswd|passwd\b)"),
     Rule("here-string-password", "vendor:sudo -S, --password-stdin, --with-token with a here-string",
          r"(?:-[A-Za-z]*S|--password-stdin|--with-token)\s*<<<\s*" + _ARG, starts_word=False),
+    Rule("vault-login-token", "vendor:HashiCorp Vault (vault login <token>)",
+         r"vault[ \t]+login[ \t]+(?:-[a-z-]+(?:=[^\s]+)?[ \t]+)*" + _ARG, mixed=True),
+    Rule("xml-config-secret", "gitleaks:nuget-config-password (and appSettings keys named for a secret)",
+         r"<add[ \t]+key=\\?\"[A-Za-z0-9_.:-]*(?:[Pp]assword|[Ss]ecret|[Tt]oken|[Aa]pi[Kk]ey|ClientKey)\\?\"[ \t]+"
+         r"value=\\?\"([^\"\\]{4,})"),
     Rule("net-user-password", "vendor:Windows net user / net use",
          r"net\s+user\s+(?:\"[^\"\n]+\"|[^\s\"/]+)\s+([^\s\"'\\/*][^\s\"'\\]*)"
          r"|net\s+use\s+\S+\s+([^\s\"'\\/*][^\s\"'\\]*)\s+/user:"),
@@ -304,4 +309,10 @@ PROVIDERS: tuple[str, ...] = (
     "stripe", "sendgrid", "cloudflare", "shopify", "digitalocean", "netlify", "vercel", "sentry", "algolia",
     "okta", "auth0", "firebase", "supabase", "pagerduty", "newrelic", "openai", "anthropic", "github", "gitlab",
     "bitbucket", "npm", "pypi", "docker", "telegram", "pusher", "mapbox", "rollbar", "circleci", "travis",
+    # AI and SaaS providers whose keys have no prefix (trufflehog's detectors key on these names)
+    "mistral", "cohere", "wandb", "deepseek", "dashscope", "moonshot", "groq", "replicate", "pinecone", "perplexity",
+    "huggingface", "langsmith", "openrouter", "elevenlabs", "deepgram", "resend", "brevo", "sendinblue", "postmark",
+    "plaid", "paypal", "braintree", "razorpay", "paystack", "coinbase", "binance", "dropbox", "airtable", "zendesk",
+    "intercom", "hubspot", "salesforce", "twitch", "twitter", "jfrog", "artifactory", "snyk", "sonarqube",
+    "buildkite", "pulumi", "terraform", "dynatrace", "launchdarkly", "bugsnag", "mixpanel", "doppler",
 )
