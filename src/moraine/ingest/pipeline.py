@@ -347,7 +347,7 @@ def _read_whole_logs(store: Store, whole: list[Work], summary: IngestSummary, wa
                           follow=wait is not None)
     if wait is None:
         reader.run()
-        with store.writer():
+        with store.writer(), sparse_collections():
             _publish(store, *publish)
         return
     thread = threading.Thread(target=reader.run, name="moraine-whole-read", daemon=True)
