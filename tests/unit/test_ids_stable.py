@@ -234,4 +234,5 @@ def test_the_id_format_is_written_once_and_parses_back() -> None:
     src = Path(__file__).resolve().parents[2] / "src" / "moraine"
     writers = sorted(str(p.relative_to(src)) for p in src.rglob("*.py")
                      if any(prefix in p.read_text() for prefix in ("ses_", "trn_", "evt_")))
-    assert writers == ["model.py"], writers
+    # secret_context.py names Stripe's `evt_…` object ids (kept by redaction), not Moraine's IDs
+    assert [w for w in writers if w != "sources/secret_context.py"] == ["model.py"], writers
