@@ -17,7 +17,7 @@ from moraine.sources._clean import COERCED, clean_event
 from moraine.sources._common import redact_short
 from moraine.sources._document import Read
 from moraine.sources._json import decode as _decode
-from moraine.sources.redact import Settings, configure, redact, redact_path
+from moraine.sources.redact import Settings, configure, redact, redact_field, redact_path
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 FRAGMENT_CHARS = 2000
@@ -73,6 +73,14 @@ ADAPTERS: dict[str, Adapter] = {
 _SHORT = 256
 
 
+_field_cached = lru_cache(maxsize=65_536)(redact_field)
+
+
+def _field(key: str, value: str) -> str:
+    """`redact_field`, remembered for short values (a path, a command: they repeat)."""
+    return _field_cached(key, value) if len(value) <= _SHORT else redact_field(key, value)
+
+
 def _redacted(node: Any) -> Any:
     """Every string inside a value (tool arguments, metadata), keys included, with
     credentials redacted."""
@@ -80,8 +88,9 @@ def _redacted(node: Any) -> Any:
         return redact_short(node) if len(node) <= _SHORT else redact(node)
     if isinstance(node, list):
         return [_redacted(item) for item in node]
-    if isinstance(node, dict):
-        return {redact_short(key): _redacted(value) for key, value in node.items()}
+    if isinstance(node, dict):  # a string value is judged with its key: {"password": "hunter22"}
+        return {redact_short(key): _field(key, value) if isinstance(value, str) and isinstance(key, str)
+                else _redacted(value) for key, value in node.items()}
     return node
 
 
@@ -139,6 +148,7 @@ def configure_redaction(settings: Settings) -> None:
     """Make `settings` the redaction rules of this process, forgetting every cached result."""
     configure(settings)
     path_key.cache_clear()
+    _field_cached.cache_clear()
 
 
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/=.~%-]+$")
