@@ -86,6 +86,17 @@ SLOW = {
     "tests/daemon/test_rpc_wire.py::test_fuzz": 40,
     "tests/e2e/test_cli_state_commands.py::test_a_tampered_published_file_is_refused_and_doctor_rebuilds": 20,
     "tests/contract/test_inspector_cli.py::test_every_tool_through_the_inspector_cli": 19,
+    # from a `make test-quick` run at load average 7 (each ~15-30 s there)
+    "tests/daemon/test_daemon_lifecycle.py::test_sigkill_during_live_ingest_loses_nothing": 32,
+    "tests/contract/test_history_write_tools.py::test_forgotten_sessions_stay_forgotten": 29,
+    "tests/daemon/test_daemon_lifecycle.py::test_detached_daemon_status_and_stop": 28,
+    "tests/daemon/test_daemon_hostile_sources.py::test_hostile_databases_never_hold_up_a_call": 25,
+    "tests/unit/test_secret_corpus_rules.py::test_every_family_secret_is_redacted_over_many_seeds": 22,
+    "tests/contract/test_contract_stability.py::test_ids_survive_restart_and_full_reindex": 21,
+    "tests/e2e/test_unopenable_state.py::test_a_missing_or_damaged_current_falls_back_to_the_newest_whole_generation": 20,  # noqa: E501
+    "tests/daemon/test_rpc_wire.py::test_other_clients_are_answered_while_huge_lines_stream_in": 17,
+    "tests/daemon/test_daemon_idle.py::test_defaults_by_who_started_it": 16,
+    "tests/daemon/test_daemon_poison.py::test_poison_in_live_logs_never_stops_the_daemon": 16,
 }
 
 

@@ -256,6 +256,7 @@ def test_bridge_answers_what_was_sent_before_stdin_closed(served: Any) -> None:
     while (line := target.next_line(ANSWER_TIMEOUT_S)) is not None:
         answers.append(json.loads(line))
     assert target.proc.wait(timeout=60) == 0
+    target.close()  # its stdout, read to the end
     by_id = {a["id"]: a for a in answers}
     assert set(by_id) == {"last", None}, answers
     assert by_id["last"]["result"]["structuredContent"]["data"]["results"]

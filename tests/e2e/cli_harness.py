@@ -148,4 +148,5 @@ def mcp_calls(ws: Workspace, env: dict[str, str], calls: list[tuple[str, dict]])
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)
+        proc.stdout.close()
     return [replies[i] for i in sorted(replies)]
