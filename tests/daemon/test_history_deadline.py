@@ -21,7 +21,8 @@ from test_daemon_lifecycle import (  # noqa: F401 - `ws` is the workspace fixtur
 )
 
 SLOW = ".{0,1000}a.{0,1000}a.{0,1000}z"  # ~40 KB/s over varied text: RE2's DFA gives up, its NFA runs
-WORDS = ["lorem", "ipsum", "alpha", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do", "eiusmod", "tempor"]
+WORDS = ["lorem", "ipsum", "alpha", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do",
+         "eiusmod", "tempor"]
 
 
 def line(rng: random.Random) -> str:
