@@ -113,6 +113,16 @@ def test_error_envelope_shape(server: McpServer, tool: str, args: dict[str, Any]
     assert set(env["performance"]) >= {"elapsed_ms", "sla_target_ms", "met_sla"}
 
 
+def test_an_error_quoting_a_huge_argument_stays_an_error_of_bounded_size(server: McpServer) -> None:
+    """An unknown event type of 100,000 characters: the message quotes it cut, and the long error
+    text is not re-rendered as a page of hits (a KeyError over the socket before)."""
+    huge = "x" * 100_000
+    env = server.err("search_sessions", {"query": "pelican", "event_types": [huge]}, "unsupported_event_type")
+    assert len(env["error"]["message"]) <= 300 and env["error"]["message"].endswith("…")
+    result = server.raw("search_sessions", {"query": "pelican", "event_types": [huge]})
+    assert result.content[0].text.startswith("search_sessions error [unsupported_event_type]")
+
+
 def test_search_request_is_canonicalized(server: McpServer) -> None:
     env = search(server, query="  \t pelican pouch \n ", within_id=None, event_types=None, n_hits=None)
     assert env["request"] == {"query": "pelican pouch", "within_id": None, "event_types": DEFAULT_TYPES, "n_hits": 10}

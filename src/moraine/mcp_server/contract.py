@@ -94,6 +94,9 @@ def success_envelope(tool: str, request: dict[str, Any], data: dict[str, Any], w
     }
 
 
+MAX_MESSAGE = 300
+
+
 def error_envelope(tool: str, request: Any, error: Exception, timer: Timer, sla_ms: int) -> dict[str, Any]:
     """The one place an exception becomes a contract error object."""
     if isinstance(error, ContractError):
@@ -103,7 +106,9 @@ def error_envelope(tool: str, request: Any, error: Exception, timer: Timer, sla_
         code, message, details = "deadline_exceeded", f"{tool} exceeded its response deadline", \
             {"deadline_ms": budget}
     else:
-        code, message, details = "internal_error", f"{type(error).__name__}: {error}"[:300], {}
+        code, message, details = "internal_error", f"{type(error).__name__}: {error}", {}
+    if len(message) > MAX_MESSAGE:  # a message quoting a huge argument
+        message = message[: MAX_MESSAGE - 1] + "…"
     return {
         "schema_version": "moraine.mcp.error.v1",
         "tool": tool,

@@ -169,7 +169,7 @@ def _hit(store: Store, rank: int, doc: int, score: float, terms: list[str]) -> d
 def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
     result = respond(Call(NAME, args, timer or Timer(), SLA_GLOBAL), lambda call: _answer(store, call), render)
     bound = store.config.mcp.max_reply_chars
-    if len(result.text) > bound // 4:  # many long hits: the text quotes less of each snippet, or none
+    if "data" in result.structured and len(result.text) > bound // 4:  # many long hits: shorter snippets, or none
         size = len(orjson.dumps(result.structured))
         for chars in SHORTER_SNIPPETS:
             if len(result.text) + size <= bound:
