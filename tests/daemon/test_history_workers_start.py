@@ -50,12 +50,14 @@ def test_workers_start_after_the_backfill_when_the_state_has_enough_text(tmp_pat
     env, home = _run_daemon(tmp_path, {"MORAINE_SEARCH_HISTORY_PARALLEL_BYTES": "0"})
     try:
         pid = _pid_from_status(home)
+        daemon_log = home / "run" / "daemon.log"
         deadline = time.monotonic() + 60
-        while len(_children(pid)) < 2 and time.monotonic() < deadline:
+        while time.monotonic() < deadline and (len(_children(pid)) < 2  # the line is written once they run
+                                               or "history search workers started" not in daemon_log.read_text()):
             time.sleep(0.2)
         workers = _children(pid)
         assert len(workers) >= 2, "the history workers were not started"
-        assert "history search workers started" in (home / "run" / "daemon.log").read_text()
+        assert "history search workers started" in daemon_log.read_text()
     finally:
         subprocess.run([MORAINE, "stop"], env=env, capture_output=True, timeout=120, check=False)
 
