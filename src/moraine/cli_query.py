@@ -193,7 +193,10 @@ def _run(store: Store, args: argparse.Namespace) -> ToolResult:
     request = {"start_datetime": args.since or default_list_start(), "end_datetime": args.until or LIST_END,
                "limit": args.limit, "cursor": args.cursor, "mode": args.mode, "sort": args.sort,
                "source": args.source, "cwd": _cwd(args.cwd)}
-    return list_sessions.run(store, request)
+    result = list_sessions.run(store, request)
+    if args.cursor and not args.since and _cursor_refused(result):  # paging across local midnight
+        result = list_sessions.run(store, {**request, "start_datetime": default_list_start(days_ago=1)})
+    return result
 
 
 # `moraine list` alone: from local midnight LIST_DAYS days ago, with no end. Neither bound moves
@@ -201,9 +204,16 @@ def _run(store: Store, args: argparse.Namespace) -> ToolResult:
 LIST_END = "9999-12-31T23:59:59Z"
 
 
-def default_list_start() -> str:
+def default_list_start(days_ago: int = 0) -> str:
+    """Local midnight LIST_DAYS days before today (or before `days_ago` days ago: a cursor printed
+    before midnight was bound to the window of the day it was printed)."""
     today = datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
-    return (today - timedelta(days=LIST_DAYS)).isoformat()
+    return (today - timedelta(days=LIST_DAYS + days_ago)).isoformat()
+
+
+def _cursor_refused(result: ToolResult) -> bool:
+    error = result.structured.get("error")
+    return isinstance(error, dict) and error.get("details", {}).get("field") == "cursor"
 
 
 def _cleanup(store: Store, args: argparse.Namespace) -> ToolResult:

@@ -124,3 +124,51 @@ def test_list_pages_with_the_default_window(fresh: Workspace) -> None:
         assert "next_cursor" not in result.stdout  # the flag a person types, not the MCP field
         argv = ["list", "--limit", "2", "--cursor", hint.split("--cursor ", 1)[1]]
     assert len(seen) == 5 and len(set(seen)) == 5, seen
+
+
+# The real CLI in a subprocess whose clock reads MORAINE_TEST_NOW (only `datetime.now` of the list's
+# default window is set; everything else is the product as installed).
+_AT_CLOCK = """
+import os, sys
+from datetime import datetime
+import moraine.cli_query as q
+class Clock(datetime):
+    @classmethod
+    def now(cls, tz=None):
+        fixed = datetime.fromisoformat(os.environ["MORAINE_TEST_NOW"])
+        return fixed if tz is None else fixed.astimezone(tz)
+q.datetime = Clock
+from moraine.cli import main
+sys.argv = ["moraine", *sys.argv[1:]]
+main()
+"""
+
+
+def test_list_pages_across_local_midnight(fresh: Workspace) -> None:
+    """A page printed at 23:59 and the next asked for at 00:01: the default window's start moved by
+    a day in between, and the cursor, bound to the window it was printed with, still pages."""
+    import subprocess
+    import sys
+
+    day = fresh.codex / "sessions" / "2026" / "03" / "10"
+    day.mkdir(parents=True)
+    for i in range(4):
+        sid = f"019d9999-0000-7000-8000-00000000020{i}"
+        ts = f"2026-03-10T1{i}:00:00.000Z"
+        lines = [{"timestamp": ts, "type": "session_meta", "payload": {"id": sid, "cwd": "/w"}},
+                 {"timestamp": ts, "type": "event_msg", "payload": {"type": "user_message", "message": f"work {i}"}}]
+        (day / f"rollout-2026-03-10T1{i}-00-00-{sid}.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    assert fresh.run("index").returncode == 0
+
+    def at(now: str, *argv: str) -> str:
+        env = fresh.env(TZ="UTC", MORAINE_TEST_NOW=now)
+        proc = subprocess.run([sys.executable, "-c", _AT_CLOCK, *argv], env=env, capture_output=True, text=True,
+                              timeout=120, check=False)
+        assert proc.returncode == 0, proc
+        return proc.stdout
+
+    first = at("2026-03-11T23:59:00+00:00", "list", "--limit", "2")
+    hint = next(line for line in first.splitlines() if line.startswith("next page:"))
+    second = at("2026-03-12T00:01:00+00:00", "list", "--limit", "2", "--cursor", hint.split("--cursor ", 1)[1])
+    seen = [m.group(6) for out in (first, second) for m in map(LINE.match, out.splitlines()) if m]
+    assert len(seen) == 4 and len(set(seen)) == 4, (first, second)
