@@ -425,20 +425,34 @@ def plan_remove(host: Host) -> _Change:
     return _Change(path, original, raw, _dump(data))
 
 
-def _plan_all(plan: Callable[[Host], _Change], choices: list[Choice]) -> dict[str, _Change]:
-    """Every chosen file read and checked before any is written: one that cannot be read stops
-    the run with nothing changed."""
+def _plan_all(plan: Callable[[Host], _Change], choices: list[Choice]) -> tuple[dict[str, _Change], dict[str, str]]:
+    """Every chosen file read and checked before any is written: the changes to make, and the
+    hosts whose file cannot be read (a JSON file with comments, say), which are left untouched
+    while every other host is still written."""
     changes: dict[str, _Change] = {}
-    errors: list[str] = []
+    errors: dict[str, str] = {}
     for choice in choices:
         if choice.chosen and choice.host is not None:
             try:
                 changes[choice.name] = plan(choice.host)
             except ConfigError as exc:
-                errors.append(str(exc))
-    if errors:
-        raise ConfigError("\n".join(errors) + "\nnothing was written; `--host NAME` chooses the hosts to write")
-    return changes
+                errors[choice.name] = str(exc)
+    return changes, errors
+
+
+def _refused(errors: dict[str, str], choices: list[Choice], command: str, args: list[str] | None) -> None:
+    """Each unreadable host's file named on stderr with what to add by hand; exit 3 once the
+    other hosts are written."""
+    if not errors:
+        return
+    hosts_by_name = {choice.name: choice.host for choice in choices}
+    lines = []
+    for name, message in errors.items():
+        host = hosts_by_name[name]
+        lines.append(f"{name}: {message}; left unchanged")
+        if args is not None and host is not None:
+            lines.append(f"add this to {host.path()} by hand:\n{_snippet(host, command, args)}")
+    raise ConfigError("\n".join(lines))
 
 
 # --- the command ------------------------------------------------------------------------------------
@@ -473,7 +487,7 @@ def run_setup(write: bool, as_json: bool, home: Path | None = None, remove: bool
     choices = hosts(requested, sources, every=remove)
     if remove:
         return _remove(choices, as_json)
-    changes = _plan_all(lambda host: plan_merge(host, command, args), choices) if write else {}
+    changes, errors = _plan_all(lambda host: plan_merge(host, command, args), choices) if write else ({}, {})
     for change in changes.values():
         change.apply()
     if as_json:
@@ -486,8 +500,10 @@ def run_setup(write: bool, as_json: bool, home: Path | None = None, remove: bool
                                           "mcpServers": {SERVER: claude_entry(command, home)}},
                           "codex": {"path": str(codex_config_path()), "toml": codex_block(command, home)}},
                          indent=2))
+        _refused(errors, choices, command, args)
         return 0
     _print_entries(choices, changes, write, command, args)
+    _refused(errors, choices, command, args)
     return 0
 
 
@@ -501,6 +517,8 @@ def _print_entries(choices: list[Choice], changes: dict[str, _Change], write: bo
             continue
         if write and not choice.chosen:
             skipped.append(f"#   {host.label} ({host.path()}): {choice.reason}")
+            continue
+        if write and choice.name not in changes:  # its file could not be read: said on stderr
             continue
         if write:
             head = f"{'merged into' if changes[choice.name].new is not None else 'already in'} {host.path()}"
@@ -518,17 +536,19 @@ def _print_entries(choices: list[Choice], changes: dict[str, _Change], write: bo
 
 
 def _remove(choices: list[Choice], as_json: bool) -> int:
-    changes = _plan_all(plan_remove, choices)
+    changes, errors = _plan_all(plan_remove, choices)
     for change in changes.values():
         change.apply()
     removed = {name: change.new is not None for name, change in changes.items()}
     if as_json:
         print(json.dumps({"removed": removed, "hosts": {name: {"path": str(change.path)}
                                                         for name, change in changes.items()}}, indent=2))
+        _refused(errors, choices, "", None)
         return 0
     for name, change in changes.items():
         print(f"{'removed the moraine entry from' if removed[name] else 'no moraine entry in'} {change.path}")
     for choice in choices:
         if choice.host is None:
             print(f"# {choice.name}: {choice.reason}")
+    _refused(errors, choices, "", None)
     return 0

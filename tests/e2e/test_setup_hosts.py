@@ -199,16 +199,22 @@ def test_opencode_config_names_the_file_and_a_jsonc_alone_is_used(tmp_path: Path
     assert parsed("opencode", custom) == {"mcp": {"moraine": entry("opencode")}}
 
 
-def test_a_file_with_comments_stops_the_run_before_anything_is_written(tmp_path: Path) -> None:
-    """A JSONC file is refused (not stripped of its comments), and no other host is written."""
+def test_a_file_with_comments_is_left_alone_and_every_other_host_is_written(tmp_path: Path) -> None:
+    """A JSONC file is refused (not stripped of its comments) and named with the entry to add by
+    hand; the other installed hosts are written all the same, and the exit code says not all were."""
     env, paths = moved_env(tmp_path), moved_paths(tmp_path)
     paths["gemini-cli"].parent.mkdir(parents=True)
     paths["gemini-cli"].write_text('{\n  // my comment\n  "theme": "x"\n}\n')
+    paths["qwen-code"].parent.mkdir(parents=True)  # another installed host
     done = run(env, "setup", "--write", code=3)
     assert "not valid JSON" in done.stderr and str(paths["gemini-cli"]) in done.stderr
-    assert "nothing was written" in done.stderr
+    assert "left unchanged" in done.stderr and f"add this to {paths['gemini-cli']} by hand" in done.stderr
+    assert '"mcpServers"' in done.stderr  # the entry to paste
     assert paths["gemini-cli"].read_text() == '{\n  // my comment\n  "theme": "x"\n}\n'
-    assert files(tmp_path) == {paths["gemini-cli"]}
+    assert parsed("qwen-code", paths["qwen-code"]) == {"mcpServers": {"moraine": entry("qwen-code")}}
+    removed = run(env, "setup", "--remove", code=3)  # and removal too goes on past it
+    assert str(paths["gemini-cli"]) in removed.stderr
+    assert parsed("qwen-code", paths["qwen-code"]) == {"mcpServers": {}}
 
 
 def test_by_default_installed_hosts_and_configured_sources_are_written_and_the_rest_said_skipped(
