@@ -107,12 +107,18 @@ def _require_logs(store: Store, summary: IngestSummary, home: Path | None = None
 def _caught_up_store(config: Config) -> Store:
     """The state with the logs' new lines read; when they cannot be (a full disk, a
     read-only state), the answer comes from what is indexed, with a warning that says why."""
-    store = Store(config)
+    store = Store(config, busy=lambda: _waiting_note(config.home))
     try:
         ingest_once(store)
     except OSError as exc:
         ingest_state(store).catch_up_error = os_error_message(exc)
     return store  # no log roots at all: empty answers, with the warning that names the roots watched
+
+
+def _waiting_note(home: Path) -> None:
+    """Said once when another process is writing the state (a first index can take minutes)."""
+    holder = "the daemon" if daemon_holding(home) else "another `moraine` process"
+    print(f"moraine: {holder} is writing the state (an indexing pass); waiting for it to finish…", file=sys.stderr)
 
 
 def _emit(data: dict[str, Any], as_json: bool, text: str) -> None:

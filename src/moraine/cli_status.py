@@ -65,12 +65,42 @@ class StatusReport(TypedDict):
     skipped_wal_frames: list[SkippedFrame]
 
 
+class _Busy(Exception):
+    """Another process is writing the state: status answers now rather than wait for it."""
+
+
 def status(config: Config, as_json: bool) -> int:
-    report = _status_report(config, Store(config, create=False))
+    try:
+        store = Store(config, create=False, busy=_give_up)
+    except _Busy:
+        return _busy_status(config, as_json)
+    report = _status_report(config, store)
     if as_json:
         print(json.dumps(report, indent=2))
     else:
         _print_status(config, report)
+    return 0
+
+
+def _give_up() -> None:
+    raise _Busy()
+
+
+def _busy_status(config: Config, as_json: bool) -> int:
+    """While an indexing pass holds the state (a daemon's first backfill of thousands of logs
+    takes minutes), status says who is writing it and how far the daemon is, at once."""
+    daemon = index_status.daemon_report(config.home)
+    if as_json:
+        print(json.dumps({"home": str(config.home), "busy": True, "daemon": daemon}, indent=2))
+        return 0
+    print(f"Moraine state at {config.home}")
+    if daemon is None:
+        print("  another `moraine` process is writing it (an indexing pass); its figures are shown once it ends")
+        return 0
+    doing = "reading the logs for the first time" if not daemon["backfilled"] else "an indexing pass"
+    print(f"  the daemon (pid {daemon['pid']}, up {daemon['uptime_s']:.0f}s) is writing it: {doing}, "
+          f"{daemon['lag_bytes']:,} bytes of logs still to read")
+    print("  its figures are shown once the pass ends; agents' calls are answered meanwhile (index_status)")
     return 0
 
 

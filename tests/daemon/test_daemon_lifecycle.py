@@ -941,6 +941,7 @@ def test_calls_during_a_long_first_backfill_answer_at_once_saying_so(ws: Workspa
     session = ws.mcp()  # starts the daemon: its backfill begins
     started = time.monotonic()
     calls: list[tuple[float, float, bool]] = []  # (since the handshake, seconds, still backfilling)
+    statuses: list[tuple[float, Result]] = []  # `moraine status` from a shell meanwhile: (seconds, its answer)
     while time.monotonic() - started < 600:
         before = time.monotonic()
         envelope = session.search("error")
@@ -948,6 +949,10 @@ def test_calls_during_a_long_first_backfill_answer_at_once_saying_so(ws: Workspa
         calls.append((before - started, time.monotonic() - before, building))
         if not building:
             break
+        if not statuses and before - started > BACKFILL_WAIT_S + 1.0:
+            asked = time.monotonic()
+            statuses.append((0.0, ws.run("status")))
+            statuses[0] = (time.monotonic() - asked, statuses[0][1])
         time.sleep(0.2)
     late = [took for at, took, building in calls if building and at > BACKFILL_WAIT_S + 1.0]
     print(f"backfill calls: {len(calls)}, after its first seconds {len(late)}, slowest of those "
@@ -960,4 +965,11 @@ def test_calls_during_a_long_first_backfill_answer_at_once_saying_so(ws: Workspa
     bound = max(2.0, 10 * statistics.median(late))
     assert max(late) < bound, f"calls during the backfill waited for it: {sorted(late)[-5:]} (bound {bound:.2f} s)"
     assert len(late) >= 5, "too few calls during the backfill to say: raise BACKFILL_EVENTS"
+    # `moraine status` in a shell answers during the backfill (it used to wait for the writer lock
+    # until the whole pass was done): who writes the state and how much is left, or its figures.
+    assert statuses, "no status was asked during the backfill"
+    took, status = statuses[0]
+    assert status.returncode == 0, status
+    assert "the daemon (pid" in status.stdout or "events in" in status.stdout, status
+    assert took < max(15.0, calls[-1][0] / 2), f"status waited {took:.1f} s of a {calls[-1][0]:.1f} s backfill"
     assert session.hits("error") and not session.search("error")["warnings"]

@@ -14,7 +14,7 @@ import secrets
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,7 +72,9 @@ class Store(FrameApplier, Reading):
     columns, wal/) plus `lock`, the writer lock. What tools read of it: `Reading` (sessions, turns,
     events, doc sets), with `search` here."""
 
-    def __init__(self, config: Config, *, create: bool = True) -> None:
+    def __init__(self, config: Config, *, create: bool = True, busy: Callable[[], object] | None = None) -> None:
+        """`busy`: called once, before waiting, when another process holds the writer lock (a long
+        indexing pass); it may raise to give up instead of waiting."""
         self.config = config
         self.home = config.home
         os.umask(0o077)  # every file and directory of the state is private to the user
@@ -104,7 +106,7 @@ class Store(FrameApplier, Reading):
         self._reset()
         gc.disable()  # loading allocates many small containers: the cyclic GC would rescan them repeatedly
         try:
-            with self.writer():
+            with self.writer(busy):
                 self._reload()
         finally:
             gc.enable()
@@ -210,10 +212,16 @@ class Store(FrameApplier, Reading):
     # -- writing ---------------------------------------------------------------------------
 
     @contextmanager
-    def writer(self) -> Iterator[None]:
-        """Exclusive writer lock; on entry, catch up with frames other processes appended."""
+    def writer(self, busy: Callable[[], object] | None = None) -> Iterator[None]:
+        """Exclusive writer lock; on entry, catch up with frames other processes appended.
+        `busy` is called once before waiting when another process holds it."""
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
+            if busy is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    busy()
             fcntl.flock(fd, fcntl.LOCK_EX)
             self._writer_thread = threading.get_ident()
             if self.position[0]:
