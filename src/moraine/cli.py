@@ -97,7 +97,7 @@ def _require_logs(store: Store, summary: IngestSummary, home: Path | None = None
     """`home`: the state a person knows (a rebuild reads into a temporary one beside it)."""
     home = home or store.config.home
     if summary.files_seen == 0 and not store.session_total():
-        roots = ", ".join(str(s.root) for s in store.config.sources if s.enabled)
+        roots = ", ".join(str(s.root) for s in store.config.sources if s.enabled and not s.optional)
         raise NoLogsError(f"no agent logs found under {roots}. The state at {home} is ready: "
                           "`moraine index` (or the daemon) reads the logs once an agent writes them. If your logs "
                           "live elsewhere, set the harness's variable (CODEX_HOME, CLAUDE_CONFIG_DIR, …) or add "
@@ -107,7 +107,7 @@ def _require_logs(store: Store, summary: IngestSummary, home: Path | None = None
 def _caught_up_store(config: Config) -> Store:
     """The state with the logs' new lines read; when they cannot be (a full disk, a
     read-only state), the answer comes from what is indexed, with a warning that says why."""
-    store = Store(config, busy=lambda: _waiting_note(config.home))
+    store = Store(config, busy=_WaitingNote(config.home))
     try:
         ingest_once(store)
     except OSError as exc:
@@ -115,10 +115,20 @@ def _caught_up_store(config: Config) -> Store:
     return store  # no log roots at all: empty answers, with the warning that names the roots watched
 
 
-def _waiting_note(home: Path) -> None:
-    """Said once when another process is writing the state (a first index can take minutes)."""
-    holder = "the daemon" if daemon_holding(home) else "another `moraine` process"
-    print(f"moraine: {holder} is writing the state (an indexing pass); waiting for it to finish…", file=sys.stderr)
+class _WaitingNote:
+    """Said once, after a second of waiting, when another process is writing the state (a first
+    index can take minutes)."""
+
+    def __init__(self, home: Path) -> None:
+        self.home, self.said = home, False
+
+    def __call__(self, waited: float) -> None:
+        if waited < 1.0 or self.said:
+            return
+        self.said = True
+        holder = "the daemon" if daemon_holding(self.home) else "another `moraine` process"
+        print(f"moraine: {holder} is writing the state (an indexing pass); waiting for it to finish…",
+              file=sys.stderr)
 
 
 def _emit(data: dict[str, Any], as_json: bool, text: str) -> None:

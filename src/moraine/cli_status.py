@@ -82,8 +82,12 @@ def status(config: Config, as_json: bool) -> int:
     return 0
 
 
-def _give_up() -> None:
-    raise _Busy()
+BUSY_WAIT_S = 5.0  # another command's catch-up takes a moment; a daemon's first backfill, minutes
+
+
+def _give_up(waited: float) -> None:
+    if waited >= BUSY_WAIT_S:
+        raise _Busy()
 
 
 def _busy_status(config: Config, as_json: bool) -> int:

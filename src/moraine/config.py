@@ -28,6 +28,13 @@ class SourceConfig(_Strict):
                      "opencode"]
     root: Path
     enabled: bool = True
+    # A harness's default root, there only once that harness is installed: the daemon watches for
+    # it to appear, and while it is missing it is neither reported nor counted as configured.
+    optional: bool = False
+
+    def in_use(self) -> bool:
+        """Enabled, and (for an optional default root) present."""
+        return self.enabled and (not self.optional or Path(self.root).expanduser().is_dir())
 
 
 class Bm25Config(_Strict):
@@ -154,34 +161,36 @@ def default_home(env: dict[str, str]) -> Path:
 
 
 def default_sources(env: dict[str, str]) -> list[dict[str, Any]]:
-    codex_home = Path(env.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
-    claude_home = Path(env.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+    """Every harness's default log root, from the environment given (its own variable, else
+    `HOME`), so a test's environment decides. Codex's and Claude Code's are always configured
+    (a missing one is reported); the others are optional: watched for until they appear."""
+    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    codex_home = Path(env.get("CODEX_HOME") or home / ".codex").expanduser()
+    claude_home = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude").expanduser()
     sources = [
         {"name": "codex", "harness": "codex", "root": str(codex_home / "sessions")},
         {"name": "claude-code", "harness": "claude-code", "root": str(claude_home / "projects")},
     ]
-    return sources + [source for source in _more_harnesses(env) if Path(source["root"]).is_dir()]
+    return sources + _more_harnesses(env, home)
 
 
-def _more_harnesses(env: dict[str, str]) -> list[dict[str, Any]]:
-    """The other harnesses' roots, each a default source only when it exists. Found from the
-    environment given (its own variable, else `HOME`), so a test's environment decides."""
-    home = Path(env["HOME"]) if env.get("HOME") else None
-    pi_dir = env.get("PI_CODING_AGENT_DIR") or (str(home / ".pi" / "agent") if home else None)
-    qwen_dir = env.get("QWEN_RUNTIME_DIR") or env.get("QWEN_HOME") or (str(home / ".qwen") if home else None)
-    kimi_dir = env.get("KIMI_SHARE_DIR") or (str(home / ".kimi") if home else None)
-    cursor_dir = env.get("CURSOR_HOME") or (str(home / ".cursor") if home else None)  # CURSOR_HOME: Moraine's
-    copilot_dir = env.get("COPILOT_HOME") or (str(home / ".copilot") if home else None)
-    gemini_home = env.get("GEMINI_CLI_HOME") or (str(home) if home else None)  # it stands for the home directory
-    data_home = env.get("XDG_DATA_HOME") or (str(home / ".local" / "share") if home else None)
-    roots = {"pi": Path(pi_dir).expanduser() / "sessions" if pi_dir else None,
-             "qwen-code": Path(qwen_dir).expanduser() / "projects" if qwen_dir else None,
-             "kimi-cli": Path(kimi_dir).expanduser() / "sessions" if kimi_dir else None,
-             "cursor": Path(cursor_dir).expanduser() / "projects" if cursor_dir else None,
-             "copilot-cli": Path(copilot_dir).expanduser() / "session-state" if copilot_dir else None,
-             "gemini-cli": Path(gemini_home).expanduser() / ".gemini" / "tmp" if gemini_home else None,
-             "opencode": Path(data_home).expanduser() / "opencode" if data_home else None}
-    return [{"name": name, "harness": name, "root": str(root)} for name, root in roots.items() if root is not None]
+def _more_harnesses(env: dict[str, str], home: Path) -> list[dict[str, Any]]:
+    """The other harnesses' default roots, optional sources."""
+    pi_dir = env.get("PI_CODING_AGENT_DIR") or str(home / ".pi" / "agent")
+    qwen_dir = env.get("QWEN_RUNTIME_DIR") or env.get("QWEN_HOME") or str(home / ".qwen")
+    kimi_dir = env.get("KIMI_SHARE_DIR") or str(home / ".kimi")
+    cursor_dir = env.get("CURSOR_HOME") or str(home / ".cursor")  # CURSOR_HOME: Moraine's
+    copilot_dir = env.get("COPILOT_HOME") or str(home / ".copilot")
+    gemini_home = env.get("GEMINI_CLI_HOME") or str(home)  # it stands for the home directory
+    data_home = env.get("XDG_DATA_HOME") or str(home / ".local" / "share")
+    roots = {"pi": Path(pi_dir).expanduser() / "sessions",
+             "qwen-code": Path(qwen_dir).expanduser() / "projects",
+             "kimi-cli": Path(kimi_dir).expanduser() / "sessions",
+             "cursor": Path(cursor_dir).expanduser() / "projects",
+             "copilot-cli": Path(copilot_dir).expanduser() / "session-state",
+             "gemini-cli": Path(gemini_home).expanduser() / ".gemini" / "tmp",
+             "opencode": Path(data_home).expanduser() / "opencode"}
+    return [{"name": name, "harness": name, "root": str(root), "optional": True} for name, root in roots.items()]
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

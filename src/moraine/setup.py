@@ -276,7 +276,7 @@ def _detect(host: Host, sources: list[SourceConfig]) -> tuple[bool, str]:
         if mark.exists():
             return True, f"{mark} exists"
     for source in sources:
-        if source.enabled and source.harness == host.name:
+        if source.in_use() and source.harness == host.name:
             return True, f"source {source.name!r} is configured"
     return False, (f"no {marks[0]} and no {host.name} source configured; "
                    f"`moraine setup --write --host {host.name}` writes it anyway")

@@ -672,6 +672,35 @@ def test_stale_socket_and_a_missing_root_do_not_stop_the_daemon(ws: Workspace) -
     assert ws.run("status", "--json").json()["daemon"]["pid"] == pid
 
 
+def test_a_harness_installed_after_the_daemon_started_is_read_and_watched(ws: Workspace) -> None:
+    """Most users install another agent some day while the daemon runs: its default root (Pi's,
+    under HOME) appears after the start. Its logs are found, and lines appended later are read
+    live (the root is watched from then on), with no restart; before, only Codex's and Claude
+    Code's roots were watched for, and other harnesses' only if present at the start."""
+    logs = LiveLogs(ws, claude=False)
+    session = ws.mcp()
+    check_found_once(session, logs.seed_words()[0], logs.paths["codex"])
+    assert not (ws.root / ".pi").exists()
+    folder = ws.root / ".pi" / "agent" / "sessions" / "--work-late--"
+    folder.mkdir(parents=True)
+    pi_log = folder / "2026-03-14T09-00-00-000Z_7d0c3f2a-91b4-4c6e-8f1a-2b3c4d5e6f70.jsonl"
+    header = {"type": "session", "version": 3, "id": "7d0c3f2a-91b4-4c6e-8f1a-2b3c4d5e6f70",
+              "timestamp": "2026-03-14T09:00:00.000Z", "cwd": "/work/late"}
+
+    def prompt(n: int, word: str) -> str:
+        message = {"role": "user", "content": [{"type": "text", "text": f"The {word} prompt."}], "timestamp": n}
+        return json.dumps({"type": "message", "id": f"p{n:07d}", "parentId": None,
+                           "timestamp": f"2026-03-14T09:0{n}:00.000Z", "message": message}) + "\n"
+
+    append(pi_log, json.dumps(header) + "\n" + prompt(1, "latecomerpelican"))
+    found, _ = poll_hits(session, "latecomerpelican", timeout=60)
+    assert found and found[0]["session"]["source"] == "pi", found
+    assert "source root appeared, watched from now on" in ws.daemon_log()
+    append(pi_log, prompt(2, "latecomerotter"))
+    found, _ = poll_hits(session, "latecomerotter", timeout=60)
+    assert found and found[0]["session"]["source"] == "pi", found
+
+
 _NOT_WRITABLE = "import os, sys; sys.exit(1 if os.access(sys.argv[1], os.W_OK) else 0)"
 _RO_BIND = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
 

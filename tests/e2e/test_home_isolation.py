@@ -166,8 +166,8 @@ def test_a_full_home_is_read_when_nothing_overrides_it(answers: Callable[..., An
 
 def test_the_full_home_is_laid_out_as_each_harness_expects(full_home: Path, monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
-    """Each copy sits where `default_sources` looks for it, with the environment giving only HOME (Codex
-    and Claude Code fall back to the process's home, the others to the environment's `HOME`)."""
+    """Each copy sits where `default_sources` looks for it, with the environment giving only HOME
+    (every harness's default root is under the environment's `HOME`)."""
     from moraine.config import load_config
 
     monkeypatch.setenv("HOME", str(full_home))

@@ -25,7 +25,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory, folder: str, variable: str
     shutil.copytree(SAMPLES / folder, root / folder)
     env = {"CODEX_HOME": str(root / "none"), "CLAUDE_CONFIG_DIR": str(root / "none"), variable: str(root / folder)}
     config = load_config({"home": str(root / "state")}, env=env)
-    assert [s.harness for s in config.sources] == ["codex", "claude-code", harness]  # on: its root exists
+    assert [s.harness for s in config.sources if s.in_use()] == ["codex", "claude-code", harness]  # its root exists
     store = Store(config)
     ingest_once(store)
     return store

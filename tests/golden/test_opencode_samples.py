@@ -32,7 +32,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     env = {"CODEX_HOME": str(root / "none"), "CLAUDE_CONFIG_DIR": str(root / "none"),
            "XDG_DATA_HOME": str(root / "xdg")}
     config = load_config({"home": str(root / "state")}, env=env)
-    assert [s.harness for s in config.sources] == ["codex", "claude-code", "opencode"]  # on: its root exists
+    assert [s.harness for s in config.sources if s.in_use()] == ["codex", "claude-code", "opencode"]  # root exists
     store = Store(config)
     ingest_once(store)
     return store
@@ -110,10 +110,10 @@ def test_default_root_and_a_source_at_another_root(tmp_path: Path) -> None:
     absent otherwise; `[[sources]]` reads an OpenCode data folder anywhere."""
     base = {"CODEX_HOME": str(tmp_path / "none"), "CLAUDE_CONFIG_DIR": str(tmp_path / "none")}
     absent = load_config({"home": str(tmp_path / "s")}, env={**base, "HOME": str(tmp_path)})
-    assert [s.harness for s in absent.sources] == ["codex", "claude-code"]
+    assert [s.harness for s in absent.sources if s.in_use()] == ["codex", "claude-code"]
     (tmp_path / ".local" / "share" / "opencode").mkdir(parents=True)
     present = load_config({"home": str(tmp_path / "s")}, env={**base, "HOME": str(tmp_path)})
-    assert [(s.harness, str(s.root)) for s in present.sources][-1] == \
+    assert [(s.harness, str(s.root)) for s in present.sources if s.in_use()][-1] == \
         ("opencode", str(tmp_path / ".local/share/opencode"))
     elsewhere = tmp_path / "backup" / "opencode-data"
     shutil.copytree(SAMPLES / "opencode", elsewhere)

@@ -92,10 +92,12 @@ def test_malformed_line_is_quarantined_with_its_coordinates(store: Store) -> Non
 def test_pi_is_a_default_source_only_where_its_root_exists(tmp_path: Path) -> None:
     base = {"CODEX_HOME": str(tmp_path / "c"), "CLAUDE_CONFIG_DIR": str(tmp_path / "cl")}
     absent = load_config({"home": str(tmp_path / "s")}, env={**base, "HOME": str(tmp_path)})
-    assert [s.harness for s in absent.sources] == ["codex", "claude-code"]  # quietly left out
+    assert [s.harness for s in absent.sources if s.in_use()] == ["codex", "claude-code"]  # quietly left out
+    pi = next(s for s in absent.sources if s.harness == "pi")  # but configured, to be watched for
+    assert pi.optional and str(pi.root) == str(tmp_path / ".pi/agent/sessions")
     (tmp_path / ".pi" / "agent" / "sessions").mkdir(parents=True)
     present = load_config({"home": str(tmp_path / "s")}, env={**base, "HOME": str(tmp_path)})
-    assert [(s.harness, str(s.root)) for s in present.sources][-1] == ("pi", str(tmp_path / ".pi/agent/sessions"))
+    assert [s.harness for s in present.sources if s.in_use()] == ["codex", "claude-code", "pi"]
     elsewhere = tmp_path / "other-pi"
     (elsewhere / "--w--").mkdir(parents=True)
     shutil.copy(next((SAMPLES / "sessions" / "--work-pi-demo--").glob(f"*{FORK}.jsonl")), elsewhere / "--w--")

@@ -174,13 +174,17 @@ class Daemon:
         self._lock_fd = fd
 
     def _roots(self) -> list[Path]:
+        """The roots to watch now; a configured one missing is said (an optional default root
+        of a harness not installed here is not), and every one is watched once it appears."""
         roots = [Path(s.root).expanduser() for s in self.config.sources if s.enabled]
         present = [r for r in roots if r.is_dir()]
-        for root in roots:
-            if root not in present:
+        for source in self.config.sources:
+            root = Path(source.root).expanduser()
+            if source.enabled and not source.optional and root not in present:
                 log(f"source root not found (watched once it appears): {root}")
         if not present:  # serve anyway: answers say which roots are watched, a root may come later
-            log("no configured source root exists yet: " + ", ".join(str(r) for r in roots)
+            log("no configured source root exists yet: " + ", ".join(
+                str(Path(s.root).expanduser()) for s in self.config.sources if s.enabled and not s.optional)
                 + "; set CODEX_HOME / CLAUDE_CONFIG_DIR or the sources in config.toml")
         return present
 
@@ -353,11 +357,29 @@ class Daemon:
             if "*" in self.dirty:
                 return None
             changed = set(self.dirty)
+        if self._watch_appeared():
+            return None
+        return changed
+
+    def _watch_appeared(self) -> bool:
+        """Watch every source root that appeared since the daemon started (a harness installed
+        later, a folder created after the config named it); True when one did: its logs are
+        read by a full pass."""
+        appeared = False
         for source in self.config.sources:
             root = Path(source.root).expanduser()
             if source.enabled and root not in self.watched and root.is_dir():
-                return None
-        return changed
+                from moraine.ingest.watcher import watch_more
+
+                with self.dirty_lock:
+                    if root in self.watched:
+                        continue
+                    self.watched.add(root)
+                if self.observer is not None:
+                    watch_more(self.observer, root, self.mark_dirty)
+                log(f"source root appeared, watched from now on: {root}")
+                appeared = True
+        return appeared
 
     def _before_call(self, store: Store) -> None:
         """Read-your-writes for agents: new lines of live logs are read before answering (the
@@ -446,6 +468,8 @@ class Daemon:
                 break
             dirty = self._take_dirty()
             full = time.monotonic() >= next_reconcile or "*" in dirty
+            if full:
+                self._watch_appeared()
             try:
                 if dirty or full:
                     ingest_once(store, only=None if full else dirty)
@@ -454,9 +478,7 @@ class Daemon:
                     next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
                 if time.monotonic() >= next_snapshot:
                     next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
-                    if store.frames_since_snapshot:
-                        with store.writer():
-                            store.publish()
+                    _publish_if_changed(store)
             except Exception as exc:  # keep serving; the next pass retries what was dirty
                 log(f"ingest pass failed: {type(exc).__name__}: {exc}")
                 with self.dirty_lock:
@@ -465,3 +487,10 @@ class Daemon:
             finally:
                 with self.dirty_lock:
                     self.reading = set()
+
+
+def _publish_if_changed(store: Store) -> None:
+    """The periodic snapshot: published only when frames were written since the last one."""
+    if store.frames_since_snapshot:
+        with store.writer():
+            store.publish()

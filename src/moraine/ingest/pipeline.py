@@ -70,7 +70,8 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
             continue
         root = Path(source.root).expanduser()
         if not root.is_dir():
-            missing.append(str(root))
+            if not source.optional:  # a harness not installed here is not a missing root
+                missing.append(str(root))
             continue
         adapter = ADAPTERS[source.harness]
         paths = ingest_state(store).discovery.files(str(root), ingest.exclude, ingest.follow_symlinks, adapter.suffixes,

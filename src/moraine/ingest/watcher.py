@@ -37,8 +37,19 @@ def watch(roots: list[Path], mark_dirty: Callable[[list[str], bool], None]) -> A
     """A started watchdog observer of `roots` (recursive) that reports each changed log, and
     whether a directory changed, to `mark_dirty(paths, structural)`. Opening or closing a file
     unwritten is no change."""
-    from watchdog.events import FileSystemEvent, FileSystemEventHandler
     from watchdog.observers import Observer
+
+    observer = Observer()
+    for root in roots:
+        watch_more(observer, root, mark_dirty)
+    observer.daemon = True
+    observer.start()
+    return observer
+
+
+def watch_more(observer: Any, root: Path, mark_dirty: Callable[[list[str], bool], None]) -> None:
+    """Watch one more root (recursive) with a running or new observer."""
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
     class Handler(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
@@ -47,12 +58,7 @@ def watch(roots: list[Path], mark_dirty: Callable[[list[str], bool], None]) -> A
             paths = [os.fsdecode(event.src_path), os.fsdecode(getattr(event, "dest_path", "") or "")]
             mark_dirty([log for log in map(log_of, paths) if log], event.is_directory)
 
-    observer = Observer()
-    for root in roots:
-        observer.schedule(Handler(), str(root), recursive=True)
-    observer.daemon = True
-    observer.start()
-    return observer
+    observer.schedule(Handler(), str(root), recursive=True)
 
 
 def _walked(root: str, directory: str, under: tuple[str, ...] | None) -> bool:

@@ -72,9 +72,9 @@ class Store(FrameApplier, Reading):
     columns, wal/) plus `lock`, the writer lock. What tools read of it: `Reading` (sessions, turns,
     events, doc sets), with `search` here."""
 
-    def __init__(self, config: Config, *, create: bool = True, busy: Callable[[], object] | None = None) -> None:
-        """`busy`: called once, before waiting, when another process holds the writer lock (a long
-        indexing pass); it may raise to give up instead of waiting."""
+    def __init__(self, config: Config, *, create: bool = True, busy: Callable[[float], object] | None = None) -> None:
+        """`busy`: called with the seconds waited so far, about every 0.1 s, while another process
+        holds the writer lock (a long indexing pass); it may raise to give up waiting."""
         self.config = config
         self.home = config.home
         os.umask(0o077)  # every file and directory of the state is private to the user
@@ -212,17 +212,12 @@ class Store(FrameApplier, Reading):
     # -- writing ---------------------------------------------------------------------------
 
     @contextmanager
-    def writer(self, busy: Callable[[], object] | None = None) -> Iterator[None]:
+    def writer(self, busy: Callable[[float], object] | None = None) -> Iterator[None]:
         """Exclusive writer lock; on entry, catch up with frames other processes appended.
-        `busy` is called once before waiting when another process holds it."""
+        While another process holds it, `busy` is told how long this one has waited."""
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            if busy is not None:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    busy()
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            _lock(fd, busy)
             self._writer_thread = threading.get_ident()
             if self.position[0]:
                 with self.lock:
@@ -522,3 +517,18 @@ class Store(FrameApplier, Reading):
 
     def redaction_counts(self) -> dict[str, int]:
         return self.redactions.counts(self.catalog.alive.view, self.stats.issues, self.checkpoints)
+
+
+def _lock(fd: int, busy: Callable[[float], object] | None) -> None:
+    """flock(LOCK_EX) on `fd`; with `busy`, polled, telling it the seconds waited."""
+    if busy is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    started = time.monotonic()
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            busy(time.monotonic() - started)
+            time.sleep(0.1)

@@ -51,7 +51,7 @@ def source_report(store: Store) -> list[dict[str, Any]]:
     counts = store.harness_counts()
     rows = []
     for source in store.config.sources:
-        if not source.enabled:
+        if not source.in_use():
             continue
         harness = source.harness
         sessions, events = counts.get(harness, (0, 0))
