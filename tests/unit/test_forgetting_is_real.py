@@ -128,3 +128,29 @@ def test_a_rewritten_event_leaves_no_superseded_copy(tmp_path: Path) -> None:
     assert _hits(store, "quollpartial") == 0 and _hits(store, "quollfinal") == 1
     rest = at_rest(store.home)
     assert b"quollpartial" not in rest and b"quollfinal" in rest
+
+
+def test_a_forgotten_sessions_title_leaves_the_shared_sessions_base(tmp_path: Path) -> None:
+    """Among many sessions, one forgotten changes too little to rewrite the sessions' shared base
+    by size alone: its title and first prompt stayed in the old base's records.npy, which the
+    next generations kept referring to."""
+    logs = []
+    for i in range(12):
+        day = f"2026-03-{i + 1:02d}"
+        sid = f"019d9999-0000-7000-8000-0000000001{i:02d}"
+        path = tmp_path / "codex" / "sessions" / day.replace("-", "/") / f"rollout-{day}T09-00-00-{sid}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [{"timestamp": f"{day}T09:00:00.000Z", "type": "session_meta", "payload": {"id": sid, "cwd": "/w"}},
+                 {"timestamp": f"{day}T09:01:00.000Z", "type": "event_msg",
+                  "payload": {"type": "user_message", "message": f"title{i}aardvark of session {i}"}}]
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        logs.append(path)
+    store = _store(tmp_path)
+    ingest_once(store, snapshot=True)
+    assert b"title3aardvark" in at_rest(store.home)
+    with store.writer():
+        store.forget([path_key(str(logs[3])) or ""])
+        store.publish()
+    rest = at_rest(store.home)
+    assert b"title3aardvark" not in rest
+    assert b"title4aardvark" in rest  # the others' titles are still there

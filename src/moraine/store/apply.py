@@ -46,6 +46,7 @@ class FrameApplier:
     file_issues: dict[str, str]
     tombstones: set[str]
     forgotten: dict[str, int]
+    forgot_since_publish: bool
     tracked: list[list[Any]]
     redactions: Redactions
     events_since_snapshot: int
@@ -95,6 +96,8 @@ class FrameApplier:
     def _apply_retirements(self, payload: dict[str, Any], touched: Touched) -> None:
         """Events the frame takes out before adding its own: forgotten logs (their checkpoints
         go too), logs whose new generation replaces them, tombstoned sessions, retired uids."""
+        if payload.get("forget") or payload.get("tombstones"):
+            self.forgot_since_publish = True  # the next publish writes the sessions' records whole
         for path in payload.get("forget", ()):
             self._retire_file(path, touched)
             known = self.checkpoints.pop(path, None)

@@ -141,6 +141,7 @@ class Store(FrameApplier, Reading):
         self.file_issues: dict[str, str] = {}  # log (key or display name) → why it cannot be read now
         self.tombstones: set[str] = set()  # session keys forgotten by retention: never indexed again
         self.forgotten: dict[str, int] = {}  # logs forgotten on purpose → their inode (0: any): not read again
+        self.forgot_since_publish = False  # sessions or logs forgotten since the last publish
         self.tracked: list[list[Any]] = []  # explicit prompt → input observations (track_input_event)
         self.redactions = Redactions()
         self.position: Position = (0, 0)
@@ -397,6 +398,7 @@ class Store(FrameApplier, Reading):
         self.column_parts, self.checkpoint_base, self.uid_base = shared.parts, shared.checkpoints, shared.uids
         self.session_base = shared.sessions
         self.events_since_snapshot = self.frames_since_snapshot = 0
+        self.forgot_since_publish = False
         self._collect_garbage()
         return self.manifest
 
@@ -462,7 +464,7 @@ class Store(FrameApplier, Reading):
         arrays.update(uid_arrays)
         session_arrays, session_meta, session_base, session_written = session_files.publish(
             self.home, sessions, arrays.pop("cat.session_offsets"), arrays.pop("cat.session_docs"), file_names,
-            self.session_base)
+            self.session_base, whole=self.forgot_since_publish)  # a forgotten title leaves the old base
         self._remember_sums(str(session_base.rel), session_written)
         arrays.update(session_arrays)
         keep = {f"{columns.DIRECTORY}/{p.dirname}/" for p in parts} | \

@@ -124,13 +124,14 @@ def load(home: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Loa
 
 
 def publish(home: Path, records: list[list[Any]], offsets: np.ndarray, docs: np.ndarray, names: list[str],
-            base: Base) -> tuple[dict[str, np.ndarray], dict[str, Any], Base, list[Path]]:
+            base: Base, whole: bool = False) -> tuple[dict[str, np.ndarray], dict[str, Any], Base, list[Path]]:
     """What a generation stores of the sessions (`records`, their docs flattened as
     `offsets`/`docs`, the file names): its arrays, its meta, the base it then refers to, and the
-    base files written now."""
+    base files written now. `whole`: write a new base even when the changes are small (after a
+    forget, the old base still holds the forgotten sessions' titles and first prompts)."""
     packed = pack(records)
     known = len(base.names)
-    if base.rel is not None and names[:known] == base.names:  # the base's names: the same strings
+    if not whole and base.rel is not None and names[:known] == base.names:  # the base's names: the same strings
         changed = _changed(base, packed, offsets, docs, *base.doc_lists(home))
         lengths = np.diff(offsets)[changed]
         since = names[known:]
