@@ -64,7 +64,6 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 # error (rename it here with the test). Tests marked `@pytest.mark.slow` in their own files stay so.
 SLOW = {
     "tests/unit/test_history_exact.py::test_worker_processes_and_every_path_equal_the_brute_force_scan": 229,
-    "tests/e2e/test_hostile_input.py::test_poison_lines_never_break_the_state": 184,
     "tests/unit/test_secret_corpus_rules.py::test_every_secret_is_redacted_over_many_seeds": 102,
     "tests/e2e/test_secret_corpus_e2e.py::test_no_secret_of_the_corpus_is_retrievable_or_stored": 92,
     "tests/unit/test_wal.py::test_truncation_at_every_byte_of_the_last_two_frames_recovers_the_whole_frames": 51,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_harness import MORAINE, Workspace, make_workspace
+from cli_harness import MORAINE, Workspace, make_workspace, mcp_calls
 
 SID = "019ceb9d-0000-7000-8000-00000000beef"
 CLAUDE_SID = "8913b891-0000-41db-821f-0000000000aa"
@@ -118,11 +118,18 @@ def _hits(ws: Workspace, word: str) -> list[dict[str, Any]]:
 
 
 def _assert_usable(ws: Workspace, words: list[str]) -> None:
-    for word in words:
-        hits = _hits(ws, word)
+    """Each word found once and its event opened, by a new process (`moraine mcp`, one for the
+    searches and one for the opens: a CLI process per call made this test minutes long)."""
+    kinds = ["user_input", "assistant_response", "tool_call", "tool_response", "system"]
+    found = mcp_calls(ws, ws.env(), [("search_sessions", {"query": word, "n_hits": 50, "event_types": kinds})
+                                     for word in words])
+    event_ids = []
+    for word, envelope in zip(words, found, strict=True):
+        hits = [h for h in envelope["data"]["results"] if word in json.dumps(h)]
         assert len(hits) == 1, f"{word}: {len(hits)} hits"
-        opened = ws.run("open", hits[0]["open"]["event_id"], "--json")
-        assert opened.returncode == 0 and "error" not in opened.json(), opened
+        event_ids.append(hits[0]["open"]["event_id"])
+    opened = mcp_calls(ws, ws.env(), [("open", {"id": event_id}) for event_id in event_ids])
+    assert all("error" not in envelope and envelope["data"]["kind"] == "event" for envelope in opened), opened
     status = ws.run("status", "--json")
     assert status.returncode == 0, status
 
