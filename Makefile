@@ -28,17 +28,18 @@ run: install
 	@echo
 	@echo "next: moraine setup --write   # adds Moraine to the MCP hosts installed here (moraine setup shows the entries, and what it skips)"
 
-## test: lint (ruff, with its complexity rules), types (mypy, pydantic plugin) and the whole test suite (what CI runs)
+## test: lint (ruff, with its complexity rules), types (mypy, pydantic plugin) and the whole test suite (what CI runs),
+## three test processes at once (pytest-xdist: most tests wait on the processes they start)
 test: $(STAMP)
 	@$(BIN)/ruff check src tests tools
 	@$(BIN)/mypy
-	@$(BIN)/python -m pytest -q
+	@$(BIN)/python -m pytest -q -n 3 --dist worksteal
 
 ## test-quick: lint, types and the tests not marked slow (a few minutes; before a commit)
 test-quick: $(STAMP)
 	@$(BIN)/ruff check src tests tools
 	@$(BIN)/mypy
-	@$(BIN)/python -m pytest -q -m "not slow"
+	@$(BIN)/python -m pytest -q -n 3 --dist worksteal -m "not slow"
 
 bench: $(STAMP)
 	@$(BIN)/python tools/bench.py --events 100000

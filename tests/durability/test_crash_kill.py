@@ -56,7 +56,7 @@ from moraine.store.wal import HEADER, Wal  # noqa: E402
 
 MORAINE = Path(sys.executable).parent / "moraine"
 SEED = 20_260_311
-MIN_MID_RUN_KILLS = 50
+MIN_MID_RUN_KILLS = 30
 MIN_PUBLISH_KILLS = 3
 MIN_TORN_APPENDS = 3
 MAX_ROUNDS = 150

@@ -13,7 +13,7 @@
   CRLF): read as the LF transcript is, the same events, nothing quarantined.
 - Gemini CLI legacy documents are streamed: the same records as a whole parse (a `summary`
   after the messages included), a document nested 100 000 deep is refused without memory
-  growth, and a 200 MB document is indexed with peak RSS a small multiple of its size (slow).
+  growth, and an 80 MB document is indexed with peak RSS a small multiple of its size (slow).
 """
 
 from __future__ import annotations
@@ -343,10 +343,10 @@ def _peak_rss_mb(argv: list[str], env: dict[str, str]) -> tuple[float, float, st
 
 
 @pytest.mark.slow
-def test_a_200_mb_legacy_document_is_indexed_in_bounded_memory(tmp_path: Path) -> None:
+def test_a_large_legacy_document_is_indexed_in_bounded_memory(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "w", copy_logs=False)
     path = ws.root / "gemini" / ".gemini" / "tmp" / "gull-repo" / "chats" / "session-2026-03-12T09-00-beef.json"
-    messages = gemini_legacy(path, 200 * 1024 * 1024)
+    messages = gemini_legacy(path, 80 * 1024 * 1024)  # the reader's peak is a constant: 80 MB shows it as 200 MB did
     size_mb = path.stat().st_size / 2**20
     # The reader alone (stream, normalize, pack; nothing kept): a constant, whatever the size.
     reader = ("import sys\nfrom moraine.ingest.pipeline import _whole_parts\nfrom moraine.model import Checkpoint\n"
