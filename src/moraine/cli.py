@@ -30,7 +30,6 @@ from moraine.mcp_server.tools import index_status
 from moraine.sources import ADAPTERS, path_key
 from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
 from moraine.store.engine import Store
-from moraine.store.snapshot import current_manifest
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -179,20 +178,31 @@ def _reindex(config: Config, as_json: bool) -> int:
 
 def _state_only(config: Config) -> dict[str, Any]:
     """Tombstones and tracked observations of the current state (best effort: a damaged state
-    is read from its snapshot's meta, when that much is intact)."""
+    is read from its snapshots' metas, every one that still reads: forgetting only adds to
+    them). When none reads, the rebuild says that forgotten sessions may come back."""
     try:
         store = Store(config, create=False)
         return {"tombstones": sorted(store.tombstones), "tracked": store.tracked, "forget": sorted(store.forgotten)}
-    except Exception:  # a state that cannot be opened: what its snapshot's meta still holds
+    except Exception:  # a state that cannot be opened: what its snapshots' metas still hold
         pass
-    try:
-        manifest = current_manifest(config.home)
-        meta = msgpack.unpackb((config.home / manifest.dirname / "meta.msgpack").read_bytes(), raw=False,
-                               strict_map_key=False) if manifest else {}
-        return {"tombstones": list(meta.get("tombstones", [])), "tracked": list(meta.get("tracked", [])),
-                "forget": sorted(meta.get("forgotten", {}))}
-    except Exception:  # nothing more can be saved: the rebuild goes on from the logs alone
-        return {"tombstones": [], "tracked": [], "forget": []}
+    tombstones: set[str] = set()
+    forget: set[str] = set()
+    tracked: list[Any] = []
+    metas = sorted(config.home.glob("gen-*/meta.msgpack"))
+    read = 0
+    for path in metas:
+        try:
+            meta = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=False)
+            tombstones.update(meta.get("tombstones", []))
+            forget.update(meta.get("forgotten", {}))
+            tracked = list(meta.get("tracked", [])) or tracked  # the newest that has them
+            read += 1
+        except Exception:  # a damaged meta: the others may still read
+            continue
+    if metas and not read:
+        print("moraine: no snapshot of the old state could be read: sessions and logs forgotten before "
+              "may come back (forget them again with `moraine forget` or `moraine cleanup`)", file=sys.stderr)
+    return {"tombstones": sorted(tombstones), "tracked": tracked, "forget": sorted(forget)}
 
 
 def _rebuild_from_logs(config: Config, label: str, require_logs: bool = True) -> tuple[IngestSummary, Any]:

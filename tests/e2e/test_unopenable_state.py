@@ -124,3 +124,38 @@ def test_a_lost_or_garbled_manifest_is_rebuilt_from_the_logs(fresh: Workspace) -
         assert fresh.run("doctor", "--repair").returncode == 0
         assert fresh.run("doctor").returncode == 0
         assert fresh.run("search", "migration", "--json").json()["data"]["results"]
+
+
+def _forget_one(fresh: Workspace) -> str:
+    assert fresh.run("index").returncode == 0
+    log = str(sorted(fresh.codex.rglob("*.jsonl"))[0])
+    assert fresh.run("forget", log).returncode == 0
+    assert fresh.run("snapshot").returncode == 0
+    return log
+
+
+def _indexed_files(fresh: Workspace) -> set[str]:
+    status = fresh.run("status", "--json")
+    assert status.returncode == 0, status
+    return {row["path"] for rows in status.json()["files"].values() for row in rows}
+
+
+def test_a_rebuild_of_a_state_that_does_not_open_keeps_what_was_forgotten(fresh: Workspace) -> None:
+    """The snapshot's meta still reads (only a key every load needs is gone): the logs forgotten
+    before stay forgotten after `doctor --repair` rebuilds the state from the logs."""
+    log = _forget_one(fresh)
+    _break_meta(fresh.state)
+    assert fresh.run("doctor", "--repair").returncode == 0
+    assert log not in _indexed_files(fresh) and _indexed_files(fresh)
+
+
+def test_a_rebuild_that_cannot_read_what_was_forgotten_says_so(fresh: Workspace) -> None:
+    """Every snapshot's meta garbled: what was forgotten cannot be known, and the rebuild says
+    that forgotten sessions may come back (before, they came back silently)."""
+    log = _forget_one(fresh)
+    for meta in fresh.state.glob("gen-*/meta.msgpack"):
+        meta.write_bytes(b"\xc1 not msgpack")
+    rebuilt = fresh.run("reindex")
+    assert rebuilt.returncode == 0, rebuilt
+    assert "forgotten before may come back" in rebuilt.stderr, rebuilt
+    assert log in _indexed_files(fresh)  # it did come back: the warning was true
