@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -80,3 +81,37 @@ def test_a_small_state_starts_no_workers(tmp_path: Path) -> None:
             time.sleep(0.5)
     finally:
         subprocess.run([MORAINE, "stop"], env=env, capture_output=True, timeout=120, check=False)
+
+
+def test_the_workers_end_with_a_daemon_killed_with_sigkill(tmp_path: Path) -> None:
+    """A daemon killed with SIGKILL (the OOM killer, `kill -9`) leaves no worker process behind:
+    CPython's pool workers do not notice their parent's death; Moraine's watch for it."""
+    _env, home = _run_daemon(tmp_path, {"MORAINE_SEARCH_HISTORY_PARALLEL_BYTES": "0"})
+    pid = _pid_from_status(home)
+    deadline = time.monotonic() + 60
+    while len(_children(pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    workers = _children(pid)
+    assert len(workers) >= 2, "the history workers were not started"
+    os.kill(pid, signal.SIGKILL)
+    assert _all_gone(workers, 10), f"workers left running after their daemon was killed: {_alive(workers)}"
+
+
+def _alive(pids: set[int]) -> set[int]:
+    """The pids still running (a zombie, dead but not yet reaped by init, counts as gone)."""
+    alive = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z":
+            alive.add(pid)
+    return alive
+
+
+def _all_gone(pids: set[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while _alive(pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _alive(pids)

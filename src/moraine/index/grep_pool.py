@@ -10,7 +10,6 @@ Texts not yet in a chunk file (held in memory) are scanned by the calling proces
 from __future__ import annotations
 
 import mmap
-import multiprocessing
 import os
 import threading
 from collections import OrderedDict
@@ -21,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from moraine.index.grep import LineHits, Pattern, compile_pattern, matching_lines_in
+from moraine.pool import executor as pool_executor
 
 _KEEP_MAPPED = 32  # chunk files a worker keeps mapped between tasks
 _mapped: OrderedDict[str, tuple[mmap.mmap | bytes, np.ndarray | None]] = OrderedDict()
@@ -69,7 +69,7 @@ class GrepPool:
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = pool_executor(self.workers)
             return self._pool
 
     def start(self) -> set[int]:

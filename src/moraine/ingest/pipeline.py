@@ -10,7 +10,6 @@ import copy
 import errno
 import fnmatch
 import heapq
-import multiprocessing
 import os
 import pickle
 import sys
@@ -18,7 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from moraine.ingest.state import NEWEST_LOGS, ingest_state
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.ingest.whole import Replaces, WholeRead, change_token, claim, delta, release
 from moraine.model import WIRE_TS, Checkpoint, LineRef
+from moraine.pool import executor as pool_executor
 from moraine.sources import (
     ADAPTERS,
     MAX_LINE_BYTES,
@@ -488,10 +488,8 @@ def _normalized(tasks: list[Task], sizes: list[int], use_pool: bool, workers: in
     if not use_pool:
         yield from map(normalize_file, tasks)
         return
-    context = multiprocessing.get_context("spawn")
     groups = ((tasks[i : i + GROUP], sum(sizes[i : i + GROUP])) for i in range(0, len(tasks), GROUP))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=configure_redaction,
-                             initargs=(current(),)) as pool:  # the same rules as this process
+    with pool_executor(workers, configure_redaction, (current(),)) as pool:  # the same rules as this process
         in_flight: deque[tuple[Future[bytes], int]] = deque()
         ahead = 0
         while True:
