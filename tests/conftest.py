@@ -96,6 +96,18 @@ SLOW = {
     "tests/daemon/test_rpc_wire.py::test_other_clients_are_answered_while_huge_lines_stream_in": 17,
     "tests/daemon/test_daemon_idle.py::test_defaults_by_who_started_it": 16,
     "tests/daemon/test_daemon_poison.py::test_poison_in_live_logs_never_stops_the_daemon": 16,
+    # from a full run with three test processes (seconds each there)
+    "tests/durability/test_log_file_lifecycle.py::test_append_keeps_old_ids_and_opens_new_events_via_cli": 25,
+    "tests/secret_heldout/test_heldout_ingest.py::test_every_place_reaches_what_ingest_stores": 22,
+    "tests/e2e/test_cli_list.py::test_list_json_paging_gives_every_session_once": 22,
+    "tests/e2e/test_home_isolation.py::test_sources_of_the_config_file_replace_every_default_root": 17,
+    "tests/durability/test_sigkill_leaves_no_workers.py::test_sigkill_during_a_parallel_index_leaves_no_worker": 17,
+    "tests/e2e/test_home_isolation.py::test_a_full_home_is_read_when_nothing_overrides_it": 15,
+    "tests/e2e/test_hostile_input.py::test_an_old_poisoned_wal_frame_is_quarantined_not_fatal": 15,
+    "tests/e2e/test_unopenable_state.py::test_a_lost_or_garbled_manifest_is_rebuilt_from_the_logs": 15,
+    "tests/unit/test_secret_corpus_rules.py::test_every_family_secret_is_redacted_in_every_setting": 15,
+    "tests/e2e/test_cli_history_tools.py::test_cleanup_asks_on_a_terminal": 15,
+    "tests/e2e/test_cli_history_tools.py::test_history_takes_moraine_ids_native_ids_and_log_paths": 14,
 }
 
 
