@@ -175,7 +175,7 @@ def _run(store: Store, args: argparse.Namespace) -> ToolResult:
     if args.command == "history":
         request = {"query": args.query, "session_id": args.session,
                    "context_lines": args.context_lines, "max_results": args.max_results, "since": args.since,
-                   "until": args.until}
+                   "until": args.until, "context_in_text": not args.json}  # a person reads the text
         return search_session_history.run(store, request)
     if args.command == "patterns":
         return get_learned_patterns.run(store, {"prompt_filter": args.prompt_filter,

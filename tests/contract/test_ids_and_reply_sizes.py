@@ -175,6 +175,25 @@ def test_history_and_within_take_native_ids(world: tuple[McpServer, dict[str, Pa
         "SESSION_NOT_FOUND"
 
 
+def test_history_context_lines_are_carried_once(world: tuple[McpServer, dict[str, Path], Path]) -> None:
+    """A history reply's context lines are in the structured content; the text shows each match's
+    line and where it is, and quotes the context only when asked (context_in_text, as the CLI
+    does for a person)."""
+    server, _, _ = world
+    args = {"query": "narwhal", "context_lines": 3}
+    result = server.raw("search_session_history", args)
+    data = result.structured_content
+    matched = {m["matched_text"] for m in data["matches"]}  # a context line may match too: shown as such
+    context = {line for m in data["matches"] for line in m["context_before"] + m["context_after"]
+               if len(line) >= 12 and not any(line in shown for shown in matched)}
+    assert context, "the matches have context lines"
+    text = result.content[0].text
+    assert all(m["matched_text"] in text for m in data["matches"])
+    assert not [line for line in context if line in text], "context lines repeated in the text"
+    quoted = server.raw("search_session_history", {**args, "context_in_text": True}).content[0].text
+    assert all(line in quoted for line in context)
+
+
 def test_the_cli_resolves_as_mcp_does(world: tuple[McpServer, dict[str, Path], Path], tmp_path: Path) -> None:
     server, files, home = world
     corpus = server.corpus

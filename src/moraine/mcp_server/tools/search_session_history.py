@@ -58,6 +58,10 @@ INPUT_SCHEMA: dict[str, Any] = {
                                  "description": "List every searched session's ID in searched_sessions (up to "
                                  "1,000; default false: the sessions of the matches shown, and "
                                  "searched_sessions_total counts them all; null = false)."},
+        "context_in_text": {"type": "boolean", "default": False,
+                            "description": "Also quote each match's context lines in the text content (default "
+                            "false: they are in the structured content, the text shows the matching lines; "
+                            "true for hosts that show the model only the text; null = false)."},
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -118,12 +122,15 @@ def _canonical(args: Any) -> dict[str, Any]:
             window.append(parse_datetime(args[name], name)[1] if args.get(name) is not None else None)
         except ContractError as exc:
             raise HistoryError("INVALID_REQUEST", exc.message) from None
-    include = args.get("include_searched_ids")
-    if include is not None and not isinstance(include, bool):
-        raise HistoryError("INVALID_REQUEST", "include_searched_ids must be true or false")
+    flags = {}
+    for name in ("include_searched_ids", "context_in_text"):
+        value = args.get(name)
+        if value is not None and not isinstance(value, bool):
+            raise HistoryError("INVALID_REQUEST", f"{name} must be true or false")
+        flags[name] = bool(value)
     return {"query": query, "session_id": session_id, "context_lines": _int(args, "context_lines", 3, 0, 10),
             "max_results": _int(args, "max_results", 10, 1, 100), "since_ms": window[0], "until_ms": window[1],
-            "include_searched_ids": bool(include)}
+            **flags}
 
 
 def _scope(store: Store, session_id: str | None) -> list[Session]:
@@ -322,7 +329,8 @@ def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[
     """The first `max_results` matching lines, newest session first, in transcript order, with
     context; cut short if the reply would outgrow the host's bound."""
     matches: list[dict[str, Any]] = []
-    used, budget = 0, int(store.config.mcp.max_reply_chars * 0.4)  # in the JSON and again in the text
+    share = 0.4 if request["context_in_text"] else 0.7  # with context in the text, the lines are there twice
+    used, budget = 0, int(store.config.mcp.max_reply_chars * share)
     n = request["context_lines"]
     for session in searched:
         hits = found.get(store.session_index(session))
@@ -352,7 +360,7 @@ def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
         request = _canonical(args)
         data = search(store, request, started + DEADLINE_S)
         data["warnings"] = freshness_warnings(store)
-        return ToolResult(data, render(data, _labels(store, data)))
+        return ToolResult(data, render(data, _labels(store, data), request["context_in_text"]))
     except HistoryError as exc:
         error = seed_error(NAME, exc.code, exc.message)
         error.structured.update(exc.extra)
@@ -371,9 +379,10 @@ def _labels(store: Store, data: dict[str, Any]) -> dict[str, str]:
     return labels
 
 
-def render(data: dict[str, Any], labels: dict[str, str] | None = None) -> str:
+def render(data: dict[str, Any], labels: dict[str, str] | None = None, with_context: bool = False) -> str:
     """Matches grouped by session (its harness, project and title once), each with its line
-    number, time, event ID and context."""
+    number, time, event ID and matching line; the context lines only `with_context` (they are
+    in the structured content: a reply carries them once)."""
     labels = labels or {}
     listed = len(data["searched_sessions"])
     lines = [f'{data["total_matches"]} matching line(s) in {data["searched_sessions_total"]} session(s) searched; '
@@ -386,8 +395,8 @@ def render(data: dict[str, Any], labels: dict[str, str] | None = None) -> str:
             current = match["session_id"]
             lines.append(f'{current} — {labels.get(current, "")}'.rstrip(" —"))
         lines.append(f'  line {match["line_number"]} ({short_time(match["timestamp"])}, open: {match["event_id"]}):')
-        lines += [f"      {line}" for line in match["context_before"]]
+        lines += [f"      {line}" for line in match["context_before"] if with_context]
         lines.append(f"    > {match['matched_text']}")
-        lines += [f"      {line}" for line in match["context_after"]]
+        lines += [f"      {line}" for line in match["context_after"] if with_context]
     lines += [f"warning: {w}" for w in data.get("warnings", [])]
     return "\n".join(lines)
