@@ -11,13 +11,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 import re2
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from moraine.errors import ConfigError
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def absolute(path: Path) -> Path:
+    """`~` expanded and made absolute against the working directory now: a relative root or state
+    (`CODEX_HOME=data_samples/codex`) named from another directory later, by a daemon, a host
+    or the same person elsewhere, would name other files (every log would look deleted)."""
+    return Path(os.path.abspath(path.expanduser()))
 
 
 class SourceConfig(_Strict):
@@ -28,6 +35,11 @@ class SourceConfig(_Strict):
                      "opencode"]
     root: Path
     enabled: bool = True
+
+    @field_validator("root")
+    @classmethod
+    def _absolute_root(cls, value: Path) -> Path:
+        return absolute(value)
     # A harness's default root, there only once that harness is installed: the daemon watches for
     # it to appear, and while it is missing it is neither reported nor counted as configured.
     optional: bool = False
@@ -137,6 +149,11 @@ class RedactionConfig(_Strict):
 class Config(_Strict):
     home: Path
     sources: list[SourceConfig]
+
+    @field_validator("home")
+    @classmethod
+    def _absolute_home(cls, value: Path) -> Path:
+        return absolute(value)
     bm25: Bm25Config = Bm25Config()
     ingest: IngestConfig = IngestConfig()
     store: StoreConfig = StoreConfig()

@@ -174,3 +174,34 @@ def test_the_full_home_is_laid_out_as_each_harness_expects(full_home: Path, monk
     config = load_config({"home": str(full_home / "state")}, env={"HOME": str(full_home)})
     assert {s.harness for s in config.sources} == EVERY_SOURCE
     assert all(Path(s.root).is_dir() for s in config.sources), json.dumps([str(s.root) for s in config.sources])
+
+
+def test_relative_roots_and_state_name_the_same_files_from_anywhere(tmp_path: Path) -> None:
+    """`CODEX_HOME=data_samples/codex moraine index`, as the README's sample does, then commands run
+    from another directory: the roots and the state were kept relative, so every log looked
+    deleted there (and `forget --missing` forgot them all). They are made absolute when read."""
+    import subprocess
+
+    from cli_harness import MORAINE
+
+    work = tmp_path / "work"
+    shutil.copytree(SAMPLES / "codex", work / "samples" / "codex")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path / "home"),
+           "CODEX_HOME": "samples/codex", "CLAUDE_CONFIG_DIR": "samples/none", "MORAINE_HOME": "state"}
+
+    def run(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([str(MORAINE), *argv], env=env, cwd=cwd, capture_output=True, text=True, timeout=120,
+                              check=False)
+        assert "Traceback" not in done.stderr, done
+        return done
+
+    assert run(work, "index").returncode == 0
+    log = sorted((work / "samples" / "codex").rglob("*.jsonl"))[0]
+    assert run(work, "open", str(log), "--json").returncode == 0  # the absolute path of a log read by a relative one
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env["MORAINE_HOME"] = str(work / "state")
+    status = json.loads(run(elsewhere, "status", "--json").stdout)
+    assert status["files"]["codex"] and all(row["exists"] for row in status["files"]["codex"]), status["files"]
+    forgot = run(elsewhere, "forget", "--missing", "--json")
+    assert forgot.returncode == 0 and json.loads(forgot.stdout)["forgotten"] == [], forgot
