@@ -230,7 +230,12 @@ def _cleanup(store: Store, args: argparse.Namespace) -> ToolResult:
         raise UsageError(f"{preview.text}\nnothing was forgotten: without a terminal, `moraine cleanup` "
                          "forgets only with --yes (or see the list with --dry-run)")
     print(preview.text)
-    if input("forget these sessions for good? [y/N] ").strip().lower() not in ("y", "yes"):
+    try:
+        answer = input("forget these sessions for good? [y/N] ")
+    except EOFError:  # Ctrl-D: no
+        print()
+        answer = ""
+    if answer.strip().lower() not in ("y", "yes"):
         return preview
     return cleanup_old_sessions.run(store, {**request, "dry_run": False})
 

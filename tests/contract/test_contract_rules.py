@@ -121,6 +121,11 @@ def test_an_error_quoting_a_huge_argument_stays_an_error_of_bounded_size(server:
     assert len(env["error"]["message"]) <= 300 and env["error"]["message"].endswith("…")
     result = server.raw("search_sessions", {"query": "pelican", "event_types": [huge]})
     assert result.content[0].text.startswith("search_sessions error [unsupported_event_type]")
+    for tool, args in (("search_sessions", {"query": huge}), ("open", {"id": huge}),
+                       ("search_sessions", {"query": "pelican", "event_types": ["x"] * 5000})):
+        reply = server.raw(tool, args)  # the request is echoed cut: the error stays small
+        assert len(json.dumps(reply.structured_content)) < 3000, (tool, len(json.dumps(reply.structured_content)))
+        assert reply.structured_content["schema_version"] == "moraine.mcp.error.v1"
 
 
 def test_search_request_is_canonicalized(server: McpServer) -> None:

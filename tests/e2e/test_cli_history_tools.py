@@ -120,6 +120,9 @@ def test_cleanup_dry_run_then_without_a_terminal(logs: Logs) -> None:
     assert bad.returncode == 1 and json.loads(bad.stdout)["code"] == "INVALID_REQUEST"
 
 
+CTRL_D = "\x04"  # end of input, typed at the start of a line
+
+
 def _on_terminal(logs: Logs, answer: str, *argv: str) -> tuple[int, str]:
     """Run `moraine argv` with a pseudo-terminal as stdin and stdout; type `answer` at the prompt."""
     main, child = pty.openpty()
@@ -138,7 +141,7 @@ def _on_terminal(logs: Logs, answer: str, *argv: str) -> tuple[int, str]:
                     break
                 seen += chunk
             if not answered and PROMPT.encode() in seen:
-                os.write(main, answer.encode() + b"\n")
+                os.write(main, answer.encode() + (b"" if answer == CTRL_D else b"\n"))
                 answered = True
             if proc.poll() is not None and not ready:
                 break
@@ -154,6 +157,8 @@ def test_cleanup_asks_on_a_terminal(logs: Logs) -> None:
     code, shown = _on_terminal(logs, "n", "cleanup", "--retention-days", "7")
     assert PROMPT in shown and gone_id in shown  # what would go, before the question
     assert code == 0 and _run(logs, "open", gone_id).returncode == 0  # "no": nothing forgotten
+    code, shown = _on_terminal(logs, CTRL_D, "cleanup", "--retention-days", "7")
+    assert code == 0 and "Traceback" not in shown and _run(logs, "open", gone_id).returncode == 0  # Ctrl-D: no
     code, shown = _on_terminal(logs, "y", "cleanup", "--retention-days", "7")
     assert PROMPT in shown and code == 0
     assert _run(logs, "open", gone_id, "--json").returncode == 1  # "yes": forgotten

@@ -112,11 +112,27 @@ def error_envelope(tool: str, request: Any, error: Exception, timer: Timer, sla_
     return {
         "schema_version": "moraine.mcp.error.v1",
         "tool": tool,
-        "request": request if isinstance(request, dict) else {},
+        "request": _echo(request) if isinstance(request, dict) else {},
         "error": {"code": code, "message": message, "details": details},
         "warnings": [],
         "performance": performance(timer, sla_ms),
     }
+
+
+ECHO_CHARS = 200  # the longest argument string an error echoes whole
+ECHO_ITEMS = 20
+
+
+def _echo(value: Any) -> Any:
+    """The request as an error echoes it: a hostile argument (a 100,000-character query, a list
+    of thousands) is cut, so an error stays small and far below the host's bound."""
+    if isinstance(value, str):
+        return value if len(value) <= ECHO_CHARS else value[: ECHO_CHARS - 1] + "…"
+    if isinstance(value, list):
+        return [_echo(item) for item in value[:ECHO_ITEMS]]
+    if isinstance(value, dict):
+        return {_echo(key): _echo(item) for key, item in list(value.items())[:ECHO_ITEMS]}
+    return value
 
 
 def render_error(envelope: dict[str, Any]) -> str:
