@@ -24,7 +24,7 @@ import msgpack
 from moraine import __version__, cli_query, cli_status
 from moraine.config import Config, default_home, load_config
 from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
-from moraine.ingest.pipeline import IngestSummary, catch_up, ingest_once, on_disk, terminal_progress
+from moraine.ingest.pipeline import IngestSummary, Progress, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.tools import index_status
 from moraine.sources import ADAPTERS, path_key
@@ -108,10 +108,31 @@ def _caught_up_store(config: Config) -> Store:
     read-only state), the answer comes from what is indexed, with a warning that says why."""
     store = Store(config, busy=_WaitingNote(config.home))
     try:
-        ingest_once(store)
+        ingest_once(store, _catch_up_note())
     except OSError as exc:
         ingest_state(store).catch_up_error = os_error_message(exc)
     return store  # no log roots at all: empty answers, with the warning that names the roots watched
+
+
+CATCH_UP_NOTE_BYTES = 16 << 20
+
+
+def _catch_up_note() -> Progress:
+    """A shell command reads the logs' new lines before answering; when that is a large backlog
+    (a first index killed half-way, a state never indexed) it says so at once, and shows a
+    progress bar on a terminal, instead of seeming to hang."""
+    bar = terminal_progress("catching up")
+    said = [False]
+
+    def show(done: int, total: int) -> None:
+        if not said[0] and total >= CATCH_UP_NOTE_BYTES:
+            said[0] = True
+            print(f"moraine: reading {total / 1e6:,.0f} MB of logs not indexed yet before answering "
+                  "(`moraine index` does it ahead; a running daemon keeps the index current)", file=sys.stderr)
+        if bar is not None:
+            bar(done, total)
+
+    return show
 
 
 class _WaitingNote:

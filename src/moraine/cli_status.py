@@ -8,8 +8,7 @@ import time
 from typing import Any, TypedDict
 
 from moraine.config import Config
-from moraine.ingest.checkpoint import pending_bytes
-from moraine.ingest.pipeline import on_disk
+from moraine.ingest.pipeline import on_disk, unread_bytes
 from moraine.mcp_server.tools import index_status
 from moraine.store.engine import Store
 
@@ -129,7 +128,7 @@ def _status_report(config: Config, store: Store) -> StatusReport:
         "generation": store.manifest.generation if store.manifest else None,
         "snapshot_ms": store.manifest.created_ms if store.manifest else None,
         "last_ingest_ms": store.stats.last_ingest_ms, "torn_bytes_cut": store.stats.torn_bytes,
-        "pending_bytes": pending_bytes(store.checkpoints), "sources": {k: len(v) for k, v in files.items()},
+        "pending_bytes": unread_bytes(store), "sources": {k: len(v) for k, v in files.items()},
         "daemon": index_status.daemon_report(config.home),
         "files": files, "quarantined": issues, "unreadable_files": dict(sorted(store.file_issues.items())),
         "index": index_status.report(store),  # the figures of the index_status tool, from the same function

@@ -24,6 +24,7 @@ from typing import Any
 
 from moraine.batch import Batch
 from moraine.collector import freeze_held, sparse_collections
+from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.state import NEWEST_LOGS, ingest_state
 from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.ingest.whole import Replaces, WholeRead, change_token, claim, delta, release
@@ -78,6 +79,16 @@ def discover(store: Store) -> tuple[list[tuple[str, Adapter]], list[str]]:
                                       adapter.under)
         found.extend((path, adapter) for path in paths if adapter.accepts(path))
     return found, missing
+
+
+def unread_bytes(store: Store) -> int:
+    """Bytes of the logs not indexed yet: beyond each read log's checkpoint, and the whole of each
+    log under the roots never read (a first index stopped half-way leaves most of them). A walk of
+    the roots: for status, not for every call."""
+    found, _ = discover(store)
+    unseen = [path for path, _ in found
+              if (key := path_key(path) or path) not in store.checkpoints and key not in store.forgotten]
+    return pending_bytes(store.checkpoints) + pending_bytes({}, unseen)
 
 
 def named(store: Store, paths: Iterable[str]) -> list[tuple[str, Adapter]]:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from moraine.ingest.checkpoint import pending_bytes
+from moraine.ingest.pipeline import unread_bytes
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.contract import (
     Answer,
@@ -74,7 +74,7 @@ def report(store: Store) -> dict[str, Any]:
         "events": store.live_event_count(),
         "searchable_documents": store.index.n_docs,
         "sources": source_report(store),
-        "pending_bytes": pending_bytes(store.checkpoints),
+        "pending_bytes": unread_bytes(store),
         "quarantined_lines": len(store.stats.issues),
         "unreadable_files": len(store.file_issues),
         "snapshot": {"generation": manifest.generation if manifest else None,
