@@ -1000,5 +1000,6 @@ def test_calls_during_a_long_first_backfill_answer_at_once_saying_so(ws: Workspa
     took, status = statuses[0]
     assert status.returncode == 0, status
     assert "the daemon (pid" in status.stdout or "events in" in status.stdout, status
+    assert " 0 bytes of logs still to read" not in status.stdout, status  # the logs not read yet count
     assert took < max(15.0, calls[-1][0] / 2), f"status waited {took:.1f} s of a {calls[-1][0]:.1f} s backfill"
     assert session.hits("error") and not session.search("error")["warnings"]

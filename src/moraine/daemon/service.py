@@ -98,6 +98,7 @@ class Daemon:
         self.runner: Any = None
         self.last_pass_ms = 0
         self.backfilled = False
+        self.backfill_progress = (0, 0)  # bytes of logs read so far by the first backfill, of its total
         self.backfill_started = time.monotonic()  # calls wait for the first backfill until BACKFILL_WAIT_S after
         self.backfill_done = threading.Event()
         self._lock_fd: int | None = None
@@ -325,7 +326,9 @@ class Daemon:
             return 0
         with self.dirty_lock:
             paths = self.dirty | self.reading
-        return pending_bytes(store.checkpoints, paths)
+        done, total = self.backfill_progress
+        backlog = total - done if not self.backfilled else 0  # the first pass: logs never read count too
+        return max(backlog, pending_bytes(store.checkpoints, paths))
 
     def _catch_up_for_call(self, store: Store, arrived: float) -> None:
         """Concurrent calls share catch-up passes: a pass that began after this call arrived
@@ -414,7 +417,7 @@ class Daemon:
 
         self.backfill_started = time.monotonic()
         try:
-            summary = ingest_once(store)
+            summary = ingest_once(store, self._note_backfill)
             self.last_pass_ms = int(time.time() * 1000)
             log(f"backfill: {summary.events} new events from {summary.files_read} files in {summary.seconds:.1f}s")
         except Exception as exc:  # the reconcile scan retries; calls report the lag meanwhile
@@ -422,6 +425,9 @@ class Daemon:
         finally:
             self.backfilled = True
             self.backfill_done.set()
+
+    def _note_backfill(self, done: int, total: int) -> None:
+        self.backfill_progress = (done, total)
 
     def _start_history_workers(self, store: Store) -> None:
         """search_session_history's worker processes start once the backfill is done, when the
