@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -254,7 +255,8 @@ def print_result(result: ToolResult, as_json: bool) -> int:
         print(json.dumps(envelope, ensure_ascii=False, indent=2))
     elif "error" in envelope:
         field = envelope["error"].get("details", {}).get("field")
-        print(result.text.replace(field, FLAG_OF_FIELD[field]) if field in FLAG_OF_FIELD else result.text)
+        print(re.sub(rf"(?<![\w-]){re.escape(field)}(?!\w)", FLAG_OF_FIELD[field], result.text)
+              if field in FLAG_OF_FIELD else result.text)  # the field as a word: not inside next_cursor
     else:
         print(_for_people(result.text, envelope))
     return 1 if "error" in envelope else 0
@@ -262,8 +264,18 @@ def print_result(result: ToolResult, as_json: bool) -> int:
 
 def _for_people(text: str, envelope: dict[str, Any]) -> str:
     """The tool's text with the next page named as the flag a person types, not the MCP field."""
-    cursor = envelope.get("data", {}).get("next_cursor") if isinstance(envelope.get("data"), dict) else None
-    if envelope.get("tool") != "list_sessions" or not cursor:
+    data = envelope.get("data")
+    cursor = data.get("next_cursor") if isinstance(data, dict) else None
+    if not cursor:
+        return text
+    if envelope.get("tool") == "open" and isinstance(data, dict):  # a session's or turn's next page
+        for kind in ("session", "turn"):
+            if isinstance(data.get(kind), dict):
+                target = data[kind]["id"]
+                text = text.replace(f"call open with id={target} and cursor={cursor}",
+                                    f"run: moraine open {target} --cursor {cursor}")
+        return text
+    if envelope.get("tool") != "list_sessions":
         return text
     text = text.replace(f"next_cursor: {cursor}", f"next page: add --cursor {cursor}")
     return text.replace("pass next_cursor", "pass --cursor")
