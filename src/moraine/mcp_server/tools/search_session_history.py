@@ -329,7 +329,7 @@ def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[
     """The first `max_results` matching lines, newest session first, in transcript order, with
     context; cut short if the reply would outgrow the host's bound."""
     matches: list[dict[str, Any]] = []
-    share = 0.4 if request["context_in_text"] else 0.7  # with context in the text, the lines are there twice
+    share = 0.4 if request.get("context_in_text") else 0.7  # with context in the text, the lines are there twice
     used, budget = 0, int(store.config.mcp.max_reply_chars * share)
     n = request["context_lines"]
     for session in searched:
