@@ -237,7 +237,7 @@ def _cleanup(store: Store, args: argparse.Namespace) -> ToolResult:
         print()
         answer = ""
     if answer.strip().lower() not in ("y", "yes"):
-        return preview
+        return ToolResult(preview.structured, "nothing was forgotten.")  # the list was shown just above
     return cleanup_old_sessions.run(store, {**request, "dry_run": False})
 
 

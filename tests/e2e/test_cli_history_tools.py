@@ -159,6 +159,7 @@ def test_cleanup_asks_on_a_terminal(logs: Logs) -> None:
     assert code == 0 and _run(logs, "open", gone_id).returncode == 0  # "no": nothing forgotten
     code, shown = _on_terminal(logs, CTRL_D, "cleanup", "--retention-days", "7")
     assert code == 0 and "Traceback" not in shown and _run(logs, "open", gone_id).returncode == 0  # Ctrl-D: no
+    assert "nothing was forgotten" in shown and shown.count(gone_id) == 1  # said once, the list not twice
     code, shown = _on_terminal(logs, "y", "cleanup", "--retention-days", "7")
     assert PROMPT in shown and code == 0
     assert _run(logs, "open", gone_id, "--json").returncode == 1  # "yes": forgotten

@@ -48,7 +48,10 @@ class ToolResult:
 
 
 def seed_error(tool: str, code: str, message: str) -> ToolResult:
-    """The error form of the history tools (`{"error", "code"}`, in-band like every Moraine error)."""
+    """The error form of the history tools (`{"error", "code"}`, in-band like every Moraine error);
+    a message quoting a huge argument (a 100,000-character session id) is cut."""
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 1] + "…"
     return ToolResult({"error": message, "code": code}, f"{tool} error [{code}]: {message}")
 
 
