@@ -12,15 +12,10 @@ import sys
 import time
 from pathlib import Path
 
+from _processes import alive, all_gone, children
+
 MORAINE = str(Path(sys.executable).parent / "moraine")
 SID = "5b0c7c1e-1111-4222-8333-444455556677"
-
-
-def _children(pid: int) -> set[int]:
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found |= {int(c) for c in (task / "children").read_text().split()}
-    return found
 
 
 def _run_daemon(tmp_path: Path, extra: dict[str, str]) -> tuple[dict[str, str], Path]:
@@ -53,10 +48,10 @@ def test_workers_start_after_the_backfill_when_the_state_has_enough_text(tmp_pat
         pid = _pid_from_status(home)
         daemon_log = home / "run" / "daemon.log"
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (len(_children(pid)) < 2  # the line is written once they run
+        while time.monotonic() < deadline and (len(children(pid)) < 2  # the line is written once they run
                                                or "history search workers started" not in daemon_log.read_text()):
             time.sleep(0.2)
-        workers = _children(pid)
+        workers = children(pid)
         assert len(workers) >= 2, "the history workers were not started"
         assert "history search workers started" in daemon_log.read_text()
     finally:
@@ -77,7 +72,7 @@ def test_a_small_state_starts_no_workers(tmp_path: Path) -> None:
             time.sleep(0.1)
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
-            assert not _children(pid), "workers were started for a state too small to use them"
+            assert not children(pid), "workers were started for a state too small to use them"
             time.sleep(0.5)
     finally:
         subprocess.run([MORAINE, "stop"], env=env, capture_output=True, timeout=120, check=False)
@@ -89,29 +84,10 @@ def test_the_workers_end_with_a_daemon_killed_with_sigkill(tmp_path: Path) -> No
     _env, home = _run_daemon(tmp_path, {"MORAINE_SEARCH_HISTORY_PARALLEL_BYTES": "0"})
     pid = _pid_from_status(home)
     deadline = time.monotonic() + 60
-    while len(_children(pid)) < 2 and time.monotonic() < deadline:
+    while len(children(pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-    workers = _children(pid)
+    workers = children(pid)
     assert len(workers) >= 2, "the history workers were not started"
     os.kill(pid, signal.SIGKILL)
-    assert _all_gone(workers, 10), f"workers left running after their daemon was killed: {_alive(workers)}"
+    assert all_gone(workers, 10), f"workers left running after their daemon was killed: {alive(workers)}"
 
-
-def _alive(pids: set[int]) -> set[int]:
-    """The pids still running (a zombie, dead but not yet reaped by init, counts as gone)."""
-    alive = set()
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state != "Z":
-            alive.add(pid)
-    return alive
-
-
-def _all_gone(pids: set[int], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while _alive(pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return not _alive(pids)

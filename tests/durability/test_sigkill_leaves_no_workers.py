@@ -14,28 +14,10 @@ import sys
 import time
 from pathlib import Path
 
+from _processes import alive, all_gone, children
+
 MORAINE = Path(sys.executable).parent / "moraine"
 MAKE_CORPUS = Path(__file__).resolve().parents[2] / "tools" / "make_corpus.py"
-
-
-def _children(pid: int) -> set[int]:
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found |= {int(c) for c in (task / "children").read_text().split()}
-    return found
-
-
-def _alive(pids: set[int]) -> set[int]:
-    """The pids still running (a zombie, dead but not yet reaped, counts as gone)."""
-    alive = set()
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state != "Z":
-            alive.add(pid)
-    return alive
 
 
 def test_sigkill_during_a_parallel_index_leaves_no_worker(tmp_path: Path) -> None:
@@ -49,18 +31,16 @@ def test_sigkill_during_a_parallel_index_leaves_no_worker(tmp_path: Path) -> Non
         workers: set[int] = set()
         deadline = time.monotonic() + 120
         while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
-            workers = {c for c in _children(proc.pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()}
+            workers = {c for c in children(proc.pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()}
             time.sleep(0.05)
         assert len(workers) >= 2, "the pass did not start its worker processes"
         time.sleep(1.0)  # the workers busy with their first groups of logs
-        everyone = _children(proc.pid)
+        everyone = children(proc.pid)
     finally:
         proc.kill()
         proc.wait()
-    deadline = time.monotonic() + 10
-    while _alive(everyone) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    left = _alive(everyone)
+    all_gone(everyone, 10)
+    left = alive(everyone)
     for pid in left:  # never leave them to the next test
         os.kill(pid, signal.SIGKILL)
     assert not left, f"processes left running 10 s after `moraine index` was killed: {sorted(left)}"
