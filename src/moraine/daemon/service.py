@@ -368,12 +368,12 @@ class Daemon:
         """Watch every source root that appeared since the daemon started (a harness installed
         later, a folder created after the config named it); True when one did: its logs are
         read by a full pass."""
+        from moraine.ingest.watcher import watch_more
+
         appeared = False
         for source in self.config.sources:
             root = Path(source.root).expanduser()
             if source.enabled and root not in self.watched and root.is_dir():
-                from moraine.ingest.watcher import watch_more
-
                 with self.dirty_lock:
                     if root in self.watched:
                         continue
