@@ -17,7 +17,7 @@ from moraine.sources._clean import COERCED, clean_event
 from moraine.sources._common import redact_short
 from moraine.sources._document import Read
 from moraine.sources._json import decode as _decode
-from moraine.sources.redact import Settings, configure, redact, redact_field, redact_path
+from moraine.sources.redact import Settings, configure, redact, redact_field, redact_name_cached, redact_path
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 FRAGMENT_CHARS = 2000
@@ -76,8 +76,14 @@ _SHORT = 256
 _field_cached = lru_cache(maxsize=65_536)(redact_field)
 
 
+# Metadata that holds a name (a folder, a branch, a model), not text: redacted as a name.
+_NAME_FIELDS = frozenset({"cwd", "git_branch", "branch", "model", "parent", "originator"})
+
+
 def _field(key: str, value: str) -> str:
     """`redact_field`, remembered for short values (a path, a command: they repeat)."""
+    if key in _NAME_FIELDS and len(value) <= _SHORT:
+        return redact_name_cached(value)
     return _field_cached(key, value) if len(value) <= _SHORT else redact_field(key, value)
 
 
@@ -89,7 +95,7 @@ def _redacted(node: Any) -> Any:
     if isinstance(node, list):
         return [_redacted(item) for item in node]
     if isinstance(node, dict):  # a string value is judged with its key: {"password": "hunter22"}
-        return {redact_short(key): _field(key, value) if isinstance(value, str) and isinstance(key, str)
+        return {redact_name_cached(key): _field(key, value) if isinstance(value, str) and isinstance(key, str)
                 else _redacted(value) for key, value in node.items()}
     return node
 
@@ -100,14 +106,17 @@ def _redact_events(events: list[Event]) -> list[Event]:
     such as encrypted reasoning and token accounting, and sees strings unescaped."""
     short = redact_short
     for event in events:
+        if event.tool_name is not None:
+            name = redact_name_cached(event.tool_name)
+            if name != event.tool_name and event.tool_name in event.text:  # a call's text opens with its name
+                event.text = event.text.replace(event.tool_name, name)
+            event.tool_name = name
         event.text = redact(event.text)
         event.session_key = short(event.session_key)
-        if event.tool_name is not None:
-            event.tool_name = short(event.tool_name)
         if event.tool_call_id is not None:
-            event.tool_call_id = short(event.tool_call_id)
+            event.tool_call_id = redact_name_cached(event.tool_call_id)
         if event.model is not None:
-            event.model = short(event.model)
+            event.model = redact_name_cached(event.model)
         if event.phase is not None:
             event.phase = short(event.phase)
         if event.arguments is not None:
@@ -148,6 +157,7 @@ def configure_redaction(settings: Settings) -> None:
     """Make `settings` the redaction rules of this process, forgetting every cached result."""
     configure(settings)
     path_key.cache_clear()
+    redact_name_cached.cache_clear()
     _field_cached.cache_clear()
 
 

@@ -16,7 +16,7 @@ import orjson
 
 from moraine.model import TS_MAX_MS, Event, LineRef, make_uid
 from moraine.sources._clean import COERCED, as_text, has_long_digit_run, text_or_none
-from moraine.sources.redact import redact_cached
+from moraine.sources.redact import redact_cached, redact_name_cached
 
 UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
 
@@ -37,8 +37,9 @@ def kept(value: str) -> str: ...
 def kept(value: None) -> None: ...
 def kept(value: str | None) -> str | None:
     """A value an adapter keeps in its state (it is stored in checkpoints): redacted, the same
-    way every time, so lookups by the redacted form always agree."""
-    return None if value is None else redact_short(value)
+    way every time, so lookups by the redacted form always agree. Such values are names
+    (ids, tool names, models, folders, branches), redacted as names."""
+    return None if value is None else redact_name_cached(value)
 
 
 def new_event(source: str, session_key: str, ref: LineRef, sub: int, type_: str, ts_ms: int, text: str,

@@ -51,8 +51,9 @@ import re2
 from moraine.sources.secret_context import CONTEXT, COOKIES, PARTNERS, context_spans, cookie_spans, partner_spans
 from moraine.sources.secret_decode import ENCODED_TRIGGERS, blob_spans, fold_wide, unescaped
 from moraine.sources.secret_keys import KEY_WORDS, assignment_spans
+from moraine.sources.secret_prose import PASSWORD_WORDS, name_prose_spans, other_script_spans, prose_spans
 from moraine.sources.secret_rules import END, TOKEN_RULES, Rule
-from moraine.sources.secret_values import Span, is_reference, mixed
+from moraine.sources.secret_values import Span, entropy, is_reference, mixed
 
 PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9_.-]{0,63})\]")
 
@@ -165,15 +166,23 @@ def _shape_span(text: str, match: re2._Match, group: int, rule: Rule, own: bool)
         return None
     if own and rule.name not in _BASE64_GROUPS and is_reference(value.strip("\"'")):
         return None
-    name = rule.name
+    name = _checked_name(rule.name, value, text[first:match.start(group)])
+    return None if name is None else (start, end, name)
+
+
+def _checked_name(name: str, value: str, scheme: str) -> str | None:
+    """The placeholder's name of a shape's match, or None when the value turns out to be none:
+    a URI's port and path, a uid:gid, a Basic word that decodes to no pair."""
     if name == "uri-password":
-        name = _URI_KINDS.get(text[first:match.start(group)].lower(), name)
-    elif (name == "curl-user-password" and value.isdigit()) or (name == "basic-auth" and not _basic_credentials(value)):
+        return None if _PORT_PATH.match(value) else _URI_KINDS.get(scheme.lower(), name)  # `host:8080/users/@me`
+    if (name == "curl-user-password" and value.isdigit()) or (name == "basic-auth" and not _basic_credentials(value)):
         return None  # `-u 1000:1000` is a uid:gid; `Basic` before a word that decodes to no pair
-    return start, end, name
+    return name
 
 
 # Rules whose group is base64 (a leading `/` is no path there).
+_PORT_PATH = re.compile(r"[0-9]{1,5}(?:/|$)")
+HEX_RUN = re.compile(r"[0-9a-fA-F]+")
 _BASE64_GROUPS = frozenset({"putty-private-key", "jwk-private-key", "kubeconfig-client-key", "docker-config-auth",
                             "azure-storage-key", "basic-auth"})
 _LINE_BREAK = re.compile(r"(?:\r?\n|(?:\\r)?\\n)[ \t]*")
@@ -241,6 +250,7 @@ def configure(settings: Settings) -> None:
     global _settings
     _settings = settings
     redact_cached.cache_clear()
+    redact_name_cached.cache_clear()
 
 
 def rules_fingerprint(settings: Settings | None = None) -> str:
@@ -254,7 +264,7 @@ def rules_fingerprint(settings: Settings | None = None) -> str:
     return digest.hexdigest()
 
 
-RULES_REVISION = 3  # bump when the context or assignment logic changes what it redacts
+RULES_REVISION = 4  # bump when the context or assignment logic changes what it redacts
 
 
 def spans(text: str) -> list[Span]:
@@ -263,11 +273,14 @@ def spans(text: str) -> list[Span]:
     # The rules run on an ASCII copy with the same positions (full-width and other compatibility
     # forms folded to their ASCII letter, any other non-ASCII character a `?`; credentials are
     # ASCII), so RE2's byte offsets are character offsets.
-    proxy = text if text.isascii() else fold_wide(text)
-    return _merged(text, _rule_spans(proxy))
+    if text.isascii():
+        return _merged(text, _rule_spans(text))
+    proxy = fold_wide(text)
+    return _merged(text, _rule_spans(proxy) + other_script_spans(text, proxy))
 
 
-_KINDS = (_SHAPES.pattern, KEY_WORDS.pattern, CONTEXT.pattern, PARTNERS.pattern, COOKIES.pattern, ENCODED_TRIGGERS)
+_KINDS = (_SHAPES.pattern, KEY_WORDS.pattern, CONTEXT.pattern, PARTNERS.pattern, COOKIES.pattern, ENCODED_TRIGGERS,
+          PASSWORD_WORDS.pattern)
 
 
 def _any_evidence() -> re2._Regexp:
@@ -298,7 +311,7 @@ def _evidence_set() -> re2.Set:
     return kinds
 
 
-_SHAPE, _KEY, _CONTEXT_WORD, _PARTNER, _COOKIE, _ENCODED_FORM = range(6)
+_SHAPE, _KEY, _CONTEXT_WORD, _PARTNER, _COOKIE, _ENCODED_FORM, _PROSE = range(7)
 _EVIDENCE = _evidence_set()
 _ALL_KINDS = frozenset(range(len(_KINDS)))
 _LONG = 32_768  # a set's DFA gives up (finds nothing) where RE2's search falls back: long texts are checked again
@@ -328,6 +341,8 @@ def all_passes(proxy: str, data: bytes, decode: bool = True, kinds: frozenset[in
         found += partner_spans(proxy, data)
     if _COOKIE in kinds:
         found += cookie_spans(proxy, data)
+    if _PROSE in kinds:
+        found += prose_spans(proxy, data)
     if decode and _ENCODED_FORM in kinds and _ENCODED.search(data) is not None:
         found += _decoded_spans(proxy)
     return found
@@ -381,6 +396,70 @@ def redact(text: str) -> str:
     return _splice(text, found) if found else text
 
 
+# -- names: one-line values made of other text ----------------------------------------------------
+
+# A run of dashes in a name made of text stood for a space and the rest (`sshpass--p-x`: `sshpass -p x`).
+_DASHES = re.compile(r"-+")
+# Words that say a name was made of a credential's context (a command, a key, a sentence).
+_NAME_CONTEXT = re.compile(r"(?i)pass|pwd|secret|token|key|auth|cred|login|sudo|curl|echo|export|sshpass|base64|xxd"
+                           r"|bearer|private|\bpw\b|literal|mysql|psql|mongo|redis|rabbitmq|htpasswd|chpasswd"
+                           r'|"(?:d|p|q|dp|dq|qi|k)"')
+_RUN = re.compile(r"[A-Za-z0-9]{12,}")
+
+
+def _spaced(name: str) -> list[str]:
+    """The text a name may have been made of, same length: `_` as a space, and each run of
+    dashes as a space and the rest of the run (a flag keeps its dash)."""
+    underscores = name.replace("_", " ")
+    dashes = _DASHES.sub(lambda m: " " + m.group()[1:], name)
+    return [underscores, dashes, _DASHES.sub(lambda m: " " + m.group()[1:], underscores)]
+
+
+def _random_run(run: str) -> bool:
+    """A run of a name that only a generator writes: three kinds of character, or a long run
+    of two; a hex run of a commit's or digest's length is a hash."""
+    kinds = sum((any(c.islower() for c in run), any(c.isupper() for c in run), any(c.isdigit() for c in run)))
+    if HEX_RUN.fullmatch(run) and (len(run) <= 12 or len(run) in (40, 64)):
+        return False
+    return (kinds == 3 and entropy(run) >= 3.2) or (kinds == 2 and len(run) >= 16 and mixed(run)
+                                                    and entropy(run) >= 3.0)
+
+
+def name_spans(proxy: str, name: str | None = None) -> list[Span]:
+    """Credentials of a one-line name (a tool's name, a call id, a model, a key, a branch, a
+    folder): people and tools make names from a command or a sentence, replacing its spaces
+    and punctuation (a call id made of the command it ran, a branch named after a sentence, a
+    Claude project folder named after its cwd), so the rules also read the name spaced out; a
+    name that holds a credential's context word loses every random-looking run (what the
+    spacing could not give back: `curl -u root:…` as `curl--u-root-…`). `name` is the original
+    when `proxy` is its ASCII copy (words of other scripts are read there)."""
+    found = _rule_spans(proxy)
+    for variant in _spaced(proxy):
+        if variant != proxy:
+            found += _rule_spans(variant) + name_prose_spans(proxy, variant)
+    if name is not None and name != proxy:
+        found += other_script_spans(name, proxy)
+    if _NAME_CONTEXT.search(proxy):
+        found += random_runs(proxy)
+    return found
+
+
+def random_runs(proxy: str) -> list[Span]:
+    return [(m.start(), m.end(), "secret-in-name") for m in _RUN.finditer(proxy) if _random_run(m.group())]
+
+
+def redact_name(name: str) -> str:
+    """A one-line name with its credentials redacted (see `name_spans`)."""
+    if len(name) < _SHORTEST or not _settings.enabled:
+        return name
+    proxy = name if name.isascii() else fold_wide(name)
+    found = _merged(name, name_spans(proxy, name))
+    return _splice(name, found) if found else name
+
+
+# A Claude Code project folder: its cwd with every other character as `-`; a cwd's punctuation is
+# lost there, so the words around a credential no longer say what it is, and a random run is enough.
+_CLAUDE_FOLDER = re.compile(r"-[A-Za-z0-9-]+")
 # A `user:password@host` folder (a cwd cut from a URI: the path keeps one slash of `://`).
 _PATH_USERINFO = re.compile(r"(?:^|/)[^/\s:@]{0,64}:([^/\s@]{3,256})@[A-Za-z0-9\[]")
 
@@ -394,9 +473,13 @@ def redact_path(path: str) -> str:
     proxy = path if path.isascii() else fold_wide(path)
     found: list[Span] = []
     start = 0
-    for segment in proxy.split("/"):  # a file or folder name is a text of its own
-        found += [(a + start, b + start, name) for a, b, name in _rule_spans(segment)]
+    previous = ""
+    for segment in proxy.split("/"):  # a file or folder name is a name of its own
+        found += [(a + start, b + start, name) for a, b, name in name_spans(segment)]
+        if previous == "projects" and _CLAUDE_FOLDER.fullmatch(segment):
+            found += [(a + start, b + start, name) for a, b, name in random_runs(segment)]
         start += len(segment) + 1
+        previous = segment
     # Shapes may span folders (`hooks.slack.com/…`), and a cwd's `_` and `.` are `-` in a Claude
     # folder name (`ghp_…` is `ghp-…` there).
     for variant in {proxy, proxy.replace("-", "/"), proxy.replace("-", "_"), proxy.replace("-", ".")}:
@@ -421,6 +504,7 @@ def redact_field(key: str, value: str) -> str:
 
 # Short values (ids, names, paths, models) repeat from record to record: redacted once each.
 redact_cached = lru_cache(maxsize=16_384)(redact)
+redact_name_cached = lru_cache(maxsize=16_384)(redact_name)
 
 
 def count_placeholders(data: bytes | str) -> Counter[str]:

@@ -23,16 +23,28 @@ import re2
 
 from moraine.sources.secret_rules import PROVIDERS
 from moraine.sources.secret_values import DOTTED, TYPE_NAME, Span, entropy, is_reference, mixed, random_looking
+from moraine.sources.secret_vendors import VENDORS
 
 # A word, or the last words of an identifier (`MISTRAL_API_KEY`: `_` joins words there).
-CONTEXT = re2.compile(r"(?i)(?:\b|_)(?:" + "|".join(PROVIDERS) + r"|token|secret|password|passwd|api[ _-]?key"
-                      r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer)s?\b")
+_NAMES = sorted(set(PROVIDERS) | set(VENDORS))
+CONTEXT = re2.compile(r"(?i)(?:\b|_)(?:" + "|".join(_NAMES) + r"|token|secret|password|passwd|api[ _-]?key"
+                      r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer|key)s?\b")
+# "key" alone marks a value only when a copula gives it one, and not after these words.
+_KEY_OWNERS_NOT = re.compile(r"(?i)\b(?:cache|sort|primary|foreign|partition|composite|unique|public|idempotency"
+                             r"|dedupe?|lookup|map|dict|hash|index|row|object|s3|registry|react|list|translation|i18n"
+                             r"|config|env|keyboard|hot|shortcut|the|a|this|that|which|each|every|its|gpg|ssh|host"
+                             r"|signing key id|license)[ _-]\Z")
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./+=#?&%\\-])(?:\\+[nrt])?([A-Za-z0-9+/=_.-]{16,})")  # after `\n`, not in it
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "sha1", "sha256", "sha384", "sha512", "ssh-", "AAAA", "arn:")
-_PROVIDER_WORDS = frozenset(PROVIDERS)  # after a value, only a secret word marks it ("… npm" says nothing)
+_PROVIDER_WORDS = frozenset(_NAMES)  # after a value, only a secret word marks it ("… npm" says nothing)
 _WINDOW = 48  # characters after a context word a value may start in
 _BEFORE = 64  # characters before a context word a value may end in
+
+def _provider(word: str) -> bool:
+    """A service's name (in the plural too: "aws" is one, and "slacks" is "slack")."""
+    return word in _PROVIDER_WORDS or (word.endswith("s") and word[:-1] in _PROVIDER_WORDS)
+
 
 # -- ids -------------------------------------------------------------------------------------------
 
@@ -48,7 +60,8 @@ _TWILIO_SID = re.compile(r"(?!SK)[A-Z]{2}[0-9a-f]{32}")  # `AC…`, `SM…`, `CA
 _ID_WORDS = re.compile(
     r"(?i)(?:\b(?:commit|commits|sha|sha1|sha-1|sha256|sha-256|sha384|sha512|rev|revision|merge|head|tree|parent|blob"
     r"|object|checkout|cherry-pick|revert|reset|rebase|digest|checksum|shasum|integrity|hash|etag|h1|md5|md5sum"
-    r"|fingerprint|nonce|image|layer|build|tag|id|uuid|ref)\b[\s:=@\"',]*|@|#|\bh1:|sha\d*[:~-])$")
+    r"|fingerprint|nonce|image|layer|build|tag|id|uuid|ref|event|request|trace|span|job|order|message|device"
+    r"|instance|correlation|session)\b[\s:=@\"',]*|@|#|\bh1:|sha\d*[:~-])$")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
 
@@ -62,10 +75,13 @@ def _hash_line(text: str, start: int, end: int) -> bool:
     return text.startswith("  ", end) or (opens and (end - start <= 12 or end - start in (40, 64)))
 
 
-def is_id(text: str, start: int, end: int) -> bool:
-    """Whether `text[start:end]` is an id, a hash or a digest rather than a credential."""
+def is_id(text: str, start: int, end: int, keys_are_uuids: bool = False) -> bool:
+    """Whether `text[start:end]` is an id, a hash or a digest rather than a credential (a UUID
+    is one unless a copula gives it to a secret word: Snyk's and Heroku's keys are UUIDs)."""
     value = text[start:end]
-    if value.startswith(_ID_PREFIXES) or _TWILIO_SID.fullmatch(value) or _UUID.fullmatch(value):
+    if value.startswith(_ID_PREFIXES) or _TWILIO_SID.fullmatch(value):
+        return True
+    if _UUID.fullmatch(value) and not keys_are_uuids:
         return True
     before = text[max(0, start - 24):start]
     if _ID_WORDS.search(before):
@@ -75,8 +91,14 @@ def is_id(text: str, start: int, end: int) -> bool:
 
 # -- a context word, then (or after) a random-looking value ---------------------------------------
 
+_ARN_BEFORE = re.compile(r"arn:[\w-]*(?::[\w./-]*){0,5}:?\Z")
+
+
 def _in_arn(text: str, at: int) -> bool:
-    """Whether position `at` lies in an AWS resource name (the word around it starts `arn:`)."""
+    """Whether position `at` lies in an AWS resource name (the word around it starts `arn:`,
+    or an `arn:` shortly before it leads to it: `fix/arn:aws:iam::…`)."""
+    if _ARN_BEFORE.search(text, max(0, at - 96), at):
+        return True
     start = at
     while start > 0 and at - start < 256 and not text[start - 1].isspace() and text[start - 1] not in "\"'`":
         start -= 1
@@ -107,6 +129,30 @@ def secretish(value: str, provider: str) -> bool:
     return classes == 3 and entropy(core) >= 3.8
 
 
+_SECRET_WORD = re.compile(r"(?i)\b(?:key|token|secret|password|credential|api[ _-]?key)s?\b")
+# A copula just before a value: "the new one is X", "api key: X", "token = X".
+_JOINED = re.compile(r"(?:\bis|\bwas|\bare|(?<![:=]):|(?<![=!<>]):?=|->)\s*[\"'`]?\Z")  # not `::`, `==`
+
+
+_SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+")  # `test_fix_token_6`, `MAX_RETRY_2`
+
+
+def joined_secret(value: str, commits: bool = False) -> bool:
+    """A value a copula gives to a secret word ("the langfuse credential, the new one is
+    live_8cR…", "the api key is api-f2997b74-…"): a name with words and dashes counts here, as
+    vendors' keys hold them, but a word, a path, a commit hash or a public key does not."""
+    core = value.strip("=.-_")
+    if len(core) < 16 or "example" in core.lower() or core.startswith(_PUBLIC_PREFIXES) or not mixed(core):
+        return False
+    if DOTTED.fullmatch(core) or TYPE_NAME.fullmatch(core) or is_reference(core):
+        return False
+    if _wordy(core) or _SNAKE.fullmatch(core):
+        return False
+    if _HEX.fullmatch(core) and (len(core) < 32 or (len(core) == 40 and not commits)):
+        return False  # an id or a digest; a commit (but W&B's keys have its shape: "use daaaf7… for wandb")
+    return entropy(core) >= 3.0
+
+
 def _line_window(text: str, start: int, end: int) -> tuple[int, int]:
     """`start..end` cut to the line the context word is on."""
     newline = text.find("\n", start, end)
@@ -121,13 +167,23 @@ def _after(text: str, hit_end: int, word: str) -> Span | None:
         if cand.start() >= window_end:
             break
         start, stop = cand.span(1)
-        if secretish(cand.group(1), word) and not is_id(text, start, stop):
+        joined = _JOINED.search(text, hit_end, start) is not None and joined_secret(cand.group(1))
+        if joined and _provider(word):  # "the snyk key you asked for: X", not `"AWS::S3::X": "…"`
+            joined = _SECRET_WORD.search(text, hit_end, start) is not None
+        if word == "key" and not joined:
+            continue
+        if (joined or secretish(cand.group(1), word)) and not is_id(text, start, stop, keys_are_uuids=joined):
             return start, stop, "secret-near-keyword"
     return None
 
 
+# Between a value and a provider's name after it: "use X for datadog" (a bare "X npm" says nothing).
+_FOR_PROVIDER = re.compile(r"[\"'`]?\s+(?:for|with|on|in|to)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?:new\s+)?")
+
+
 def _before(text: str, hit_start: int, word: str) -> Span | None:
-    """The value closest before a context word (a few words back, on its line)."""
+    """The value closest before a context word (a few words back, on its line); before a
+    provider's name only when "for" (or the like) joins them."""
     line_start = text.rfind("\n", 0, hit_start) + 1
     last = None
     for cand in _CANDIDATE.finditer(text, max(line_start, hit_start - _BEFORE - 512), hit_start):
@@ -135,6 +191,11 @@ def _before(text: str, hit_start: int, word: str) -> Span | None:
     if last is None or last.end(1) < hit_start - _BEFORE:
         return None
     start, stop = last.span(1)
+    if _provider(word):
+        if not _FOR_PROVIDER.fullmatch(text, stop, hit_start):
+            return None
+        if joined_secret(last.group(1), commits=True) and not is_id(text, start, stop, keys_are_uuids=True):
+            return start, stop, "secret-near-keyword"  # "use 952540d7-… for heroku": a key for a service
     if text[stop:hit_start].count(" ") > 8 or (_HEX.fullmatch(last.group(1)) and len(last.group(1)) in (40, 64)):
         return None  # far away, or a commit hash or digest ("`9532bd…` (changelog); npm")
     if secretish(last.group(1), word) and not is_id(text, start, stop):
@@ -147,8 +208,10 @@ def context_spans(text: str, data: bytes) -> list[Span]:
     for hit in CONTEXT.finditer(data):
         if _in_arn(text, hit.start()):
             continue  # `arn:aws:secretsmanager:…:secret:MyDbSecret-d4e5f6`: a resource name
-        word = text[hit.start():hit.end()].lower()
-        before = _before(text, hit.start(), word) if word.rstrip("s") not in _PROVIDER_WORDS else None
+        word = text[hit.start():hit.end()].lower().lstrip("_")
+        if word == "key" and _KEY_OWNERS_NOT.search(text, max(0, hit.start() - 24), hit.start()):
+            continue
+        before = _before(text, hit.start(), word) if word != "key" else None
         for found in (_after(text, hit.end(), word), before):
             if found is not None:
                 spans.append(found)
@@ -157,11 +220,12 @@ def context_spans(text: str, data: bytes) -> list[Span]:
 
 # -- a secret beside its partner id ----------------------------------------------------------------
 
-# The id (kept: an id alone grants nothing) and the shape of the secret issued with it.
-PARTNERS = re2.compile(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}|AC[0-9a-f]{32}|LTAI[A-Za-z0-9]{17,21}"
+# The id (kept: an id alone grants nothing) and the shape of the secret issued with it (an AWS key
+# id's alphabet as trufflehog reads it: digits 0, 1, 8, 9 are written by hand and in examples).
+PARTNERS = re2.compile(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}|AC[0-9a-f]{32}|LTAI[A-Za-z0-9]{17,21}"
                        r"|AKID[A-Za-z0-9]{32}")
 _PARTNER_SECRET = {
-    "A": re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])"),  # AWS secret access key
+    "A": re.compile(r"(?:(?<![A-Za-z0-9+/])|(?<=\\[nrt]))[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])"),  # AWS secret access key
     "AC": re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{32}(?![A-Za-z0-9])"),  # Twilio auth token
     "LTAI": re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{30}(?![A-Za-z0-9])"),  # Alibaba AccessKey secret
     "AKID": re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{32}(?![A-Za-z0-9])"),  # Tencent SecretKey

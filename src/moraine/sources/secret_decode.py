@@ -29,7 +29,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from moraine.sources.secret_values import Span, mixed
+from moraine.sources.secret_prose import password_like
+from moraine.sources.secret_values import Span, mixed, random_looking
 
 # Words whose base64 or hex marks a blob worth decoding: token prefixes (gitleaks', trufflehog's)
 # and the words of a `.env` file or PEM block.
@@ -59,7 +60,7 @@ def _triggers() -> str:
     alternatives = sorted(re.escape(literal) for literal in literals)
     escapes = [r"\\+u00[2-7][0-9A-Fa-f]", r"\\+u[fF][fF][0-5][0-9A-Fa-f]", r"\\+x[2-7][0-9A-Fa-f]",
                r"%[2-7][0-9A-Fa-f]", r"&#(?:x[2-7][0-9A-Fa-f]|[3-9][0-9]|1[01][0-9]|12[0-6]);"]
-    return "|".join([*alternatives, *escapes, r"(?i:base64|b64decode|atob)"])
+    return "|".join([*alternatives, *escapes, r"(?i:base64|b64decode|atob|xxd)"])
 
 
 ENCODED_TRIGGERS = _triggers()
@@ -205,4 +206,17 @@ def blob_spans(text: str, scan: Scan) -> list[Span]:
                 found.append((match.start(), match.start() + length, f"{kind}-{inner[0][2]}"[:64]))
             elif kind == "base64" and (decoding or length <= 120) and basic_pair(decoded):
                 found.append((match.start(), match.start() + length, "base64-basic-credentials"))
+            elif _DECODED_BY.match(text, match.start() + length) and _lone_secret(decoded):
+                found.append((match.start(), match.start() + length, f"{kind}-decoded-secret"))
     return found
+
+
+# A blob piped to a decoder (`echo … | xxd -r -p`, `| base64 -d`): a value someone hid from view.
+_DECODED_BY = re.compile(r"[\"']?\s*\|\s*(?:xxd\s+-r|base64\s+(?:-d|--decode|-D)|openssl\s+(?:base64|enc)\s+-d)")
+
+
+def _lone_secret(decoded: str) -> bool:
+    """What a hidden blob decodes to is a secret when it is one token a person or a generator
+    wrote (`meadow-8z1q-walnut-246`), not text or a file."""
+    core = decoded.strip()
+    return not any(c.isspace() for c in core) and (password_like(core) or random_looking(core))

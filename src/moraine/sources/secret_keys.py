@@ -10,6 +10,7 @@ from functools import lru_cache
 
 import re2
 
+from moraine.sources.secret_prose import password_like
 from moraine.sources.secret_rules import PROVIDERS
 from moraine.sources.secret_values import Span, is_reference, random_looking
 
@@ -34,7 +35,8 @@ _SECRET_LAST = frozenset({
 })
 # ... or its last two words do (`api_key`, `AccountKey`, `client-secret` is covered above).
 _SECRET_KEY_FIRST = frozenset({
-    "api", "access", "secret", "private", "account", "master", "encryption", "signing", "license", "shared",
+    "api", "access", "secret", "private", "account", "master", "application", "encryption", "signing", "license",
+    "shared",
     "auth", "app", "admin", "service", "sas", "storage", "consumer", "client", "session", "webhook", "deploy",
     # detect-secrets' KeywordDetector denylist (db_key, priv_key, …) and what signs or encrypts
     "hmac", "jwt", "db", "database", "priv", "aes", "cipher", "crypto", "enc", "sign", "cookie", "csrf",
@@ -53,9 +55,12 @@ _GLUED = ("password", "passwd", "passphrase", "token", "secret", "apikey", "sess
 # Whole keys known to hold secrets although their last word says otherwise.
 _SECRET_KEYS = frozenset({("secret", "key", "base"), ("private", "key", "id")})
 _FLAG = re.compile(r"-{1,2}[A-Za-z]")
-_SEP = re.compile(r"(\\*[\"'])?[ \t]*(:=|=>|=(?!=)|:(?![:/])(?=[\s\"'\\]|$))")
+# `define('DB_PASSWORD', '…')`, `setdefault("API_TOKEN", "…")`: a quoted key, a comma, a quoted value.
+_PAIR_SEP = re.compile(r"(\\*[\"'])[ \t]*(,)(?=[ \t]*\\*[\"'])")
+_SEP = re.compile(r"(\\*[\"']\]?)?[ \t]*(:=|=>|=(?!=)|:(?![:/])(?=[\s\"'\\]|$))")  # `["KEY"] = …` too
 _OPEN_QUOTE = re.compile(r"[ \t]*(\\*)([\"'])")
-_VALUE_END = re.compile(r"[\s\"'`\\&]")
+_VALUE_END = re.compile(r"[\s\"'`\\&]|</")  # `</` closes an element (`<cwd>…/KEY=value</cwd>`)
+_VALUE_END_LINE = re.compile(r"[\s\"'`\\]|</")  # `DB_PASS=Velvet&96…` of a .env line: `&` is no query's end
 _VALUE_END_CODE = re.compile(r"[\s\"'`\\&,;)}\]]")
 _TYPE_ANNOTATED = re.compile(r"[ \t]*=(?!=)[ \t]*")
 _UPPER_CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")  # `PrivateKey`, `Token` (not `TOKEN`)
@@ -107,10 +112,17 @@ def _key_at(text: str, hit: int) -> _Key | None:
     return _Key(start, end, flag, at_line_start)
 
 
+def _pair_sep(text: str, key: _Key) -> re.Match[str] | None:
+    """`'KEY', 'value'` as a call's first two arguments (`define(`, `setdefault(`), not items
+    of a list (`["Auth", "BasicAuth"]`)."""
+    opening = text[max(0, key.start - 8):key.start].rstrip("\"'\\").rstrip()
+    return _PAIR_SEP.match(text, key.end) if opening.endswith("(") else None
+
+
 def _value_after(text: str, key: _Key) -> tuple[int, int, str] | None:
     """(start, end, context) of the value assigned to the key, or None when the key is not
     assigned here. context: "quoted", "env" (a literal by syntax) or "code" (an expression)."""
-    sep = _SEP.match(text, key.end)
+    sep = _SEP.match(text, key.end) or _pair_sep(text, key)
     pos = key.end
     if sep is not None:
         pos = sep.end()
@@ -133,7 +145,7 @@ def _value_after(text: str, key: _Key) -> tuple[int, int, str] | None:
         while end > pos and text[end - 1] in ",;":  # `token: string;` of a TypeScript interface
             end -= 1
         return pos, end, "yaml"
-    finder = _VALUE_END if literal else _VALUE_END_CODE
+    finder = (_VALUE_END_LINE if key.line_start else _VALUE_END) if literal else _VALUE_END_CODE
     end = _literal_end(text, pos, finder, literal)
     if literal and not key.flag and not _ENV_KEY.fullmatch(text[key.start:key.end]):
         word = _IDENT_VALUE.match(text, pos, end)  # `f(token=token)`, `x(create_token=True)`: code
@@ -176,7 +188,7 @@ def _cut_comment(text: str, start: int, end: int) -> int:
 _PROSE = re.compile(r"[A-Za-z][A-Za-z0-9,.'-]*(?: +[A-Za-z][A-Za-z0-9,.'-]*)+")
 
 
-_PLAIN = re.compile(r"[A-Za-z][a-z]*(?:[_ -][A-Za-z][a-z]*)*|[A-Z]+(?:_[A-Z]+)+")  # words, a CONSTANT_NAME
+_PLAIN = re.compile(r"[A-Za-z][a-z]*(?:[_ -][A-Za-z][a-z]*)*|[A-Z]+(?:_[A-Z]+)*")  # words, a CONSTANT_NAME
 
 
 def _names_password(identifier: str) -> bool:
@@ -202,8 +214,8 @@ def _may_assign(text: str, end: int) -> bool:
     neither ('the token is …', 'auth flow'): they are passed over before `_key_at` looks for
     the identifier (at 1M events, 13,641 key words in the 300 logs sampled, 3,099 followed by
     a separator). Never false where `_value_after` would find a value: it needs one or the other."""
-    if _SEP.match(text, end) is not None:
-        return True
+    if _SEP.match(text, end) is not None or _PAIR_SEP.match(text, end) is not None:
+        return True  # (a pair is checked again once the key's start is known: `_pair_sep`)
     return text[end:end + 1] in (" ", "\t") and "-" in text[max(0, end - _IDENT_REACH):end]
 
 
@@ -239,8 +251,9 @@ def _holds_secret(text: str, key: _Key, start: int, end: int, context: str) -> b
     if not bare or is_reference(bare):
         return False
     identifier = text[key.start:key.end]
-    if _needs_random(identifier.lstrip("-")) and not random_looking(bare):
-        return False
+    if _needs_random(identifier.lstrip("-")) and not random_looking(bare) and not (
+            _words(identifier)[-1:] == ["pass"] and password_like(bare)):
+        return False  # `ansible_become_pass: ki5bzaP+K1…` holds one, `render_pass: shadow` does not
     if not _names_password(identifier) and (_PLAIN.fullmatch(bare) or _PROSE.fullmatch(bare)):
         return False  # `"input_token": "position"`, `"nextToken": "A generated value."`: never a credential
     if context == "code" and re.fullmatch(r"[A-Za-z_]\w*", value) and not random_looking(value):

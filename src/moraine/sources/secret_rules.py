@@ -66,13 +66,15 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}" + _END),
     Rule("google-api-key", "gitleaks:gcp-api-key", r"AIza[0-9A-Za-z_-]{35}"),
     Rule("google-oauth-token", "vendor:Google OAuth 2.0 access tokens", r"ya29\.[0-9A-Za-z_-]{20,}"),
+    Rule("google-refresh-token", "trufflehog:googleoauth2 (refresh tokens 1//0…)", r"1//0[0-9A-Za-z_-]{30,}"),
     Rule("azure-ad-client-secret", "gitleaks:azure-ad-client-secret",
          r"[0-9]Q~[A-Za-z0-9_~.-]{31,34}", mixed=True, back=r"[A-Za-z0-9_~.]{3}"),
     Rule("digitalocean-token", "gitleaks:digitalocean-pat", r"do[opr]_v1_[a-f0-9]{64}"),
     Rule("heroku-api-key", "gitleaks:heroku-api-key-v2", r"HRKU-AA[0-9A-Za-z_-]{58}"),
     Rule("vault-token", "gitleaks:vault-service-token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
     Rule("databricks-token", "gitleaks:databricks-api-token", r"dapi[a-f0-9]{32}(?:-[0-9])?" + _END),
-    Rule("doppler-token", "gitleaks:doppler-api-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    Rule("doppler-token", "gitleaks:doppler-api-token",
+         r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,}"),
     Rule("fly-token", "gitleaks:flyio-access-token", r"fo1_[A-Za-z0-9_-]{43}"),
     Rule("planetscale-token", "gitleaks:planetscale-api-token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,64}"),
     Rule("supabase-token", "vendor:Supabase access tokens", r"sbp_[a-f0-9]{40}"),
@@ -80,7 +82,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"tskey-(?:api|auth|client|webhook)-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}"),
     Rule("grafana-token", "gitleaks:grafana-service-account-token", r"gl(?:sa|c)_[A-Za-z0-9_=+/-]{32,}"),
     Rule("newrelic-key", "gitleaks:new-relic-user-api-key", r"NR(?:AK|II|JS)-[A-Za-z0-9]{20,}"),
-    Rule("sentry-token", "gitleaks:sentry-org-token", r"sntr[ysu]_[A-Za-z0-9_=+/-]{40,}"),
+    Rule("sentry-token", "gitleaks:sentry-org-token, sentry-user-token", r"sntry[su]_[A-Za-z0-9_=+/-]{40,}"),
     Rule("atlassian-api-token", "gitleaks:atlassian-api-token", r"ATATT3[A-Za-z0-9_=-]{40,}"),
     Rule("postman-api-key", "gitleaks:postman-api-token", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
     # -- source hosting and package registries --------------------------------------------------
@@ -131,6 +133,22 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("twilio-api-key", "gitleaks:twilio-api-key", r"SK[0-9a-fA-F]{32}" + _END),
     Rule("sendgrid-api-key", "gitleaks:sendgrid-api-token", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
     Rule("mailgun-api-key", "gitleaks:mailgun-private-api-token", r"key-[a-f0-9]{32}" + _END),
+    Rule("mailgun-sending-key", "trufflehog:mailgun (<32 hex>-<8 hex>-<8 hex>)", r"-[a-f0-9]{8}-[a-f0-9]{8}" + _END,
+         back=r"(?<![A-Za-z0-9])[a-f0-9]{32}"),
+    Rule("mailersend-token", "trufflehog:mailersend", r"mlsn\.[a-f0-9]{64}" + _END),
+    Rule("elevenlabs-api-key", "trufflehog:elevenlabs (v2: sk_ and 48 hex)", r"sk_[a-f0-9]{48}" + _END),
+    Rule("asana-token", "trufflehog:asanapersonalaccesstoken", r"[0-9]/[0-9]{10,20}/[0-9]{10,20}:[a-f0-9]{32}" + _END),
+    Rule("langfuse-secret-key", "trufflehog:langfuse (sk-lf-<uuid>)",
+         r"sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    Rule("launchdarkly-key", "trufflehog:launchdarkly (api-/sdk- and a UUID)",
+         r"(?:api|sdk)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    Rule("gocardless-token", "gitleaks:gocardless-api-token", r"(?:live|sandbox)_[A-Za-z0-9_=-]{40}" + _END,
+         mixed=True),
+    Rule("yandex-token", "vendor:Yandex OAuth tokens (y0_AgAAAA…)", r"y[0-3]_AgA[A-Za-z0-9_-]{30,}"),
+    Rule("tines-webhook-url", "trufflehog:tineswebhook", r"https://[A-Za-z0-9-]+\.tines\.com/webhook/[A-Za-z0-9]{16,}(?:/[A-Za-z0-9]{16,})?",
+         starts_word=False),
+    Rule("heroku-cli-token", "vendor:heroku auth:token prints the key on the next line",
+         r"heroku\s+auth:token\s*(?:\r?\n|\\n)\s*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"),
     Rule("mailchimp-api-key", "gitleaks:mailchimp-api-key", r"-us[0-9]{1,2}" + _END, back=r"[a-f0-9]{32}"),
     Rule("linear-api-key", "gitleaks:linear-api-key", r"lin_(?:api|oauth)_[A-Za-z0-9]{30,}"),
     Rule("notion-token", "vendor:Notion integration tokens", r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})"
@@ -219,7 +237,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
     Rule("octopus-deploy-key", "gitleaks:octopus-deploy-api-key", r"API-[A-Z0-9]{26}" + _END, mixed=True),
     Rule("openshift-token", "gitleaks:openshift-user-token", r"sha256~[A-Za-z0-9_-]{43}"),
-    Rule("salesforce-session-token", "trufflehog:salesforce (00D…!…)", r"00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.]{80,}"),
+    Rule("salesforce-session-token", "trufflehog:salesforce (00D…!…)", r"00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.-]{80,}"),
     Rule("ramp-token", "trufflehog:ramp", r"ramp_(?:id|sec)_[A-Za-z0-9]{40,48}"),
     Rule("rootly-token", "trufflehog:rootly", r"rootly_[a-f0-9]{64}"),
     Rule("stripe-client-secret", "trufflehog:stripepaymentintent (the _secret_ part; the intent id is kept)",
@@ -229,12 +247,13 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("gitlab-session-cookie", "gitleaks:gitlab-session-cookie", r"_gitlab_session=([0-9a-z]{32})",
          starts_word=False),
     # -- connection strings and URLs ------------------------------------------------------------
-    # `scheme://user:password@host`: the password is redacted, whatever it holds but `/` and
-    # white space, up to the *last* `@` before the host (people write `#`, `?`, `$` and `@` in a
-    # password without percent-encoding it; a user name may be an e-mail address); a placeholder
-    # (`${DB_PASSWORD}`, `<password>`) is kept by `redact.py`.
+    # `scheme://user:password@host`: the password is redacted, whatever it holds but white
+    # space, up to the *last* `@` before the host (people write `#`, `?`, `$`, `/` and `@` in a
+    # password without percent-encoding it; a user name may be an e-mail address); a port and
+    # a path (`host:8080/users/@me`) and a placeholder (`${DB_PASSWORD}`, `<password>`) are
+    # kept by `redact.py`.
     Rule("uri-password", "gitleaks:generic basic-auth URL; detect-secrets:BasicAuthDetector; trufflehog:uri",
-         r"://[^\s:/?#\"'\\]*:([^\s/\"'\\]+)@[A-Za-z0-9\[]", starts_word=False,
+         r"://[^\s:/?#\"'\\]*:([^\s\"'\\]+)@[A-Za-z0-9\[]", starts_word=False,
          back=r"[A-Za-z][A-Za-z0-9+.-]{1,30}"),
     Rule("azure-storage-key", "gitleaks:azure-storage-account-key (vendor: connection strings)",
          r"(?i:AccountKey|SharedAccessKey|SharedSecret|PrimaryKey|SecondaryKey)\s*=\s*([A-Za-z0-9+/_-]{20,}={0,2})",
@@ -286,6 +305,21 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("net-user-password", "vendor:Windows net user / net use",
          r"net\s+user\s+(?:\"[^\"\n]+\"|[^\s\"/]+)\s+([^\s\"'\\/*][^\s\"'\\]*)"
          r"|net\s+use\s+\S+\s+([^\s\"'\\/*][^\s\"'\\]*)\s+/user:"),
+    Rule("cli-positional-password", "vendor:mysqladmin password, rabbitmqctl add_user/change_password, "
+         "ConvertTo-SecureString -AsPlainText, lftp -u user,pass, sqlplus user/pass@db",
+         r"mysqladmin\s[^\n|;&]*?[ \t]password[ \t]+" + _ARG
+         + r"|rabbitmqctl\s+(?:add_user|change_password|authenticate_user)\s+[\"']?[^\s\"']+[\"']?\s+" + _ARG
+         + r"|ConvertTo-SecureString\s+(?:-String\s+)?[\"']([^\"'\n]{4,})[\"']\s+-AsPlainText"
+         + r"|lftp\s[^\n|;&]*?-u\s+[\"']?[^\s,\"']+,([^\s\"'\\]+)"
+         + r"|sqlplus\s+(?:-[A-Za-z]+\s+)*[\"']?[A-Za-z0-9_$#]+/([^\s@/\"'\\]+)@"),
+    Rule("cli-config-secret", "vendor:npm/yarn/pnpm/aws/git config set, gh secret set --body, setx",
+         r"(?i:config(?:ure)?\s+set|setx)\s+(?:--[a-z-]+\s+)*[\"']?[^\s=\"']*(?i:token|secret|password|passwd|pass|apikey"
+         r"|api_key|access_key|auth)[^\s=\"']*[\"']?[ \t]+" + _ARG
+         + r"|(?i:secrets?\s+set)\s+\S+\s+(?:-b|--body)[ \t]+" + _ARG),
+    Rule("call-credentials", "vendor:requests auth=(user, password), HTTPBasicAuth, NetworkCredential, smtplib login",
+         r"(?:\bauth\s*=\s*\(|(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|NetworkCredential|PasswordAuthentication"
+         r"|UsernamePasswordCredentials|setBasicAuth|withBasicAuth|basicAuth|\.login)\s*\()\s*[\"'][^\"'\n]{1,64}[\"']\s*,"
+         r"\s*[\"']([^\"'\n]{4,128})[\"']"),
     Rule("pgpass-line", "vendor:PostgreSQL .pgpass (hostname:port:database:username:password)",
          r"(?:^|[\n\"'>]|\\n)[ \t]*(?:localhost|\*|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+):(?:[0-9]{2,5}|\*)"
          r":[^\s:\"'\\]+:[^\s:\"'\\]+:([^\s\"'\\]*[^\s\"'\\0-9][^\s\"'\\]*)(?:[\s\"'\\]|$)", starts_word=False),
@@ -315,4 +349,6 @@ PROVIDERS: tuple[str, ...] = (
     "plaid", "paypal", "braintree", "razorpay", "paystack", "coinbase", "binance", "dropbox", "airtable", "zendesk",
     "intercom", "hubspot", "salesforce", "twitch", "twitter", "jfrog", "artifactory", "snyk", "sonarqube",
     "buildkite", "pulumi", "terraform", "dynatrace", "launchdarkly", "bugsnag", "mixpanel", "doppler",
+    # clouds whose keys have no prefix
+    "alibaba", "aliyun", "tencent", "huawei", "baidu", "hetzner", "linode", "ibm", "ibmcloud", "bluemix",
 )

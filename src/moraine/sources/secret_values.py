@@ -27,7 +27,12 @@ _LITERAL_WORDS = frozenset({
     "secretstr", "secretbytes", "text", "varchar", "char", "uuid", "bearer", "basic", "pass", "passwd", "pwd",
     "user:pass", "username", "user", "login",
 })
-_REFERENCE_START = tuple("$%{<[(@#*&!?|-`")
+_REFERENCE_START = tuple("${<[(*?|-`")
+# A value opening with one of `%@#&!` names or reads something only in these forms (`%HOME%`,
+# `%(name)s`, `@file.txt`, `# comment`, `&anchor`, `!vault |`); a password may open with any of
+# them (`%f(Z3yMy…`, `!Qa9…`, `#7cX…`).
+_MARKED_REFERENCE = re.compile(r"%[A-Za-z_]\w*%|%\(|%[sdr]|\(.*\)$|@[\w./-]+$|#(?:\s|[A-Za-z_-]+$|[0-9a-fA-F]{3,8}$)"
+                                r"|\*+\w*$|&\w+$|![A-Za-z][\w.-]*(?:\s|$)")
 # Values that are public by design: Stripe publishable keys, Mapbox public tokens, PubNub
 # publish/subscribe keys, SSH public keys.
 _PUBLIC_VALUES = ("pk_live_", "pk_test_", "pk.eyJ", "pub-c-", "sub-c-", "ssh-rsa ", "ssh-ed25519 ", "ecdsa-sha2-")
@@ -36,7 +41,30 @@ DOTTED = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+")
 # `PKCS7PrivateKeyTypes`, `Ed25519PrivateKey`, `Auth`, `RefreshTokenT`); random text never
 # splits into such words.
 TYPE_NAME = re.compile(r"(?:[A-Z]{1,6}[0-9]*|[A-Z][a-z][0-9]+)?(?:[A-Z][a-z]{2,}[0-9]*)+[A-Z]?")
+# A call or a subscript (`os.getenv("X")`, `env["X"]`, `getpass()`, `(await vault.read())`).
+_CALL = re.compile(r"([A-Za-z_$][\w.$]*)\s*[(\[]|\(.*\)$|\[.*\]$")
+# A part of a dotted name as code writes one: a word in any case, with digits after it.
+_CODE_PART = re.compile(r"[a-z_][a-z0-9_-]*|[A-Z][A-Z0-9_]*|[A-Z]?[a-z]+(?:[A-Z][a-z]{2,}[0-9]*)*[0-9]*"
+                        r"|(?:[A-Z]+[a-z]{2,}[0-9]*)+")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_LETTERS = re.compile(r"[A-Za-z_]*")
 _CODE_WORD = re.compile(r"[a-z]+(?:[A-Z][a-z]+)+|[a-z]+(?:_[a-z]+)+")  # `serverAuth`, `debug_prompt`
+
+
+def _is_call(value: str) -> bool:
+    """A call or a subscript of a name code would write (`s.accept(TokenType.STRING`, cut where
+    the value's end was read); `gdKBvphBxP(T4r^h` opens with no such name."""
+    call = _CALL.match(value)
+    if call is None:
+        return False
+    name = call.group(1)
+    return name is None or all(_code_part(part.strip("$")) for part in name.split(".") if part.strip("$"))
+
+
+def _code_part(part: str) -> bool:
+    """A part of a dotted name as code writes one (`ed25519`, `Ed25519PrivateKey`, `CLIENT_AUTH`,
+    `ExtendedKeyUsageOID`); `Unyg38cSDo6rBl` is none."""
+    return bool(_CODE_PART.fullmatch(part) or TYPE_NAME.fullmatch(part) or _LETTERS.fullmatch(part))
 
 
 def is_reference(value: str) -> bool:
@@ -45,14 +73,16 @@ def is_reference(value: str) -> bool:
     lowered = value.lower()
     if len(value) < 4 or lowered.rstrip(":;,.") in _LITERAL_WORDS or value.startswith(_REFERENCE_START):
         return True
+    if value[0] in "%@#&!" and _MARKED_REFERENCE.match(value):
+        return True
     if value.startswith(_PUBLIC_VALUES):
         return True
     if any(word in lowered for word in _STOP_WORDS) or len(set(value)) <= 2 or _FORMAT.fullmatch(value):
         return True
-    if "(" in value or "[" in value or " | " in value or " = " in value:  # a call, a subscript, a type
+    if _is_call(value) or " | " in value or " = " in value:  # a call, a subscript, a type
         return True
-    if DOTTED.fullmatch(value) and not random_looking(value):  # an attribute, a module, a file name
-        return True
+    if DOTTED.fullmatch(value) and not random_looking(value) and all(map(_code_part, value.split("."))):
+        return True  # an attribute, a module, a file name (not `Unyg38cSDo6rBl.aKW`)
     if value.startswith(("/", "./", "~/", "../")) or (value.count("/") >= 2 and not random_looking(value)):
         return True  # a path (a base64 secret holds slashes too, but looks random)
     return bool(TYPE_NAME.fullmatch(value) or _CODE_WORD.fullmatch(value))
@@ -63,6 +93,8 @@ def random_looking(value: str) -> bool:
     dotted name, one random-looking part is enough."""
     if "." in value:
         return any(random_looking(part) for part in value.split("."))
+    if len(value) >= 20 and _HEX.fullmatch(value) and mixed(value):
+        return entropy(value) >= 3.0  # hex has 16 letters: its entropy tops out at 4
     return len(value) >= 16 and mixed(value) and entropy(value) >= 3.5 and not TYPE_NAME.fullmatch(value)
 
 

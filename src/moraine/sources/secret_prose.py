@@ -1,0 +1,162 @@
+"""Passwords written in sentences: "the password is hunter22", "pw: Summer2024!", "log in as
+admin with rocket-erh2-willow-087", "Passwort: …", "パスワード：…".
+
+A person's password is not random-looking (`velvet-eesv-granite-854`, `Summer2024!`), so the
+rules of `secret_context.py` (a random-looking value near a secret word) pass it over, and it
+has no key to be assigned to. What marks it is a word that names a password, in the language
+the person writes in, joined to the value by a copula or a separator ("is", "was", ":", "=",
+"/", "ist", "es", "est", "是", "は"), or a login verb and "with"/"using" before it, or "is the
+password" after it. The value must look like a password someone chose: letters with a digit or
+a symbol, eight characters or more, not a word of code, a path, an address or a version
+("password length must be at least 12", "the password hashing moved to argon2id in
+auth/hash.py" are kept: no copula there, or no value).
+
+Runs on the ASCII copy of the text (same positions, see `redact.spans`); words of other scripts
+are looked for in the original text by `other_script_spans`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import re2
+
+from moraine.sources.secret_values import Span, is_reference
+
+# Words naming a password, in the Latin-script languages people write to agents in (matched on
+# the ASCII copy: an accented letter is a `?` there).
+PASSWORD_WORDS = re2.compile(
+    r"(?i)\b(?:pass(?:word|wd|phrase|code)s?|pass[ -]phrase|pwd|pw|wi-?fi(?:[ -]password|[ -]key)?|wpa2?[ -]key"
+    r"|passwort|kennwort|contrase.as?|clave|mot de passe|mdp|senha|wachtwoord|has.o|heslo|l.senord|passord"
+    r"|adgangskode|salasana|jelsz.|.ifre|parola|sifre|credentials?|creds|login|log in|sign in|signin)\b")
+# Words of other scripts, looked for in the original text.
+_OTHER_SCRIPTS = re.compile(r"пароль|парол|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|סיסמה|كلمة المرور|รหัสผ่าน")
+_LOGIN = re.compile(r"(?i)credentials?|creds|login|log in|sign in|signin")
+# What joins a password word to its value.
+_COPULAS = frozenset({"is", "was", "are", "be", "ist", "lautet", "war", "es", "est", "era", "e", "é", "is:", "to",
+                      ":", "=", "->", "=>", "/", "|", "-", "with", "using", "como", "als", "ist:", "es:", "est:"})
+_TO_VERBS = re.compile(r"(?i)\b(?:set|change[ds]?|reset|update[ds]?|rotate[ds]?|chang(?:ing|ed))\b")
+# A token ends at a backslash too: in a raw JSON line (a quarantined one) it opens an escape, and a
+# redaction must not cut through one.
+_TOKEN = re.compile(r"[^\s\"'`<\\]+|\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|`[^`\n]{1,128}`")
+_REACH = 64  # characters after a password word its value may start in
+_STRONG_SYMBOLS = frozenset("!#$%^&*+?~@=")
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z0-9.-]*")
+_FILE = re.compile(r"[\w./-]*\.(?:py|js|ts|tsx|go|rs|rb|java|kt|c|h|cpp|md|txt|json|ya?ml|toml|ini|cfg|conf|env"
+                   r"|sh|sql|html|css|lock|log|csv|xml)")
+_EMAIL = re.compile(r"[^@\s]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_CODE = re.compile(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Za-z]+\(\)?|[A-Z][a-z]+(?:-[A-Z][A-Za-z]+)+")
+_BEFORE = re.compile(r"(?i)([^\s\"'`]{8,}|\"[^\"\n]{8,128}\"|'[^'\n]{8,128}')[\"'`]?\s+(?:is|was|=)\s+"
+                     r"(?:(?:the|my|our|your|a|an|his|her|their)\s+)?(?:[\w-]+\s+){0,3}$")
+
+
+def password_like(value: str) -> bool:
+    """A value a person chose as a password: eight characters or more, letters with a digit or a
+    symbol, and none of the things that follow such words in ordinary text."""
+    core = value.strip("\"'`").rstrip(".,;:!?)")
+    if len(core) < 8 or len(core) > 128 or not any(c.isalpha() for c in core) or is_reference(core.rstrip("([")):
+        return False
+    if not (any(c.isdigit() for c in core) or any(c in _STRONG_SYMBOLS for c in core)):
+        return False  # `read-only`, `user-facing`: words; `Sommer!Regen` a password
+    if "://" in core or core.startswith(("/", "~", "./")) or _EMAIL.fullmatch(core) or _VERSION.fullmatch(core):
+        return False
+    return not (_FILE.fullmatch(core) or _CODE.fullmatch(core) or core.lower().startswith(("http", "www.")))
+
+
+def _value_span(text: str, start: int, end: int, token: str) -> Span:
+    """The token's span without its quotes and the punctuation that ends a sentence."""
+    lead = len(token) - len(token.lstrip("\"'`"))
+    core = token.strip("\"'`")
+    trimmed = core.rstrip(".,;!?)") if not token.startswith(("\"", "'", "`")) else core
+    return start + lead, start + lead + len(trimmed), "password-in-prose"
+
+
+def _joins(previous: str, login: bool, text: str, word_end: int, skipped: list[str]) -> bool:
+    """Whether the token before a value joins it to the password word."""
+    if login:
+        return previous in ("with", "using", "/", "|")
+    if previous == "to":  # "changed the password (for admin) to …", not "moved password hashing to …"
+        near = not skipped or skipped[0] in ("for", "of", "on")
+        return near and _TO_VERBS.search(text, max(0, word_end - 80), word_end) is not None
+    return previous in _COPULAS
+
+
+def _after(text: str, word_end: int, login: bool) -> Span | None:
+    """The first password-like token after the word that a copula joins to it."""
+    line_end = text.find("\n", word_end)
+    stop = min(len(text) if line_end < 0 else line_end, word_end + _REACH)
+    previous, skipped = "", list[str]()
+    if text[word_end:word_end + 1] in (":", "="):
+        previous, word_end = ":", word_end + 1
+    for token in _TOKEN.finditer(text, word_end, stop):
+        value, start = token.group(), token.start()
+        low = value.lower()
+        if low in _COPULAS or low.rstrip(":") in _COPULAS:
+            previous = low.rstrip(":") or low
+            continue
+        if value[0] in ":=" and len(value) > 1:  # `Passwort:Sommer…`, `pw=x` without a space
+            value, start, previous = value[1:], start + 1, ":"
+        if _joins(previous, login, text, word_end, skipped) and password_like(value):
+            return _value_span(text, start, token.end(), value)
+        previous = ":" if value.endswith(":") else low
+        skipped.append(low)
+    return None
+
+
+def _before(text: str, word_start: int) -> Span | None:
+    """"X is the admin password", "`X` was my wifi password"."""
+    line_start = text.rfind("\n", 0, word_start) + 1
+    found = _BEFORE.search(text, max(line_start, word_start - 160), word_start)
+    if found is None or not password_like(found.group(1)):
+        return None
+    return _value_span(text, found.start(1), found.end(1), found.group(1))
+
+
+def prose_spans(text: str, data: bytes) -> list[Span]:
+    spans: list[Span] = []
+    for hit in PASSWORD_WORDS.finditer(data):
+        word = text[hit.start():hit.end()]
+        login = bool(_LOGIN.fullmatch(word))
+        for found in (_after(text, hit.end(), login), None if login else _before(text, hit.start())):
+            if found is not None:
+                spans.append(found)
+    return spans
+
+
+_NAME_VALUE_END = re.compile(r"[,_/\s]|$")
+
+
+def name_prose_spans(name: str, spaced: str) -> list[Span]:
+    """A sentence made into a name (`fix/my-staging-password-is-lotus-s3i5-ember-108,-…`): the
+    password word and its copula are read in the spaced copy, and the value, which the
+    spacing cut apart, is read in the name up to its next `,`, `_` or `/`."""
+    spans: list[Span] = []
+    for hit in PASSWORD_WORDS.finditer(spaced.encode("ascii", "replace")):
+        for token in _TOKEN.finditer(spaced, hit.end(), min(len(spaced), hit.end() + _REACH)):
+            if token.group().lower().rstrip(":") not in _COPULAS:
+                continue
+            start = token.end() + 1
+            stop = _NAME_VALUE_END.search(name, start)
+            end = stop.start() if stop is not None else len(name)
+            if start < end and password_like(name[start:end]):
+                spans.append((start, end, "password-in-prose"))
+            break
+    return spans
+
+
+def other_script_spans(text: str, proxy: str) -> list[Span]:
+    """Password words of other scripts (`пароль`, `パスワード`, `密码`), found in the original
+    text; the value is read from the ASCII copy (full-width letters folded there)."""
+    spans: list[Span] = []
+    for hit in _OTHER_SCRIPTS.finditer(text):
+        end = hit.end()
+        while end < len(proxy) and proxy[end] in "?:=\uff1a \t" and end - hit.end() < 8:
+            end += 1  # the script's own copula (`は`, `是`) is a `?` in the copy
+        found = _after(proxy, end - 1 if proxy[end - 1:end] in ":=" else end, False) if end < len(proxy) else None
+        if found is None and end < len(proxy):
+            token = _TOKEN.match(proxy, end)
+            if token is not None and password_like(token.group()):
+                found = _value_span(proxy, token.start(), token.end(), token.group())
+        if found is not None:
+            spans.append(found)
+    return spans
