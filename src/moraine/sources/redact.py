@@ -401,18 +401,19 @@ def redact(text: str) -> str:
 # A run of dashes in a name made of text stood for a space and the rest (`sshpass--p-x`: `sshpass -p x`).
 _DASHES = re.compile(r"-+")
 # Words that say a name was made of a credential's context (a command, a key, a sentence).
-_NAME_CONTEXT = re.compile(r"(?i)pass|pwd|secret|token|key|auth|cred|login|sudo|curl|echo|export|sshpass|base64|xxd"
-                           r"|bearer|private|\bpw\b|literal|mysql|psql|mongo|redis|rabbitmq|htpasswd|chpasswd"
+_NAME_CONTEXT = re2.compile(r"(?i)pass|pwd|secret|token|key|auth|cred|login|sudo|curl|echo|export|sshpass|base64|xxd"
+                           r"|bearer|private|\bpw\b|literal|mysql|psql|mongo|redis|rabbitmq|htpasswd|chpasswd|secure"
+                           r"|sqlplus|lftp|config|wifi|contrase|clave|senha|kennwort|heslo|has.o|salasana|jelsz|sifre"
                            r'|"(?:d|p|q|dp|dq|qi|k)"')
 _RUN = re.compile(r"[A-Za-z0-9]{12,}")
 
 
-def _spaced(name: str) -> list[str]:
+def _spaced(name: str) -> set[str]:
     """The text a name may have been made of, same length: `_` as a space, and each run of
-    dashes as a space and the rest of the run (a flag keeps its dash)."""
+    dashes as a space and the rest of the run (a flag keeps its dash); the name itself left out."""
     underscores = name.replace("_", " ")
     dashes = _DASHES.sub(lambda m: " " + m.group()[1:], name)
-    return [underscores, dashes, _DASHES.sub(lambda m: " " + m.group()[1:], underscores)]
+    return {underscores, dashes, _DASHES.sub(lambda m: " " + m.group()[1:], underscores)} - {name}
 
 
 def _random_run(run: str) -> bool:
@@ -434,14 +435,13 @@ def name_spans(proxy: str, name: str | None = None) -> list[Span]:
     spacing could not give back: `curl -u root:…` as `curl--u-root-…`). `name` is the original
     when `proxy` is its ASCII copy (words of other scripts are read there)."""
     found = _rule_spans(proxy)
-    for variant in _spaced(proxy):
-        if variant != proxy:
-            found += _rule_spans(variant) + name_prose_spans(proxy, variant)
     if name is not None and name != proxy:
         found += other_script_spans(name, proxy)
-    if _NAME_CONTEXT.search(proxy):
-        found += random_runs(proxy)
-    return found
+    if _NAME_CONTEXT.search(proxy.encode("ascii")) is None:
+        return found  # no word a credential goes with (most ids and names): the spaced copies hold none
+    for variant in _spaced(proxy):
+        found += _rule_spans(variant) + name_prose_spans(proxy, variant)
+    return found + random_runs(proxy)
 
 
 def random_runs(proxy: str) -> list[Span]:

@@ -205,8 +205,9 @@ def _before(text: str, hit_start: int, word: str) -> Span | None:
 
 def context_spans(text: str, data: bytes) -> list[Span]:
     spans: list[Span] = []
+    arns = b"arn:" in data  # one look per text, not per hit (a long tool output holds many words)
     for hit in CONTEXT.finditer(data):
-        if _in_arn(text, hit.start()):
+        if arns and _in_arn(text, hit.start()):
             continue  # `arn:aws:secretsmanager:…:secret:MyDbSecret-d4e5f6`: a resource name
         word = text[hit.start():hit.end()].lower().lstrip("_")
         if word == "key" and _KEY_OWNERS_NOT.search(text, max(0, hit.start() - 24), hit.start()):

@@ -95,7 +95,7 @@ def _after(text: str, word_end: int, login: bool) -> Span | None:
             previous = low.rstrip(":") or low
             continue
         if value[0] in ":=" and len(value) > 1:  # `Passwort:Sommer…`, `pw=x` without a space
-            value, start, previous = value[1:], start + 1, ":"
+            value, start, previous = value[1:], start + 1, previous if login else ":"
         if _joins(previous, login, text, word_end, skipped) and password_like(value):
             return _value_span(text, start, token.end(), value)
         previous = ":" if value.endswith(":") else low

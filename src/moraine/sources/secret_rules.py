@@ -318,8 +318,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
          + r"|(?i:secrets?\s+set)\s+\S+\s+(?:-b|--body)[ \t]+" + _ARG),
     Rule("call-credentials", "vendor:requests auth=(user, password), HTTPBasicAuth, NetworkCredential, smtplib login",
          r"(?:\bauth\s*=\s*\(|(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|NetworkCredential|PasswordAuthentication"
-         r"|UsernamePasswordCredentials|setBasicAuth|withBasicAuth|basicAuth|\.login)\s*\()\s*[\"'][^\"'\n]{1,64}[\"']\s*,"
-         r"\s*[\"']([^\"'\n]{4,128})[\"']"),
+         r"|UsernamePasswordCredentials|setBasicAuth|withBasicAuth|basicAuth|\.login)\s*\()\s*\\?[\"'][^\"'\n\\]{1,64}"
+         r"\\?[\"']\s*,\s*\\?[\"']([^\"'\n\\]{4,128})\\?[\"']"),
     Rule("pgpass-line", "vendor:PostgreSQL .pgpass (hostname:port:database:username:password)",
          r"(?:^|[\n\"'>]|\\n)[ \t]*(?:localhost|\*|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+):(?:[0-9]{2,5}|\*)"
          r":[^\s:\"'\\]+:[^\s:\"'\\]+:([^\s\"'\\]*[^\s\"'\\0-9][^\s\"'\\]*)(?:[\s\"'\\]|$)", starts_word=False),

@@ -47,6 +47,7 @@ _CALL = re.compile(r"([A-Za-z_$][\w.$]*)\s*[(\[]|\(.*\)$|\[.*\]$")
 _CODE_PART = re.compile(r"[a-z_][a-z0-9_-]*|[A-Z][A-Z0-9_]*|[A-Z]?[a-z]+(?:[A-Z][a-z]{2,}[0-9]*)*[0-9]*"
                         r"|(?:[A-Z]+[a-z]{2,}[0-9]*)+")
 _HEX = re.compile(r"[0-9a-fA-F]+")
+_PASSWORD_MARKS = re.compile(r"[!^&#@$%~]")
 _LETTERS = re.compile(r"[A-Za-z_]*")
 _CODE_WORD = re.compile(r"[a-z]+(?:[A-Z][a-z]+)+|[a-z]+(?:_[a-z]+)+")  # `serverAuth`, `debug_prompt`
 
@@ -57,6 +58,9 @@ def _is_call(value: str) -> bool:
     call = _CALL.match(value)
     if call is None:
         return False
+    rest = value[call.end():]
+    if _PASSWORD_MARKS.search(rest) and not any(q in rest for q in "\"'"):
+        return False  # `q9(x!v2m^k7&…` of a Django key: no call's arguments hold these bare
     name = call.group(1)
     return name is None or all(_code_part(part.strip("$")) for part in name.split(".") if part.strip("$"))
 

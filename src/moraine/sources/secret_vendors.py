@@ -4,7 +4,7 @@ A key without a prefix (a 32-character value of a weather, CRM or mail API) is r
 service's name a few words before it ("here is the clickup key: pk_…", "use e8g5… for
 mattermost"). The names are the keywords of trufflehog's detectors (`pkg/detectors/*`: the
 words each detector requires near a match before it runs its pattern; trufflesecurity/trufflehog
-at commit 3ab759f of 2026-08-21, read with the `Keywords()` of every detector), kept where the keyword is a
+at commit 3ab759f, read with the `Keywords()` of every detector), kept where the keyword is a
 name of five characters or more and not an English or programming word (`checkout`, `segment`,
 `database`, `redis`: those stand beside ids and settings all day).
 """

@@ -1,0 +1,117 @@
+"""Credentials as people write them, and the ordinary text beside them that must be kept.
+
+Each case names the general rule it exercises (a password word and its copula, a name made of a
+command, a service's name, a call's arguments); the kept cases are the text those rules must not
+touch. Values are made up here, not taken from the held-out corpora.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from moraine.sources.redact import redact, redact_name, redact_path
+
+SECRET_IN_TEXT = {
+    "prose-copula": ("the staging password is quartz-7k2m-river", "quartz-7k2m-river"),
+    "prose-colon": ("pw: Autumn2031!", "Autumn2031!"),
+    "prose-after-words": ("the passphrase for the old backup disk is: Hx7qLp2mWv9Tz4", "Hx7qLp2mWv9Tz4"),
+    "prose-changed-to": ("I changed the password for admin to Plum-88-orchard", "Plum-88-orchard"),
+    "prose-login-with": ("log in as root with ember-2x9q-lantern", "ember-2x9q-lantern"),
+    "prose-before": ("K8vq2Lm.Xr4T is the admin password", "K8vq2Lm.Xr4T"),
+    "prose-wifi": ("guest wifi: CafeNet / Wq8#zLm2Vr", "Wq8#zLm2Vr"),
+    "german": ("Das Passwort lautet Sommer!2031xy", "Sommer!2031xy"),
+    "spanish": ("la contraseña es Lluvia-42-verde", "Lluvia-42-verde"),
+    "french": ("le mot de passe est Pluie#88vert", "Pluie#88vert"),
+    "russian": ("пароль: Zima2031stol", "Zima2031stol"),
+    "japanese-full-width": ("パスワード：Ｋａｇｉ２０３１ｙａｍａ", "Ｋａｇｉ２０３１ｙａｍａ"),
+    "chinese": ("密码是 Xiao2031men", "Xiao2031men"),
+    "service-before": ("use a81c07f2e55d4b0c9d2e3f4a5b6c7d8e for datadog until Monday",
+                       "a81c07f2e55d4b0c9d2e3f4a5b6c7d8e"),
+    "service-uuid": ("use 0c4e9f1a-7b2d-4e8f-9a3c-5d6e7f8a9b0c for heroku today",
+                     "0c4e9f1a-7b2d-4e8f-9a3c-5d6e7f8a9b0c"),
+    "login-with-symbols": ("log in as admin with =z+Dn5Pb(Oq5sN9Dy# and then reset it", "z+Dn5Pb(Oq5sN9Dy#"),
+    "auth-tuple-escaped": ('auth=(\\"jenkins\\", \\"Thistle_76cOfd2walnut\\"))', "Thistle_76cOfd2walnut"),
+    "service-key-joined": ("here is the clickup key you wanted: pk_77_QW8ERTY2UIOP4ASDF", "pk_77_QW8ERTY2UIOP4ASDF"),
+    "requests-auth": ('requests.get(u, auth=("svc", "tern-55-meadow"))', "tern-55-meadow"),
+    "php-define": ("define('DB_PASSWORD', 'cobalt-81-harbor');", "cobalt-81-harbor"),
+    "environ-subscript": ('os.environ["API_TOKEN"] = "Zq8mVx2LpR7t"', "Zq8mVx2LpR7t"),
+    "ansible-pass": ("ansible_become_pass: v7Qm+Lx2*Rt", "v7Qm+Lx2*Rt"),
+    "django-key": ("SECRET_KEY = 'q9(x!v2m^k7&p3z*w8r#t1y@u6e$o4i%l0a'", "q9(x!v2m^k7&p3z*w8r#t1y@u6e$o4i%l0a"),
+    "env-with-ampersand": ("DB_PASS=Rain&77cloudStone", "Rain&77cloudStone"),
+    "mysqladmin": ("mysqladmin -u root password Tq9LmX2vR8zK", "Tq9LmX2vR8zK"),
+    "rabbitmqctl": ("rabbitmqctl add_user app Vq8Lm2XzR7tK", "Vq8Lm2XzR7tK"),
+    "securestring": ('$p = ConvertTo-SecureString "Wm7Lq2XzR9tK" -AsPlainText -Force', "Wm7Lq2XzR9tK"),
+    "aws-configure": ("aws configure set aws_secret_access_key Kq8Lm2XzR7tVw9Pn4Jc6", "Kq8Lm2XzR7tVw9Pn4Jc6"),
+    "uri-slash": ("postgres://app:k?7/Xq2LmVr9@db.internal:5432/app", "k?7/Xq2LmVr9"),
+    "hex-piped": ("echo 4b713851764c6d32587a52377456 | xxd -r -p", "4b713851764c6d32587a52377456"),
+    "header-hex": ("curl -H 'X-Auth-Key: 3b8e1f0a9c7d2e4f6a5b8c9d0e1f2a3b4c5d6' https://api.example.net",
+                   "3b8e1f0a9c7d2e4f6a5b8c9d0e1f2a3b4c5d6"),
+    "json-escaped-paren": ('\\"password\\": \\"qL8m(Xz2^Vr\\"', "qL8m(Xz2^Vr"),
+    "aws-pair-escaped": ("keys:\\nAKIA1234567890ABCDEF\\nQm8Lx2Vr7tKz9Pn4Jc6Wq1Ye5Ua3Io0Hs8Dg2Fb",
+                         "Qm8Lx2Vr7tKz9Pn4Jc6Wq1Ye5Ua3Io0Hs8Dg2Fb"),
+}
+
+KEPT_TEXT = [
+    "password length must be at least 12 characters",
+    "Changed the password hashing to argon2id in auth/hash.py",
+    "the password field is read-only",
+    "$p = ConvertTo-SecureString $plain -AsPlainText -Force",
+    "the password is in 1Password, ask Dana",
+    "cache key: a1b2c3d4e5f6a7b8c9d0e1",
+    '"AWS::KMS::Key": "2b447c471bc70388",',
+    "tests/unit/test_fix_token.py::test_fix_fix_token_6 PASSED",
+    "token = s.accept(TokenType.STRING)",
+    'Token: "#ddd0c0",',
+    "__all__ = [\"Auth\", \"BasicAuth\", \"DigestAuth\"]",
+    "('AUTH', 'SELECTED'),",
+    "http://localhost:3000/@vite/client",
+    "Sentry event 3f2a9c1b7d8e4f60a1b2c3d4e5f6a7b8 captured",
+    "fix/arn:aws:iam::123456789012:role/ci-deploy-ab12cd",
+    "echo aGVsbG8gd29ybGQgZnJvbSB0aGUgdGVzdHM= | base64 -d",
+]
+
+
+@pytest.mark.parametrize("case", sorted(SECRET_IN_TEXT))
+def test_a_credential_written_by_a_person_is_redacted(case: str) -> None:
+    text, secret = SECRET_IN_TEXT[case]
+    out = redact(text)
+    assert "[REDACTED:" in out, (case, out)
+    assert not any(secret[i:i + 8] in out for i in range(len(secret) - 7)), (case, out)
+
+
+@pytest.mark.parametrize("text", KEPT_TEXT)
+def test_ordinary_text_beside_the_same_words_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+NAMES = {
+    "call-id-of-a-command": ("mongosh_--host_db0_-u_admin_-p_Lx8qV2mZr7Tk_--quiet", "Lx8qV2mZr7Tk"),
+    "tool-name-sentence": ("my_staging_password_is_quartz-7k2m-river,_thanks", "quartz-7k2m-river"),
+    "branch-sentence": ("fix/Das-Passwort-lautet-otter-f5d8-mango", "otter-f5d8-mango"),
+    "branch-flag": ("fix/sshpass--p-'Vx8qL2mZr7Tk9'-ssh-host", "Vx8qL2mZr7Tk9"),
+    "model-key-value": ("REDIS_PASS=%f(Z3yMyZF5gLB!3x3-", "Z3yMyZF5gLB!3x3"),
+    "name-beside-word": ("private_key_=_\"tGpU10VOU6qduUmyPxIa61Nv4mGKAYtJ\"", "tGpU10VOU6qduUmyPxIa61Nv4mGKAYtJ"),
+    "full-width": ("パスワード：ｌｏｔｕｓ－ｂｕａｊ－７２６", "ｌｏｔｕｓ－ｂｕａｊ－７２６"),
+}
+KEPT_NAMES = ["mcp__github__create_pull_request", "claude-3-5-sonnet-20241022", "toolu_01AbCdEfGhIjKlMnOpQrStUv",
+              "call_Xa9bC3dE2fG4hI5jK6lM7nO8", "fix/3f2c1a9b8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b",
+              "feature/token-refresh-rotation", "/home/dev/src/app/.worktrees/a1b2c3d4"]
+
+
+@pytest.mark.parametrize("case", sorted(NAMES))
+def test_a_name_made_of_a_command_or_a_sentence_loses_its_credential(case: str) -> None:
+    name, secret = NAMES[case]
+    out = redact_name(name)
+    assert not any(secret[i:i + 8] in out for i in range(len(secret) - 7)), (case, out)
+
+
+@pytest.mark.parametrize("name", KEPT_NAMES)
+def test_names_without_a_credential_are_kept(name: str) -> None:
+    assert redact_name(name) == name
+
+
+def test_a_claude_project_folder_loses_a_random_run_its_cwd_made() -> None:
+    path = "/home/dev/.claude/projects/-home-dev-curl--u-root-ugAy7hmdvfkpxxQeg-VdT-https---ci/0b6f.jsonl"
+    assert "ugAy7hmdvfkpxxQeg" not in redact_path(path)
+    plain = "/home/dev/.claude/projects/-home-dev-src-moraine-worktrees-feature-2/0b6f.jsonl"
+    assert redact_path(plain) == plain
