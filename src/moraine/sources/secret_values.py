@@ -27,12 +27,12 @@ _LITERAL_WORDS = frozenset({
     "secretstr", "secretbytes", "text", "varchar", "char", "uuid", "bearer", "basic", "pass", "passwd", "pwd",
     "user:pass", "username", "user", "login",
 })
-_REFERENCE_START = tuple("${<[(*?|-`")
-# A value opening with one of `%@#&!` names or reads something only in these forms (`%HOME%`,
-# `%(name)s`, `@file.txt`, `# comment`, `&anchor`, `!vault |`); a password may open with any of
-# them (`%f(Z3yMy…`, `!Qa9…`, `#7cX…`).
+_REFERENCE_START = tuple("${<[(?|-`")
+# A value opening with one of `%@#*&!` names or reads something only in these forms (`%HOME%`,
+# `%(name)s`, `@file.txt`, `# comment`, `*alias`, `*(optional)*`, `&anchor`, `!vault |`); a
+# password may open with any of them (`%f(Z3yMy…`, `!Qa9…`, `#7cX…`, `*C^=Zh…`).
 _MARKED_REFERENCE = re.compile(r"%[A-Za-z_]\w*%|%\(|%[sdr]|\(.*\)$|@[\w./-]+$|#(?:\s|[A-Za-z_-]+$|[0-9a-fA-F]{3,8}$)"
-                                r"|\*+\w*$|&\w+$|![A-Za-z][\w.-]*(?:\s|$)")
+                                r"|\*+\w*$|\*\(|\*{2,}|&\w+$|![A-Za-z][\w.-]*(?:\s|$)")
 # Values that are public by design: Stripe publishable keys, Mapbox public tokens, PubNub
 # publish/subscribe keys, SSH public keys.
 _PUBLIC_VALUES = ("pk_live_", "pk_test_", "pk.eyJ", "pub-c-", "sub-c-", "ssh-rsa ", "ssh-ed25519 ", "ecdsa-sha2-")
@@ -77,7 +77,7 @@ def is_reference(value: str) -> bool:
     lowered = value.lower()
     if len(value) < 4 or lowered.rstrip(":;,.") in _LITERAL_WORDS or value.startswith(_REFERENCE_START):
         return True
-    if value[0] in "%@#&!" and _MARKED_REFERENCE.match(value):
+    if value[0] in "%@#*&!" and _MARKED_REFERENCE.match(value):
         return True
     if value.startswith(_PUBLIC_VALUES):
         return True
