@@ -22,7 +22,15 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from secret_eval.leaks import SECRET_CORPORA, Findings, Matcher, recall_rows, table
-from secret_eval.places import CORPORA, LogFile, Placement, build_logs, build_placements
+from secret_eval.places import (
+    ALL_CORPORA,
+    CORPORA,
+    LOOKALIKE_CORPORA,
+    LogFile,
+    Placement,
+    build_logs,
+    build_placements,
+)
 
 ADAPTER_NAMES = {"claude": "claude-code", "codex": "codex"}
 ROOTS = {"claude": "/home/dev/.claude", "codex": "/home/dev/.codex"}
@@ -72,7 +80,7 @@ def check(placements: list[Placement], files: Sequence[LogFile]) -> tuple[dict[i
     findings.scan(Matcher([p for p in placements if p.corpus in SECRET_CORPORA]), "ingest", strings)
     hay = "\0".join(s for _, s in strings)
     altered = {p.pid: "not in what ingest stores" for p in placements
-               if p.corpus == "lookalike" and p.value not in hay}
+               if p.corpus in LOOKALIKE_CORPORA and p.value not in hay}
     return dict(findings.leaks), altered
 
 
@@ -80,15 +88,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--per-kind", type=int, default=None)
+    parser.add_argument("--corpus", action="append", choices=ALL_CORPORA,
+                        help=f"repeatable; default {', '.join(CORPORA)}")
     args = parser.parse_args(argv)
-    placements = build_placements(args.seed, CORPORA, per_kind=args.per_kind)
+    placements = build_placements(args.seed, args.corpus or CORPORA, per_kind=args.per_kind)
     files = build_logs(placements, args.seed)
     leaks, altered = check(placements, files)
     by_pid = {p.pid: p for p in placements}
     print(table("corpus", recall_rows(placements, set(leaks), lambda p: p.corpus)))
     print(table("corpus/family", recall_rows(placements, set(leaks), lambda p: f"{p.corpus}/{p.family}")))
     print(table("place", recall_rows(placements, set(leaks), lambda p: p.place)))
-    print(f"lookalikes altered: {len(altered)} of {sum(p.corpus == 'lookalike' for p in placements)}")
+    looks = [p for p in placements if p.corpus in LOOKALIKE_CORPORA]
+    if looks and args.corpus:  # a chosen set of corpora (the default output is kept as it was)
+        rows: dict[str, list[int]] = {}
+        for p in looks:
+            row = rows.setdefault(f"{p.corpus}/{p.family}", [0, 0])
+            row[0] += 1
+            row[1] += p.pid in altered
+        print(table("lookalike family", [(k, n, a, 1 - a / n) for k, (n, a) in sorted(rows.items())], head="altered"))
+    print(f"lookalikes altered: {len(altered)} of {len(looks)}")
     for pid in sorted(altered):
         print("  altered:", by_pid[pid].label)
     for pid in sorted(leaks)[:80]:

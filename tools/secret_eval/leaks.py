@@ -27,7 +27,7 @@ import numpy as np
 from secret_eval.kinds import WINDOW, one_line, rendered
 from secret_eval.places import Placement, kinds_of
 
-SECRET_CORPORA = ("public", "people")
+SECRET_CORPORA = ("public", "people", "outsider")
 
 
 def needles(p: Placement) -> list[tuple[str, int]]:
@@ -49,7 +49,9 @@ def _windows(items: Iterable[tuple[str, int]], lower: bool) -> Iterator[tuple[in
 def fixed_windows(placements: Iterable[Placement], lower: bool = False, samples: int = 8) -> set[tuple[int, str]]:
     """The windows that are a kind's fixed text: present in two or more of `samples` fresh values
     (and encoded forms) of the same kind and rendering."""
-    kinds = {(c, k.name): k for c in ("public", "people") for k in kinds_of(c)}
+    placements = list(placements)
+    present = {p.corpus for p in placements}
+    kinds = {(c, k.name): k for c in SECRET_CORPORA if c in present for k in kinds_of(c)}
     fixed: set[tuple[int, str]] = set()
     combos = {(p.corpus, p.kind, p.render) for p in placements if (p.corpus, p.kind) in kinds}
     for corpus, name, render in sorted(combos):

@@ -31,7 +31,12 @@ LINE_PLACES = ("tool_args_key", "tool_name", "tool_call_id", "model", "cwd", "gi
 PLACES = TEXT_PLACES + LINE_PLACES
 SESSION_PLACES = ("cwd", "git_branch", "title")  # one session each
 HARNESSES = ("claude", "codex")
-CORPORA = ("public", "people", "lookalike")
+CORPORA = ("public", "people", "lookalike")  # what runs by default
+# Run only when asked for (`--corpus outsider --corpus outsider-lookalike`): the outsider corpora
+# (outsider_kinds.py, outsider_lookalikes.py), written without reading the rules or the corpora above.
+EXTRA_CORPORA = ("outsider", "outsider-lookalike")
+ALL_CORPORA = CORPORA + EXTRA_CORPORA
+LOOKALIKE_CORPORA = ("lookalike", "outsider-lookalike")  # values that must come back whole
 
 EPOCH = datetime(2026, 2, 1, tzinfo=UTC)
 WINDOW_START = "2026-01-31T00:00:00Z"
@@ -42,7 +47,7 @@ PER_SESSION = 24  # packed placements per session
 @dataclass
 class Placement:
     pid: int
-    corpus: str  # public | people | lookalike | canary
+    corpus: str  # public | people | lookalike | outsider | outsider-lookalike | canary
     kind: str
     family: str
     render: int  # index of the rendering; -1: the one-line writing
@@ -66,6 +71,12 @@ def kinds_of(corpus: str) -> list[Kind]:
     if corpus == "people":
         from secret_eval.people_kinds import PEOPLE_KINDS
         return PEOPLE_KINDS
+    if corpus == "outsider":
+        from secret_eval.outsider_kinds import OUTSIDER_KINDS
+        return OUTSIDER_KINDS
+    if corpus == "outsider-lookalike":
+        from secret_eval.outsider_lookalikes import OUTSIDER_LOOKALIKES
+        return OUTSIDER_LOOKALIKES
     from secret_eval.lookalikes import LOOKALIKES
     return LOOKALIKES
 

@@ -43,8 +43,10 @@ if __package__ in (None, ""):  # run as a script: make `secret_eval` and `state_
 from secret_eval.leaks import SECRET_CORPORA, Findings, Matcher, recall_rows, table
 from secret_eval.mcp_client import Mcp
 from secret_eval.places import (
+    ALL_CORPORA,
     CORPORA,
     HARNESSES,
+    LOOKALIKE_CORPORA,
     PLACES,
     WINDOW_END,
     WINDOW_START,
@@ -242,8 +244,13 @@ class Report:
         bad = sum(p.pid in self.leaks for p in mine)
         return 1 - bad / len(mine) if mine else 1.0
 
+    def secret_corpora(self) -> list[str]:
+        """The default secret corpora, and any other that was placed (the outsider corpus)."""
+        placed = {p.corpus for p in self.placements}
+        return [c for c in SECRET_CORPORA if c in CORPORA or c in placed]
+
     def lookalikes(self) -> list[Placement]:
-        return [p for p in self.placements if p.corpus == "lookalike"]
+        return [p for p in self.placements if p.corpus in LOOKALIKE_CORPORA]
 
     def render(self, max_leaks: int = 60) -> str:
         secrets, leaked = self.secrets(), self.leaked_ids()
@@ -263,8 +270,9 @@ class Report:
         looks = self.lookalikes()
         rows: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for p in looks:
-            rows[p.family][0] += 1
-            rows[p.family][1] += p.pid in self.altered
+            family = p.family if p.corpus == "lookalike" else f"{p.corpus}/{p.family}"
+            rows[family][0] += 1
+            rows[family][1] += p.pid in self.altered
         out.append(table("lookalike family", [(k, n, a, 1 - a / n) for k, (n, a) in sorted(rows.items())],
                          head="altered"))
         hidden = [k for k, v in sorted(self.visible.items()) if not v["mcp"]]
@@ -297,7 +305,7 @@ class Report:
             "seed": self.seed,
             "counts": dict(Counter(p.corpus for p in self.placements)),
             "recall": {"all": round(self.recall(), 6),
-                       **{c: round(self.recall(c), 6) for c in SECRET_CORPORA}},
+                       **{c: round(self.recall(c), 6) for c in self.secret_corpora()}},
             "by_corpus": rows(lambda p: p.corpus),
             "by_family": rows(lambda p: f"{p.corpus}/{p.family}"),
             "by_place": rows(lambda p: p.place),
@@ -351,7 +359,7 @@ def evaluate(placements: list[Placement], channels: Channels, rest_texts: list[s
             visible[f"{p.harness}.{p.place}"] = {"mcp": p.value in mcp_hay, "rest": p.value in rest_hay}
     altered: dict[int, str] = {}
     for p in placements:
-        if p.corpus != "lookalike":
+        if p.corpus not in LOOKALIKE_CORPORA:
             continue
         seen = visible.get(f"{p.harness}.{p.place}", {"mcp": True, "rest": True})
         if seen["mcp"]:
@@ -428,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--per-kind", type=int, default=None,
                         help="placements per kind, drawn at random (default: every rendering in every place)")
-    parser.add_argument("--corpus", action="append", choices=CORPORA, help="repeatable; default all")
+    parser.add_argument("--corpus", action="append", choices=ALL_CORPORA,
+                        help=f"repeatable; default {', '.join(CORPORA)} (the outsider corpora only when named)")
     parser.add_argument("--harness", action="append", choices=HARNESSES, help="repeatable; default both")
     parser.add_argument("--place", action="append", choices=PLACES, help="repeatable; default all")
     parser.add_argument("--workdir", type=Path, help="use (and keep) this directory instead of a temporary one")
@@ -452,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(report.as_json(), indent=2), encoding="utf-8")
     failed = False
     if args.min_recall is not None:
-        failed |= any(report.recall(c) < args.min_recall for c in SECRET_CORPORA)
+        failed |= any(report.recall(c) < args.min_recall for c in report.secret_corpora())
     if args.max_altered is not None:
         failed |= len(report.altered) > args.max_altered
     return 1 if failed else 0
