@@ -33,7 +33,8 @@ CONTEXT = re2.compile(r"(?i)(?:\b|_)(?:" + "|".join(_NAMES) + r"|token|secret|pa
 _KEY_OWNERS_NOT = re.compile(r"(?i)\b(?:cache|sort|primary|foreign|partition|composite|unique|public|idempotency"
                              r"|dedupe?|lookup|map|dict|hash|index|row|object|s3|registry|react|list|translation|i18n"
                              r"|config|env|keyboard|hot|shortcut|the|a|this|that|which|each|every|its|gpg|ssh|host"
-                             r"|signing key id|license)[ _-]\Z")
+                             r"|signing key id|license|result|output|input|group|json|field|column|attr|prop|property"
+                             r"|param|primary|api)[ _-]\Z")
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./+=#?&%\\-])(?:\\+[nrt])?([A-Za-z0-9+/=_.-]{16,})")  # after `\n`, not in it
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "sha1", "sha256", "sha384", "sha512", "ssh-", "AAAA", "arn:")
@@ -163,6 +164,9 @@ def _line_window(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _after(text: str, hit_end: int, word: str) -> Span | None:
     _, window_end = _line_window(text, hit_end, min(len(text), hit_end + _WINDOW))
+    if text.startswith("\n", window_end) and _JOINED.search(text, hit_end, window_end):
+        _, window_end = _line_window(text, window_end + 1, min(len(text), window_end + 1 + _WINDOW))
+        # "the signing secret for the webhooks is\nfheZ…": the value opens the next line
     for cand in _CANDIDATE.finditer(text, hit_end):  # starts in the window, ends where it ends
         if cand.start() >= window_end:
             break
@@ -210,7 +214,8 @@ def context_spans(text: str, data: bytes) -> list[Span]:
         if arns and _in_arn(text, hit.start()):
             continue  # `arn:aws:secretsmanager:…:secret:MyDbSecret-d4e5f6`: a resource name
         word = text[hit.start():hit.end()].lower().lstrip("_")
-        if word == "key" and _KEY_OWNERS_NOT.search(text, max(0, hit.start() - 24), hit.start()):
+        at = hit.start() + (text[hit.start()] == "_")  # `result_key`: the `_` is the owner's
+        if word == "key" and _KEY_OWNERS_NOT.search(text, max(0, at - 24), at):
             continue
         before = _before(text, hit.start(), word) if word != "key" else None
         for found in (_after(text, hit.end(), word), before):

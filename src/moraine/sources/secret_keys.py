@@ -16,8 +16,9 @@ from moraine.sources.secret_values import Span, is_reference, random_looking
 
 # A key names a secret by its last word(s), so a look at an identifier starts only where one
 # of these words ends it (`token_count` and `tokenizer` never get this far).
-KEY_WORDS = re2.compile(r"(?i)(pass(?:word|wd|phrase)?|pwd|pw|pat|secret|token|key|creds?|credentials?|auth|dsn"
-                        r"|key[_-]?base|key[_-]?id|sess(?:ion)?id)(?:[^A-Za-z0-9_.-]|$)")
+KEY_WORDS = re2.compile(r"(?i)(pass(?:word|wd|phrase)?|pwd|pw|pat|secret|token|key|creds?|credentials?|auth|dsn|psk"
+                        r"|key[_-]?base|key[_-]?id|sess(?:ion)?id)(?:[_-](?:b64|base64|enc|encoded|hex|raw|plain))?"
+                        r"(?:[^A-Za-z0-9_.-]|$)")
 # The same without its group: RE2 finds a match's end with its DFA alone; filling a group takes
 # another pass per match (a third of the key pass's time).
 _NO_GROUPS = re2.Options()
@@ -31,7 +32,7 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SECRET_LAST = frozenset({
     "password", "passwd", "passphrase", "pwd", "secret", "secrets", "token", "apikey", "credential",
     "credentials", "creds", "auth", "privatekey", "secretkey", "accesskey", "authtoken", "dsn", "pw", "pass",
-    "sessionid", "sessid", "pat",
+    "sessionid", "sessid", "pat", "psk",
 })
 # ... or its last two words do (`api_key`, `AccountKey`, `client-secret` is covered above).
 _SECRET_KEY_FIRST = frozenset({
@@ -68,8 +69,16 @@ _ENV_KEY = re.compile(r"(?:export\s+)?[A-Z][A-Z0-9_]*")  # an environment variab
 _IDENT_VALUE = re.compile(r"([A-Za-z_][\w.]*)[,;:)\]}]*$")
 
 
+# Words after a secret's name that say how it is written, not what it is (`DB_PASSWORD_B64`).
+_ENCODING_WORDS = frozenset({"b64", "base64", "encoded", "enc", "hex", "raw", "plain", "plaintext", "str", "value",
+                             "val"})
+
+
 def _words(identifier: str) -> list[str]:
-    return [w.lower() for part in re.split(r"[_.\-]+", identifier) for w in _CAMEL.findall(part)]
+    parts = re.split(r"[_.\-]+", identifier)
+    while len(parts) > 1 and parts[-1].lower() in _ENCODING_WORDS:
+        parts.pop()
+    return [w.lower() for part in parts for w in _CAMEL.findall(part)]
 
 
 @lru_cache(maxsize=4096)

@@ -28,19 +28,33 @@ from moraine.sources.secret_values import Span, is_reference
 PASSWORD_WORDS = re2.compile(
     r"(?i)\b(?:pass(?:word|wd|phrase|code)s?|pass[ -]phrase|pwd|pw|wi-?fi(?:[ -]password|[ -]key)?|wpa2?[ -]key"
     r"|passwort|kennwort|contrase.as?|clave|mot de passe|mdp|senha|wachtwoord|has.o|heslo|l.senord|passord"
-    r"|adgangskode|salasana|jelsz.|.ifre|parola|sifre|credentials?|creds|login|log in|sign in|signin)\b")
+    r"|adgangskode|salasana|jelsz.|.ifre|parola|sifre|pass[ \t]+[^\s.,;]{8,}|credentials?|creds|login|log in|sign in"
+    r"|signin)\b")
 # Words of other scripts, looked for in the original text.
 _OTHER_SCRIPTS = re.compile(r"пароль|парол|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|סיסמה|كلمة المرور|รหัสผ่าน")
 _LOGIN = re.compile(r"(?i)credentials?|creds|login|log in|sign in|signin")
+# A line that ends after the word and a copula; the value then opens the next non-empty line.
+_ENDS_IN_COPULA = re.compile(r"(?i)[^\n]{0,40}?(?:\b(?:is|was|are)|:|=)?[ \t]*$", re.MULTILINE)
+_NEXT_LINE = re.compile(r"\n(?:[ \t]*\n){0,2}[ \t]*[\"'`]?([^\s\"'`<\\]{8,128})")
+# A passphrase of words: three or more, letters or digits, up to the clause's end.
+_PHRASE = re.compile(r"[A-Za-z0-9]+(?:[ ][A-Za-z0-9]+){2,7}(?=[ \t]*(?:[.,;!\n]|$))")
+# After "pass" (a verb as often): not an identifier, an argument (`ssl=True`) or `*marked*`.
+_BARE_PASS = re.compile(r"(?![A-Za-z_][A-Za-z0-9_]*$)[^=*`]+")
+_CODE_AFTER = frozenset("'\"`])}.(_")
+_VALUE_BEFORE = frozenset("=-_./")
+_USE_BEFORE = re.compile(r"(?i)\buse\s+[\"'`]?([^\s\"'`]{8,128})[\"'`]?\s+(?:to|for)\s+\Z")
 # What joins a password word to its value.
-_COPULAS = frozenset({"is", "was", "are", "be", "ist", "lautet", "war", "es", "est", "era", "e", "é", "is:", "to",
+# `?` is a copula of another script in the ASCII copy (`è`, `é`, `«`: "la password di root è …").
+_COPULAS = frozenset({"is", "was", "are", "be", "ist", "lautet", "war", "es", "est", "era", "e", "é", "is:", "to", "?",
                       ":", "=", "->", "=>", "/", "|", "-", "with", "using", "como", "als", "ist:", "es:", "est:"})
 _TO_VERBS = re.compile(r"(?i)\b(?:set|change[ds]?|reset|update[ds]?|rotate[ds]?|chang(?:ing|ed))\b")
 # A token ends at a backslash too: in a raw JSON line (a quarantined one) it opens an escape, and a
 # redaction must not cut through one.
-_TOKEN = re.compile(r"[^\s\"'`<\\]+|\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|`[^`\n]{1,128}`")
+# A quoted token opens with its value: a closing quote before a space is no opening one.
+_TOKEN = re.compile(r"[^\s\"'`<\\]+|\"[^\"\s][^\"\n]{0,127}\"|'[^'\s][^'\n]{0,127}'|`[^`\s][^`\n]{0,127}`")
 _REACH = 64  # characters after a password word its value may start in
 _STRONG_SYMBOLS = frozenset("!#$%^&*+?~@=")
+_WORD_AND_YEAR = re.compile(r"[A-Z]?[a-z]{3,}[0-9]{2,}")  # the password people choose most
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z0-9.-]*")
 _FILE = re.compile(r"[\w./-]*\.(?:py|js|ts|tsx|go|rs|rb|java|kt|c|h|cpp|md|txt|json|ya?ml|toml|ini|cfg|conf|env"
                    r"|sh|sql|html|css|lock|log|csv|xml)")
@@ -54,12 +68,16 @@ def password_like(value: str) -> bool:
     """A value a person chose as a password: eight characters or more, letters with a digit or a
     symbol, and none of the things that follow such words in ordinary text."""
     core = value.strip("\"'`").rstrip(".,;:!?)")
-    if len(core) < 8 or len(core) > 128 or not any(c.isalpha() for c in core) or is_reference(core.rstrip("([")):
+    if len(core) < 8 or len(core) > 128 or not any(c.isalpha() for c in core):
         return False
+    if not _WORD_AND_YEAR.fullmatch(core) and is_reference(core.rstrip("([")):
+        return False  # (`Summer2024`, `Evergreen1972` read as a type name otherwise)
     if not (any(c.isdigit() for c in core) or any(c in _STRONG_SYMBOLS for c in core)):
         return False  # `read-only`, `user-facing`: words; `Sommer!Regen` a password
     if "://" in core or core.startswith(("/", "~", "./")) or _EMAIL.fullmatch(core) or _VERSION.fullmatch(core):
         return False
+    if core.count("/") >= 2:
+        return False  # a path (`secret/data/prod/payments-api`)
     return not (_FILE.fullmatch(core) or _CODE.fullmatch(core) or core.lower().startswith(("http", "www.")))
 
 
@@ -72,7 +90,10 @@ def _value_span(text: str, start: int, end: int, token: str) -> Span:
 
 
 def _joins(previous: str, login: bool, text: str, word_end: int, skipped: list[str]) -> bool:
-    """Whether the token before a value joins it to the password word."""
+    """Whether the token before a value joins it to the password word (`^`: the value follows
+    the word at once)."""
+    if previous == "^":
+        return not login
     if login:
         return previous in ("with", "using", "/", "|")
     if previous == "to":  # "changed the password (for admin) to …", not "moved password hashing to …"
@@ -81,13 +102,26 @@ def _joins(previous: str, login: bool, text: str, word_end: int, skipped: list[s
     return previous in _COPULAS
 
 
-def _after(text: str, word_end: int, login: bool) -> Span | None:
-    """The first password-like token after the word that a copula joins to it."""
+def _after(text: str, word_start: int, word_end: int, login: bool, phrase: bool = False,
+           bare: bool = False) -> Span | None:
+    """The first password-like token after the word that a copula joins to it (or that follows
+    the word at once: "pass lighthouse-lyon-1032"), on its line or, after a line that ends in a
+    copula ("Here's the DB password:"), on the next one."""
     line_end = text.find("\n", word_end)
     stop = min(len(text) if line_end < 0 else line_end, word_end + _REACH)
-    previous, skipped = "", list[str]()
-    if text[word_end:word_end + 1] in (":", "="):
+    following = text[word_end:word_end + 1]
+    if following in _CODE_AFTER:
+        return None  # `data['password']`, `pwd.getpwuid(…)`, `password.translate(…)`: code, not a label
+    # A value may follow the word at once only when the word is a label of its own: "pass lighthouse-…",
+    # not `-field=password secret/…` (the word is a value there).
+    previous = "^" if following in " \t" and text[word_start - 1:word_start] not in _VALUE_BEFORE else ""
+    skipped = list[str]()
+    if following in (":", "="):
         previous, word_end = ":", word_end + 1
+    if _ENDS_IN_COPULA.match(text, word_end, stop) and line_end >= 0:
+        below = _NEXT_LINE.match(text, line_end)
+        if below is not None and password_like(below.group(1)):
+            return _value_span(text, below.start(1), below.end(1), below.group(1))
     for token in _TOKEN.finditer(text, word_end, stop):
         value, start = token.group(), token.start()
         low = value.lower()
@@ -96,7 +130,10 @@ def _after(text: str, word_end: int, login: bool) -> Span | None:
             continue
         if value[0] in ":=" and len(value) > 1:  # `Passwort:Sommer…`, `pw=x` without a space
             value, start, previous = value[1:], start + 1, previous if login else ":"
-        if _joins(previous, login, text, word_end, skipped) and password_like(value):
+        if phrase and _joins(previous, login, text, word_end, skipped) and (words := _PHRASE.match(text, start)):
+            return start, words.end(), "password-in-prose"  # "…is: cricket sunshine tortoise 730 iceberg"
+        if _joins(previous, login, text, word_end, skipped) and password_like(value) and (
+                not bare or _BARE_PASS.fullmatch(value)):
             return _value_span(text, start, token.end(), value)
         previous = ":" if value.endswith(":") else low
         skipped.append(low)
@@ -115,12 +152,25 @@ def _before(text: str, word_start: int) -> Span | None:
 def prose_spans(text: str, data: bytes) -> list[Span]:
     spans: list[Span] = []
     for hit in PASSWORD_WORDS.finditer(data):
-        word = text[hit.start():hit.end()]
+        word, end = text[hit.start():hit.end()].lower(), hit.end()
+        if word.startswith(("pass ", "pass\t")) and not word.startswith("pass phrase"):
+            word, end = "pass", hit.start() + 4  # "pass" is matched with the value it needs ("tests pass." is none)
         login = bool(_LOGIN.fullmatch(word))
-        for found in (_after(text, hit.end(), login), None if login else _before(text, hit.start())):
+        phrase = word.startswith(("passphrase", "pass phrase", "pass-phrase"))
+        bare = word == "pass"  # also a verb ("we pass user_id2"): its value is no identifier
+        before = _use_to_log_in(text, hit.start()) if login else _before(text, hit.start())
+        for found in (_after(text, hit.start(), end, login, phrase, bare), before):
             if found is not None:
                 spans.append(found)
     return spans
+
+
+def _use_to_log_in(text: str, word_start: int) -> Span | None:
+    """"use Madrid.Felix$27 to log in"."""
+    found = _USE_BEFORE.search(text, max(0, word_start - 160), word_start)
+    if found is None or not password_like(found.group(1)):
+        return None
+    return _value_span(text, found.start(1), found.end(1), found.group(1))
 
 
 _NAME_VALUE_END = re.compile(r"[,_/\s]|$")
@@ -152,7 +202,8 @@ def other_script_spans(text: str, proxy: str) -> list[Span]:
         end = hit.end()
         while end < len(proxy) and proxy[end] in "?:=\uff1a \t" and end - hit.end() < 8:
             end += 1  # the script's own copula (`は`, `是`) is a `?` in the copy
-        found = _after(proxy, end - 1 if proxy[end - 1:end] in ":=" else end, False) if end < len(proxy) else None
+        at = end - 1 if proxy[end - 1:end] in ":=" else end
+        found = _after(proxy, hit.start(), at, False) if end < len(proxy) else None
         if found is None and end < len(proxy):
             token = _TOKEN.match(proxy, end)
             if token is not None and password_like(token.group()):

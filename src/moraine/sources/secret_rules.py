@@ -136,6 +136,12 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("mailgun-sending-key", "trufflehog:mailgun (<32 hex>-<8 hex>-<8 hex>)", r"-[a-f0-9]{8}-[a-f0-9]{8}" + _END,
          back=r"(?<![A-Za-z0-9])[a-f0-9]{32}"),
     Rule("mailersend-token", "trufflehog:mailersend", r"mlsn\.[a-f0-9]{64}" + _END),
+    Rule("crates-io-token", "gitleaks:crates-io-api-key (vendor: cio + 32)", r"cio[A-Za-z0-9]{32}" + _END, mixed=True),
+    Rule("resend-api-key", "trufflehog:resend (re_ + 8 + _ + 24)", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}" + _END),
+    Rule("firebase-fcm-server-key", "gitleaks:gcp/firebase cloud messaging server key (AAAA…:APA91b…)",
+         r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{30,}"),
+    Rule("newrelic-license-key", "trufflehog:newrelic (license keys end NRAL)", r"NRAL" + _END,
+         back=r"(?<![A-Za-z0-9])[a-f0-9]{36}"),
     Rule("elevenlabs-api-key", "trufflehog:elevenlabs (v2: sk_ and 48 hex)", r"sk_[a-f0-9]{48}" + _END),
     Rule("asana-token", "trufflehog:asanapersonalaccesstoken", r"[0-9]/[0-9]{10,20}/[0-9]{10,20}:[a-f0-9]{32}" + _END),
     Rule("langfuse-secret-key", "trufflehog:langfuse (sk-lf-<uuid>)",
@@ -284,10 +290,10 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?:\s+registry)?)\s+login|az\s+login)"
          r"\b[^\n|;&]*?[ \t](?:-p|--password)(?:[ \t]+|=)" + _ARG),
     Rule("mongo-cli-password", "vendor:mongosh/mongodump -p, --password",
-         r"mongo(?:sh|dump|restore|export|import|stat|top|files)?\s[^\n|;&]*?[ \t](?:-p|--password)"
+         r"mongo(?:sh|dump|restore|export|import|stat|top|files)?(?:\s[^\n|;&]*?)?[ \t](?:-p|--password)"
          r"(?:[ \t]+|=)" + _ARG),
     Rule("redis-cli-password", "vendor:redis-cli -a, --pass",
-         r"redis-cli\s[^\n|;&]*?[ \t](?:-a|--pass)(?:[ \t]+|=)" + _ARG),
+         r"redis-cli(?:\s[^\n|;&]*?)?[ \t](?:-a|--pass)(?:[ \t]+|=)" + _ARG),
     Rule("htpasswd-password", "vendor:htpasswd -b (the password is the last argument)",
          r"htpasswd\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*(?:[^\s-]\S*\s+)?[^\s-]\S*\s+" + _ARG),
     Rule("openssl-pass-argument", "vendor:openssl passphrase arguments (-passin/-passout pass:…)",
@@ -304,10 +310,30 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"value=\\?\"([^\"\\]{4,})"),
     Rule("net-user-password", "vendor:Windows net user / net use",
          r"net\s+user\s+(?:\"[^\"\n]+\"|[^\s\"/]+)\s+([^\s\"'\\/*][^\s\"'\\]*)"
-         r"|net\s+use\s+\S+\s+([^\s\"'\\/*][^\s\"'\\]*)\s+/user:"),
+         r"|net\s+use\s+\S+\s+([^\s\"'\\/*][^\s\"'\\]*)\s+/user:"
+         r"|net\s+use\s+[^\n|;&]*?/user:\S+\s+([^\s\"'\\/*][^\s\"'\\]*)"),
+    Rule("cli-flag-password", "vendor:mosquitto_pub/sub -P, httpie -a user:pass, openssl enc -k, "
+         "requirepass/masterauth of redis.conf",
+         r"mosquitto_(?:pub|sub|rr)(?:\s[^\n|;&]*?)?[ \t]-P[ \t]+" + _ARG
+         + r"|(?:^|[\s;&|(])https?(?:\s[^\n|;&]*?)?[ \t](?:-a|--auth)[ \t=]+[\"']?[^\s:\"']{1,64}:([^\s\"']{3,})"
+         + r"|openssl\s+(?:enc|aes-[0-9]+-[a-z]+|des3?|bf)\b[^\n|;&]*?[ \t]-k[ \t]+" + _ARG
+         + r"|(?:^|\n|\\n|:[0-9]+:)[ \t]*(?:requirepass|masterauth)[ \t]+" + _ARG, starts_word=False),
+    Rule("cli-auth-token", "vendor:snyk auth, ngrok authtoken, heroku/vercel/netlify/railway login --token",
+         r"(?:snyk\s+auth|ngrok\s+(?:config\s+add-authtoken|authtoken)|(?:vercel|netlify|railway|fly|flyctl|doppler"
+         r"|heroku|gh|glab|npm|pnpm|yarn)\s+(?:auth\s+)?login\s+--(?:token|with-token))[ \t=]+" + _ARG),
+    Rule("sql-password", "vendor:SQL CREATE/ALTER USER … IDENTIFIED BY, WITH PASSWORD, PASSWORD =",
+         r"(?i:(?:user|role|login)\s+[^\s;]+\s+identified\s+by(?:\s+password)?)\s+\\?[\"'`]?([^\s\"'`;\\]{4,})"
+         + r"|(?i:with\s+(?:encrypted\s+)?password|\bpassword\s*=)\s*\\?[\"']([^\"'\n\\]{4,})"),
+    Rule("env-fallback-secret", "vendor:a literal a secret-named environment variable falls back to",
+         r"(?:process\.env\.|os\.getenv\(\s*|os\.environ\.get\(\s*|ENV\.fetch\(\s*|getenv\(\s*)\\?[\"']?"
+         r"[A-Za-z0-9_]*(?i:secret|token|password|passwd|pass|apikey|api_key|key|pwd)[A-Za-z0-9_]*\\?[\"']?\s*"
+         r"(?:\|\||\?\?|,|\bor\b)\s*\\?[\"']([^\"'\n\\]{6,})"),
+    Rule("form-password", "vendor:Playwright/Puppeteer/Selenium filling a password field",
+         r"(?:fill|type|sendKeys|send_keys|setValue|set_value)\s*\(\s*\\?[\"'][^\"'\n]*(?i:pass|pwd)[^\"'\n]*\\?[\"']\s*,"
+         r"\s*\\?[\"']([^\"'\n\\]{4,})"),
     Rule("cli-positional-password", "vendor:mysqladmin password, rabbitmqctl add_user/change_password, "
          "ConvertTo-SecureString -AsPlainText, lftp -u user,pass, sqlplus user/pass@db",
-         r"mysqladmin\s[^\n|;&]*?[ \t]password[ \t]+" + _ARG
+         r"mysqladmin(?:\s[^\n|;&]*?)?[ \t]password[ \t]+" + _ARG
          + r"|rabbitmqctl\s+(?:add_user|change_password|authenticate_user)\s+[\"']?[^\s\"']+[\"']?\s+" + _ARG
          + r"|ConvertTo-SecureString\s+(?:-String\s+)?[\"']([^\"'\n]{4,})[\"']\s+-AsPlainText"
          + r"|lftp\s[^\n|;&]*?-u\s+[\"']?[^\s,\"']+,([^\s\"'\\]+)"
@@ -319,16 +345,22 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("call-credentials", "vendor:requests auth=(user, password), HTTPBasicAuth, NetworkCredential, smtplib login",
          r"(?:\bauth\s*=\s*\(|(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|NetworkCredential|PasswordAuthentication"
          r"|UsernamePasswordCredentials|setBasicAuth|withBasicAuth|basicAuth|\.login)\s*\()\s*\\?[\"'][^\"'\n\\]{1,64}"
-         r"\\?[\"']\s*,\s*\\?[\"']([^\"'\n\\]{4,128})\\?[\"']"),
+         r"\\?[\"']\s*,\s*\\?[\"']([^\"'\n\\]{4,128})\\?[\"']"
+         # a connecting call's last two literals are its user and password (`getConnection(url, "u", "p")`,
+         # `new PDO($dsn, 'root', 'p')`, `algoliasearch('APPID', 'KEY')`)
+         r"|(?i:connect|connection|pdo|login|logon|signin|authenticate|credentials?|algoliasearch)\s*\([^()\n]{0,200}?"
+         r"\\?[\"'][^\"'\n\\]{1,64}\\?[\"']\s*,\s*\\?[\"']([^\"'\n\\]{6,128})\\?[\"']\s*[,)]",
+         starts_word=False),
     Rule("pgpass-line", "vendor:PostgreSQL .pgpass (hostname:port:database:username:password)",
          r"(?:^|[\n\"'>]|\\n)[ \t]*(?:localhost|\*|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+):(?:[0-9]{2,5}|\*)"
          r":[^\s:\"'\\]+:[^\s:\"'\\]+:([^\s\"'\\]*[^\s\"'\\0-9][^\s\"'\\]*)(?:[\s\"'\\]|$)", starts_word=False),
     Rule("sql-cli-password", "vendor:sqlcmd/bcp -P, ldapsearch -w, smbclient -U user%password, zip -P, 7z -p",
-         r"(?:sqlcmd|bcp|osql|isql)\s[^\n|;&]*?[ \t]-P[ \t]*" + _ARG
-         + r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\s[^\n|;&]*?[ \t]-w[ \t]+" + _ARG
-         + r"|(?:smbclient|rpcclient|smbmap|netexec|nxc|crackmapexec)\s[^\n|;&]*?[ \t]-U[ \t]+"
+         r"(?:sqlcmd|bcp|osql|isql)(?:\s[^\n|;&]*?)?[ \t]-P[ \t]*" + _ARG
+         + r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)(?:\s[^\n|;&]*?)?[ \t]-w[ \t]+" + _ARG
+         + r"|(?:smbclient|rpcclient|smbmap|netexec|nxc|crackmapexec)(?:\s[^\n|;&]*?)?[ \t]-U[ \t]+"
          + r"[\"']?[^\s%\"']+%([^\s\"'\\]+)"
-         + r"|(?:zip|unzip)\s[^\n|;&]*?[ \t]-P[ \t]+" + _ARG + r"|7z[a-z]?\s[^\n|;&]*?[ \t]-p([^\s\"'\\-][^\s\"'\\]*)"),
+         + r"|(?:zip|unzip)(?:\s[^\n|;&]*?)?[ \t]-P[ \t]+" + _ARG
+         + r"|7z[a-z]?(?:\s[^\n|;&]*?)?[ \t]-p([^\s\"'\\-][^\s\"'\\]*)"),
     # -- structured forms -------------------------------------------------------------------------
     Rule("jwk-private-key", "RFC 7517/7518 (private members d, p, q, dp, dq, qi; a symmetric key's k)",
          r"\\?\"(?:d|p|q|dp|dq|qi|k)\\?\"\s*:\s*\\?\"([A-Za-z0-9_-]{16,})", needs="kty"),

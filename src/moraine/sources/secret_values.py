@@ -19,7 +19,7 @@ _STOP_WORDS = ("example", "placeholder", "changeme", "change_me", "change-me", "
                "notasecret", "your_", "your-", "yourpass", "xxxx", "****", "....", "…", "<", ">", "{{", "${",
                "todo", "fixme", "replace", "insert", "goes_here", "-here")
 # A template of identifier characters (`"__attr_factory_%s"`), not a password that holds `%r`.
-_FORMAT = re.compile(r"[\w.:/ -]*(?:%[sdr]|%\([a-z_]+\)[sdr]|\{\})[\w.:/ -]*")
+_FORMAT = re.compile(r"[\w.:/ -]*(?:%[sdr](?![A-Za-z0-9])|%\([a-z_]+\)[sdr]|\{\})[\w.:/ -]*")
 _LITERAL_WORDS = frozenset({
     "null", "none", "nil", "true", "false", "undefined", "required", "optional", "string", "str", "bytes",
     "int", "number", "boolean", "bool", "any", "object", "secret", "password", "token", "env", "default",
@@ -32,7 +32,7 @@ _REFERENCE_START = tuple("${<[(?|-`")
 # `%(name)s`, `@file.txt`, `# comment`, `*alias`, `*(optional)*`, `&anchor`, `!vault |`); a
 # password may open with any of them (`%f(Z3yMy…`, `!Qa9…`, `#7cX…`, `*C^=Zh…`).
 _MARKED_REFERENCE = re.compile(r"%[A-Za-z_]\w*%|%\(|%[sdr]|\(.*\)$|@[\w./-]+$|#(?:\s|[A-Za-z_-]+$|[0-9a-fA-F]{3,8}$)"
-                                r"|\*+\w*$|\*\(|\*{2,}|&\w+$|![A-Za-z][\w.-]*(?:\s|$)")
+                                r"|\*+\w*$|\*\(|&\w+$|![A-Za-z][\w.-]*(?:\s|$)")
 # Values that are public by design: Stripe publishable keys, Mapbox public tokens, PubNub
 # publish/subscribe keys, SSH public keys.
 _PUBLIC_VALUES = ("pk_live_", "pk_test_", "pk.eyJ", "pub-c-", "sub-c-", "ssh-rsa ", "ssh-ed25519 ", "ecdsa-sha2-")
