@@ -129,7 +129,7 @@ NAMES = {
     "full-width": ("パスワード：ｌｏｔｕｓ－ｂｕａｊ－７２６", "ｌｏｔｕｓ－ｂｕａｊ－７２６"),
 }
 KEPT_NAMES = ["mcp__github__create_pull_request", "claude-3-5-sonnet-20241022", "toolu_01AbCdEfGhIjKlMnOpQrStUv",
-              "call_Xa9bC3dE2fG4hI5jK6lM7nO8", "fix/3f2c1a9b8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b",
+              "call_Xa9bC3dE2fG4hI5jK6lM7nO8", "call_Xa9bC3dE2fGkeyI5jK6lM7nO8authQ2", "fix/3f2c1a9b8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b",
               "feature/token-refresh-rotation", "/home/dev/src/app/.worktrees/a1b2c3d4"]
 
 

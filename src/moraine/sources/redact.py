@@ -401,10 +401,11 @@ def redact(text: str) -> str:
 # A run of dashes in a name made of text stood for a space and the rest (`sshpass--p-x`: `sshpass -p x`).
 _DASHES = re.compile(r"-+")
 # Words that say a name was made of a credential's context (a command, a key, a sentence).
-_NAME_CONTEXT = re2.compile(r"(?i)pass|pwd|secret|token|key|auth|cred|login|sudo|curl|echo|export|sshpass|base64|xxd"
-                           r"|bearer|private|\bpw\b|literal|mysql|psql|mongo|redis|rabbitmq|htpasswd|chpasswd|secure"
-                           r"|sqlplus|lftp|config|wifi|contrase|clave|senha|kennwort|heslo|has.o|salasana|jelsz|sifre"
-                           r'|"(?:d|p|q|dp|dq|qi|k)"')
+# (at the start of a word: a random run holds `key` or `auth` by chance)
+_NAME_CONTEXT = re2.compile(r"(?i)(?:^|[^A-Za-z0-9])(?:pass|pwd|secret|token|key|auth|cred|login|sudo|curl|echo|export"
+                            r"|sshpass|base64|xxd|bearer|private|pw\b|literal|mysql|psql|mongo|redis|rabbitmq|htpasswd"
+                            r"|chpasswd|secure|sqlplus|lftp|config|wifi|contrase|clave|senha|kennwort|heslo|has.o|salasana"
+                            r"|jelsz|sifre|\"(?:d|p|q|dp|dq|qi|k)\")|(?-i:[a-z](?:Pass|Secret|Token|Key|Auth)[A-Z_]?)")
 _RUN = re.compile(r"[A-Za-z0-9]{12,}")
 
 
