@@ -73,6 +73,10 @@ SECRET_IN_TEXT = {
     "snyk-auth": ("snyk auth c969bf98-e666-4c10-bbcb-7217bdaa9188", "c969bf98-e666-4c10-bbcb-7217bdaa9188"),
     "encoded-key-name": ("DB_PASSWORD_B64=dFg2ODc9VkhnOFdYVyVuag==", "dFg2ODc9VkhnOFdYVyVuag=="),
     "wpa-psk": ('    psk="whisper-krakow-7100"', "whisper-krakow-7100"),
+    "camel-password-key": ("gradle.properties:69:ossrhPassword=CjYYGmr8maMuGWaPa", "CjYYGmr8maMuGWaPa"),
+    "bearer-auth-call": ('client.get(url).bearer_auth("YrceisBWbZz2SgiIAfCDaA6QuuLlZJNl").send()',
+                         "YrceisBWbZz2SgiIAfCDaA6QuuLlZJNl"),
+    "japanese-api-key": ("APIキー：suSJLNhMigWDP0wXxrROc07BfyhJs7pb これを", "suSJLNhMigWDP0wXxrROc07BfyhJs7pb"),
 }
 
 KEPT_TEXT = [
@@ -103,6 +107,8 @@ KEPT_TEXT = [
     "vault kv get -field=password secret/data/prod/payments-api-ab12c",
     '"result_key": "ServerlessV2PlatformVersions"',
     "the password:\nnot shown here",
+    'token = get_token("default")',
+    "f(password=new_password)",
 ]
 
 
@@ -129,7 +135,8 @@ NAMES = {
     "full-width": ("パスワード：ｌｏｔｕｓ－ｂｕａｊ－７２６", "ｌｏｔｕｓ－ｂｕａｊ－７２６"),
 }
 KEPT_NAMES = ["mcp__github__create_pull_request", "claude-3-5-sonnet-20241022", "toolu_01AbCdEfGhIjKlMnOpQrStUv",
-              "call_Xa9bC3dE2fG4hI5jK6lM7nO8", "call_Xa9bC3dE2fGkeyI5jK6lM7nO8authQ2", "fix/3f2c1a9b8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b",
+              "call_Xa9bC3dE2fG4hI5jK6lM7nO8", "call_Xa9bC3dE2fGkeyI5jK6lM7nO8authQ2",
+              "fix/3f2c1a9b8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b",
               "feature/token-refresh-rotation", "/home/dev/src/app/.worktrees/a1b2c3d4"]
 
 
@@ -148,5 +155,6 @@ def test_names_without_a_credential_are_kept(name: str) -> None:
 def test_a_claude_project_folder_loses_a_random_run_its_cwd_made() -> None:
     path = "/home/dev/.claude/projects/-home-dev-curl--u-root-ugAy7hmdvfkpxxQeg-VdT-https---ci/0b6f.jsonl"
     assert "ugAy7hmdvfkpxxQeg" not in redact_path(path)
-    plain = "/home/dev/.claude/projects/-home-dev-src-moraine-worktrees-feature-2/0b6f.jsonl"
-    assert redact_path(plain) == plain
+    for plain in ("/home/dev/.claude/projects/-home-dev-src-moraine-worktrees-feature-2/0b6f.jsonl",
+                  "/home/dev/.claude/projects/-home-dev-src-MyProject2024-api/0b6f.jsonl"):
+        assert redact_path(plain) == plain

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from moraine.errors import ContractError, DeadlineExceeded
 from moraine.ingest.state import ingest_state
 from moraine.model import ID_RE, TS_MAX_MS
+from moraine.sources.redact import redact
 from moraine.wire import loads_bounded
 
 if TYPE_CHECKING:
@@ -90,7 +91,9 @@ def success_envelope(tool: str, request: dict[str, Any], data: dict[str, Any], w
     return {
         "schema_version": f"moraine.mcp.{tool}.v1",
         "tool": tool,
-        "request": request,
+        # The request echoed with its credentials redacted: a caller that searched for a key it
+        # pasted gets no copy of it back (hosts keep tool results in their own logs).
+        "request": {key: redact(value) if isinstance(value, str) else value for key, value in request.items()},
         "data": data,
         "warnings": warnings,
         "performance": performance(timer, sla_ms),

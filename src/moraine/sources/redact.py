@@ -405,8 +405,11 @@ _DASHES = re.compile(r"-+")
 _NAME_CONTEXT = re2.compile(r"(?i)(?:^|[^A-Za-z0-9])(?:pass|pwd|secret|token|key|auth|cred|login|sudo|curl|echo|export"
                             r"|sshpass|base64|xxd|bearer|private|pw\b|literal|mysql|psql|mongo|redis|rabbitmq|htpasswd"
                             r"|chpasswd|secure|sqlplus|lftp|config|wifi|contrase|clave|senha|kennwort|heslo|has.o|salasana"
-                            r"|jelsz|sifre|\"(?:d|p|q|dp|dq|qi|k)\")|(?-i:[a-z](?:Pass|Secret|Token|Key|Auth)[A-Z_]?)")
+                            r"|jelsz|sifre|sqlcmd|ldap|mosquitto|openssl|smbclient|http|-[pPkwaU][_ -]"
+                            r"|\"(?:d|p|q|dp|dq|qi|k)\")|(?-i:[a-z](?:Pass|Secret|Token|Key|Auth)[A-Z_]?)")
 _RUN = re.compile(r"[A-Za-z0-9]{12,}")
+_FOLDER_RUN = re.compile(r"[A-Za-z0-9]{10,}")  # a Claude folder: the cwd's punctuation is gone, runs are short
+_CHUNK = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
 def _spaced(name: str) -> set[str]:
@@ -419,9 +422,13 @@ def _spaced(name: str) -> set[str]:
 
 def _random_run(run: str) -> bool:
     """A run of a name that only a generator writes: three kinds of character, or a long run
-    of two; a hex run of a commit's or digest's length is a hash."""
+    of two; a hex run of a commit's or digest's length is a hash, and words with a number
+    (`MyProject2024`) are a name."""
     kinds = sum((any(c.islower() for c in run), any(c.isupper() for c in run), any(c.isdigit() for c in run)))
     if HEX_RUN.fullmatch(run) and (len(run) <= 12 or len(run) in (40, 64)):
+        return False
+    chunks = _CHUNK.findall(run)
+    if chunks and len(run) / len(chunks) >= 4 and max((len(c) for c in chunks if c[-1].isalpha()), default=0) >= 4:
         return False
     return (kinds == 3 and entropy(run) >= 3.2) or (kinds == 2 and len(run) >= 16 and mixed(run)
                                                     and entropy(run) >= 3.0)
@@ -445,8 +452,8 @@ def name_spans(proxy: str, name: str | None = None) -> list[Span]:
     return found + random_runs(proxy)
 
 
-def random_runs(proxy: str) -> list[Span]:
-    return [(m.start(), m.end(), "secret-in-name") for m in _RUN.finditer(proxy) if _random_run(m.group())]
+def random_runs(proxy: str, finder: re.Pattern[str] = _RUN) -> list[Span]:
+    return [(m.start(), m.end(), "secret-in-name") for m in finder.finditer(proxy) if _random_run(m.group())]
 
 
 def redact_name(name: str) -> str:
@@ -478,7 +485,7 @@ def redact_path(path: str) -> str:
     for segment in proxy.split("/"):  # a file or folder name is a name of its own
         found += [(a + start, b + start, name) for a, b, name in name_spans(segment)]
         if previous == "projects" and _CLAUDE_FOLDER.fullmatch(segment):
-            found += [(a + start, b + start, name) for a, b, name in random_runs(segment)]
+            found += [(a + start, b + start, name) for a, b, name in random_runs(segment, _FOLDER_RUN)]
         start += len(segment) + 1
         previous = segment
     # Shapes may span folders (`hooks.slack.com/…`), and a cwd's `_` and `.` are `-` in a Claude

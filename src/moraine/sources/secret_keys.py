@@ -158,13 +158,20 @@ def _value_after(text: str, key: _Key) -> tuple[int, int, str] | None:
     end = _literal_end(text, pos, finder, literal)
     if literal and not key.flag and not _ENV_KEY.fullmatch(text[key.start:key.end]):
         word = _IDENT_VALUE.match(text, pos, end)  # `f(token=token)`, `x(create_token=True)`: code
-        if word is not None and not random_looking(word.group(1)):
+        if word is not None and not random_looking(word.group(1)) and not _chosen(key, text, word.group(1)):
             return None
     annotation = text[pos:end]
     if (not literal and _TYPE_ANNOTATED.match(text, end) and re.fullmatch(r"[A-Za-z_][\w\[\], |.]*", annotation)
             and not random_looking(annotation)):
         return _value_after(text, _Key(key.start, end, key.flag, key.line_start))  # `token: str = "…"`
     return pos, end, "env" if literal else "code"
+
+
+def _chosen(key: _Key, text: str, value: str) -> bool:
+    """A password a person chose, though it reads as an identifier (`ossrhPassword=CjYYGmr8maMu`):
+    a password-named key, and letters of both cases with a digit (`password=new_password` is code)."""
+    has = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value))
+    return all(has) and _names_password(text[key.start:key.end]) and password_like(value)
 
 
 def _literal_end(text: str, pos: int, finder: re.Pattern[str], literal: bool) -> int:

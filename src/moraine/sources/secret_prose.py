@@ -31,7 +31,10 @@ PASSWORD_WORDS = re2.compile(
     r"|adgangskode|salasana|jelsz.|.ifre|parola|sifre|pass[ \t]+[^\s.,;]{8,}|credentials?|creds|login|log in|sign in"
     r"|signin)\b")
 # Words of other scripts, looked for in the original text.
-_OTHER_SCRIPTS = re.compile(r"пароль|парол|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|סיסמה|كلمة المرور|รหัสผ่าน")
+_OTHER_SCRIPTS = re.compile(r"пароль|парол|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|סיסמה|كلمة المرور|รหัสผ่าน"
+                            r"|APIキー|API キー|アクセスキー|シークレット(?:キー)?|トークン|秘密鍵"
+                            r"|密钥|秘钥|令牌|토큰|API 키|비밀 키"
+                            r"|ключ API|API-ключ|токен")
 _LOGIN = re.compile(r"(?i)credentials?|creds|login|log in|sign in|signin")
 # A line that ends after the word and a copula; the value then opens the next non-empty line.
 _ENDS_IN_COPULA = re.compile(r"(?i)[^\n]{0,40}?(?:\b(?:is|was|are)|:|=)?[ \t]*$", re.MULTILINE)

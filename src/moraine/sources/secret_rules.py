@@ -314,7 +314,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"|net\s+use\s+[^\n|;&]*?/user:\S+\s+([^\s\"'\\/*][^\s\"'\\]*)"),
     Rule("cli-flag-password", "vendor:mosquitto_pub/sub -P, httpie -a user:pass, openssl enc -k, "
          "requirepass/masterauth of redis.conf",
-         r"mosquitto_(?:pub|sub|rr)(?:\s[^\n|;&]*?)?[ \t]-P[ \t]+" + _ARG
+         r"mosquitto[_ ](?:pub|sub|rr)(?:\s[^\n|;&]*?)?[ \t]-P[ \t]+" + _ARG
          + r"|(?:^|[\s;&|(])https?(?:\s[^\n|;&]*?)?[ \t](?:-a|--auth)[ \t=]+[\"']?[^\s:\"']{1,64}:([^\s\"']{3,})"
          + r"|openssl\s+(?:enc|aes-[0-9]+-[a-z]+|des3?|bf)\b[^\n|;&]*?[ \t]-k[ \t]+" + _ARG
          + r"|(?:^|\n|\\n|:[0-9]+:)[ \t]*(?:requirepass|masterauth)[ \t]+" + _ARG, starts_word=False),
@@ -328,6 +328,10 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"(?:process\.env\.|os\.getenv\(\s*|os\.environ\.get\(\s*|ENV\.fetch\(\s*|getenv\(\s*)\\?[\"']?"
          r"[A-Za-z0-9_]*(?i:secret|token|password|passwd|pass|apikey|api_key|key|pwd)[A-Za-z0-9_]*\\?[\"']?\s*"
          r"(?:\|\||\?\?|,|\bor\b)\s*\\?[\"']([^\"'\n\\]{6,})"),
+    Rule("call-token", "vendor:a client given a token or password by a call (reqwest bearer_auth, "
+         "withToken, setPassword, …)",
+         r"(?:bearer_auth|basic_auth|with_?[Tt]oken|set_?[Tt]oken|set_?[Pp]assword|set_?[Aa]pi_?[Kk]ey|with_?[Aa]pi_?[Kk]ey"
+         r"|[Aa]uth[Tt]oken|api_?[Kk]ey)\s*\(\s*\\?[\"']([^\"'\n\\]{8,})\\?[\"']\s*\)", mixed=True, starts_word=False),
     Rule("form-password", "vendor:Playwright/Puppeteer/Selenium filling a password field",
          r"(?:fill|type|sendKeys|send_keys|setValue|set_value)\s*\(\s*\\?[\"'][^\"'\n]*(?i:pass|pwd)[^\"'\n]*\\?[\"']\s*,"
          r"\s*\\?[\"']([^\"'\n\\]{4,})"),
