@@ -27,8 +27,10 @@ from moraine.sources.secret_vendors import VENDORS
 
 # A word, or the last words of an identifier (`MISTRAL_API_KEY`: `_` joins words there).
 _NAMES = sorted(set(PROVIDERS) | set(VENDORS))
+_NO_GROUPS = re2.Options()
+_NO_GROUPS.never_capture = True  # spans only: the wrapper asks for groups at every match otherwise
 CONTEXT = re2.compile(r"(?i)(?:\b|_)(?:" + "|".join(_NAMES) + r"|token|secret|password|passwd|api[ _-]?key"
-                      r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer|key)s?\b")
+                      r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer|key)s?\b", _NO_GROUPS)
 # "key" alone marks a value only when a copula gives it one, and not after these words.
 _KEY_OWNERS_NOT = re.compile(r"(?i)\b(?:cache|sort|primary|foreign|partition|composite|unique|public|idempotency"
                              r"|dedupe?|lookup|map|dict|hash|index|row|object|s3|registry|react|list|translation|i18n"
@@ -36,6 +38,7 @@ _KEY_OWNERS_NOT = re.compile(r"(?i)\b(?:cache|sort|primary|foreign|partition|com
                              r"|signing key id|license|result|output|input|group|json|field|column|attr|prop|property"
                              r"|param|primary|api)[ _-]\Z")
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./+=#?&%\\-])(?:\\+[nrt])?([A-Za-z0-9+/=_.-]{16,})")  # after `\n`, not in it
+_LONG_RUN = re2.compile(r"[A-Za-z0-9+/=_.-]{16,}", _NO_GROUPS)  # as long as the shortest candidate
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "sha1", "sha256", "sha384", "sha512", "ssh-", "AAAA", "arn:")
 _PROVIDER_WORDS = frozenset(_NAMES)  # after a value, only a secret word marks it ("… npm" says nothing)
@@ -167,27 +170,38 @@ def _after(text: str, hit_end: int, word: str) -> Span | None:
     if text.startswith("\n", window_end) and _JOINED.search(text, hit_end, window_end):
         _, window_end = _line_window(text, window_end + 1, min(len(text), window_end + 1 + _WINDOW))
         # "the signing secret for the webhooks is\nfheZ…": the value opens the next line
-    for cand in _CANDIDATE.finditer(text, hit_end):  # starts in the window, ends where it ends
+    # starts in the window, ends where it ends (read to 4,096 characters past it: a longer run is a blob, not a key)
+    for cand in _CANDIDATE.finditer(text, hit_end, min(len(text), window_end + 4096)):
         if cand.start() >= window_end:
             break
         start, stop = cand.span(1)
-        joined = _JOINED.search(text, hit_end, start) is not None and joined_secret(cand.group(1))
-        if joined and _provider(word):  # "the snyk key you asked for: X", not `"AWS::S3::X": "…"`
-            joined = _SECRET_WORD.search(text, hit_end, start) is not None
-        if word == "key" and not joined:
-            continue
-        if (joined or secretish(cand.group(1), word)) and not is_id(text, start, stop, keys_are_uuids=joined):
+        value = cand.group(1)
+        if word != "key" and secretish(value, word):
+            if not is_id(text, start, stop):
+                return start, stop, "secret-near-keyword"
+        elif _joined(text, hit_end, start, word, value) and not is_id(text, start, stop, keys_are_uuids=True):
             return start, stop, "secret-near-keyword"
     return None
 
 
+def _joined(text: str, hit_end: int, start: int, word: str, value: str) -> bool:
+    """A copula gives the word this value (the cheap look at the value first: most fail it)."""
+    if _JOINED.search(text, hit_end, start) is None or not joined_secret(value):
+        return False
+    # a service's name needs a secret word too: "the snyk key you asked for: X", not `"AWS::S3::X": "…"`
+    return not _provider(word) or _SECRET_WORD.search(text, hit_end, start) is not None
+
+
 # Between a value and a provider's name after it: "use X for datadog" (a bare "X npm" says nothing).
+_FOR_BEFORE = re.compile(r"\s(?:for|with|on|in|to)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?:new\s+)?\Z")
 _FOR_PROVIDER = re.compile(r"[\"'`]?\s+(?:for|with|on|in|to)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?:new\s+)?")
 
 
 def _before(text: str, hit_start: int, word: str) -> Span | None:
     """The value closest before a context word (a few words back, on its line); before a
     provider's name only when "for" (or the like) joins them."""
+    if _provider(word) and _FOR_BEFORE.search(text, max(0, hit_start - 40), hit_start) is None:
+        return None  # a value before a service's name needs "for" (or the like) between them
     line_start = text.rfind("\n", 0, hit_start) + 1
     last = None
     for cand in _CANDIDATE.finditer(text, max(line_start, hit_start - _BEFORE - 512), hit_start):
@@ -195,33 +209,42 @@ def _before(text: str, hit_start: int, word: str) -> Span | None:
     if last is None or last.end(1) < hit_start - _BEFORE:
         return None
     start, stop = last.span(1)
+    value = last.group(1)
     if _provider(word):
         if not _FOR_PROVIDER.fullmatch(text, stop, hit_start):
             return None
-        if joined_secret(last.group(1), commits=True) and not is_id(text, start, stop, keys_are_uuids=True):
+        if joined_secret(value, commits=True) and not is_id(text, start, stop, keys_are_uuids=True):
             return start, stop, "secret-near-keyword"  # "use 952540d7-… for heroku": a key for a service
-    if text[stop:hit_start].count(" ") > 8 or (_HEX.fullmatch(last.group(1)) and len(last.group(1)) in (40, 64)):
+    if text[stop:hit_start].count(" ") > 8 or (_HEX.fullmatch(value) and len(value) in (40, 64)):
         return None  # far away, or a commit hash or digest ("`9532bd…` (changelog); npm")
-    if secretish(last.group(1), word) and not is_id(text, start, stop):
+    if secretish(value, word) and not is_id(text, start, stop):
         return start, stop, "secret-near-keyword"
     return None
 
 
 def context_spans(text: str, data: bytes) -> list[Span]:
     spans: list[Span] = []
+    if _LONG_RUN.search(data) is None:
+        return spans  # no value long enough to be one (prose that merely names a token or a service)
     arns = b"arn:" in data  # one look per text, not per hit (a long tool output holds many words)
     for hit in CONTEXT.finditer(data):
-        if arns and _in_arn(text, hit.start()):
-            continue  # `arn:aws:secretsmanager:…:secret:MyDbSecret-d4e5f6`: a resource name
-        word = text[hit.start():hit.end()].lower().lstrip("_")
-        at = hit.start() + (text[hit.start()] == "_")  # `result_key`: the `_` is the owner's
-        if word == "key" and _KEY_OWNERS_NOT.search(text, max(0, at - 24), at):
+        start, end = hit.span()  # once: each look at a match costs a call into the wrapper
+        if (arns and _in_arn(text, start)) or text[end:end + 1] in _HOST_AFTER or text[start - 1:start] in _HOST_BEFORE:
+            continue  # an ARN (`…:secret:MyDbSecret-d4e5f6`), a host or a path (`github.com/acme`): names
+        word = text[start:end].lower().lstrip("_")
+        if word == "key":
+            at = start + (text[start] == "_")  # `result_key`: the `_` is the owner's
+            if not _KEY_OWNERS_NOT.search(text, max(0, at - 24), at) and (found := _after(text, end, word)):
+                spans.append(found)
             continue
-        before = _before(text, hit.start(), word) if word != "key" else None
-        for found in (_after(text, hit.end(), word), before):
+        for found in (_after(text, end, word), _before(text, start, word)):
             if found is not None:
                 spans.append(found)
     return spans
+
+
+_HOST_AFTER = frozenset({".", "/"})
+_HOST_BEFORE = frozenset({".", "/", "@"})
 
 
 # -- a secret beside its partner id ----------------------------------------------------------------

@@ -35,6 +35,8 @@ _OTHER_SCRIPTS = re.compile(r"пароль|парол|パスワード|暗証番�
                             r"|APIキー|API キー|アクセスキー|シークレット(?:キー)?|トークン|秘密鍵"
                             r"|密钥|秘钥|令牌|토큰|API 키|비밀 키"
                             r"|ключ API|API-ключ|токен")
+# Letters each of those words holds one of.
+_SCRIPT_LETTERS = re.compile("[парключтокенパ暗密口비암סكรキアシト秘令토키]")
 _LOGIN = re.compile(r"(?i)credentials?|creds|login|log in|sign in|signin")
 # A line that ends after the word and a copula; the value then opens the next non-empty line.
 _ENDS_IN_COPULA = re.compile(r"(?i)[^\n]{0,40}?(?:\b(?:is|was|are)|:|=)?[ \t]*$", re.MULTILINE)
@@ -201,6 +203,8 @@ def other_script_spans(text: str, proxy: str) -> list[Span]:
     """Password words of other scripts (`пароль`, `パスワード`, `密码`), found in the original
     text; the value is read from the ASCII copy (full-width letters folded there)."""
     spans: list[Span] = []
+    if _SCRIPT_LETTERS.search(text) is None:
+        return spans  # (one quick look: most non-ASCII text holds no letter these words need)
     for hit in _OTHER_SCRIPTS.finditer(text):
         end = hit.end()
         while end < len(proxy) and proxy[end] in "?:=\uff1a \t" and end - hit.end() < 8:
