@@ -109,6 +109,8 @@ KEPT_TEXT = [
     "the password:\nnot shown here",
     'token = get_token("default")',
     "f(password=new_password)",
+    '{"output_tokens": 512, "model": "claude-3-5-sonnet-20241022", "id": "x"}',
+    "the token count: 512, model is gpt4o-mini-2024-07-18-preview",
 ]
 
 

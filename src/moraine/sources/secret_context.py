@@ -134,8 +134,10 @@ def secretish(value: str, provider: str) -> bool:
 
 
 _SECRET_WORD = re.compile(r"(?i)\b(?:key|token|secret|password|credential|api[ _-]?key)s?\b")
+# Any copula (a word's own: "is:" is one).
+_COPULA = re.compile(r"\b(?:is|was|are)\b\s*:?|->|(?<![:=])(?::|=)(?![:/=])")
 # A copula just before a value: "the new one is X", "api key: X", "token = X".
-_JOINED = re.compile(r"(?:\bis|\bwas|\bare|(?<![:=]):|(?<![=!<>]):?=|->)\s*[\"'`]?\Z")  # not `::`, `==`
+_JOINED = re.compile(r"(?:\bis|\bwas|\bare|\bto|(?<![:=]):|(?<![=!<>]):?=|->)\s*[\"'`]?\Z")  # not `::`, `==`
 
 
 _SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+")  # `test_fix_token_6`, `MAX_RETRY_2`
@@ -165,7 +167,7 @@ def _line_window(text: str, start: int, end: int) -> tuple[int, int]:
     return (newline + 1 if newline >= 0 else start), end
 
 
-def _after(text: str, hit_end: int, word: str) -> Span | None:
+def _after(text: str, hit_end: int, word: str, joined_only: bool = False) -> Span | None:
     _, window_end = _line_window(text, hit_end, min(len(text), hit_end + _WINDOW))
     if text.startswith("\n", window_end) and _JOINED.search(text, hit_end, window_end):
         _, window_end = _line_window(text, window_end + 1, min(len(text), window_end + 1 + _WINDOW))
@@ -176,7 +178,7 @@ def _after(text: str, hit_end: int, word: str) -> Span | None:
             break
         start, stop = cand.span(1)
         value = cand.group(1)
-        if word != "key" and secretish(value, word):
+        if not joined_only and secretish(value, word):
             if not is_id(text, start, stop):
                 return start, stop, "secret-near-keyword"
         elif _joined(text, hit_end, start, word, value) and not is_id(text, start, stop, keys_are_uuids=True):
@@ -186,7 +188,9 @@ def _after(text: str, hit_end: int, word: str) -> Span | None:
 
 def _joined(text: str, hit_end: int, start: int, word: str, value: str) -> bool:
     """A copula gives the word this value (the cheap look at the value first: most fail it)."""
-    if _JOINED.search(text, hit_end, start) is None or not joined_secret(value):
+    if _JOINED.search(text, hit_end, start) is None or len(_COPULA.findall(text, hit_end, start)) > 1:
+        return False  # no copula before the value, or another pair's (`"output_tokens": 512, "model": "…"`)
+    if not joined_secret(value):
         return False
     # a service's name needs a secret word too: "the snyk key you asked for: X", not `"AWS::S3::X": "…"`
     return not _provider(word) or _SECRET_WORD.search(text, hit_end, start) is not None
@@ -232,9 +236,13 @@ def context_spans(text: str, data: bytes) -> list[Span]:
         if (arns and _in_arn(text, start)) or text[end:end + 1] in _HOST_AFTER or text[start - 1:start] in _HOST_BEFORE:
             continue  # an ARN (`…:secret:MyDbSecret-d4e5f6`), a host or a path (`github.com/acme`): names
         word = text[start:end].lower().lstrip("_")
-        if word == "key":
-            at = start + (text[start] == "_")  # `result_key`: the `_` is the owner's
-            if not _KEY_OWNERS_NOT.search(text, max(0, at - 24), at) and (found := _after(text, end, word)):
+        inner = text[start] == "_"  # the end of an identifier (`MISTRAL_API_KEY`, `max_tokens`)
+        if inner and not _INNER_JOINED.match(text, end):
+            continue  # `"input_tokens": 512`: an identifier's own value is the key rule's to judge
+        if word == "key" or inner:  # a value only when a copula gives it one
+            at = start + inner  # `result_key`: the `_` is the owner's
+            owned = word == "key" and _KEY_OWNERS_NOT.search(text, max(0, at - 24), at)
+            if not owned and (found := _after(text, end, word, joined_only=True)):
                 spans.append(found)
             continue
         for found in (_after(text, end, word), _before(text, start, word)):
@@ -243,6 +251,8 @@ def context_spans(text: str, data: bytes) -> list[Span]:
     return spans
 
 
+# After an identifier ending in a secret word, the prose that gives it a value ("MISTRAL_API_KEY is …").
+_INNER_JOINED = re.compile(r"[\"'`]?[ \t]+(?:is|was|to|->)[ \t]")
 _HOST_AFTER = frozenset({".", "/"})
 _HOST_BEFORE = frozenset({".", "/", "@"})
 
