@@ -34,9 +34,11 @@ HARNESSES = ("claude", "codex")
 CORPORA = ("public", "people", "lookalike")  # what runs by default
 # Run only when asked for (`--corpus outsider --corpus outsider-lookalike`): the outsider corpora
 # (outsider_kinds.py, outsider_lookalikes.py), written without reading the rules or the corpora above.
-EXTRA_CORPORA = ("outsider", "outsider-lookalike")
+# A second outsider's corpora (outsider2_kinds.py, outsider2_lookalikes.py), likewise only when named:
+# `--corpus outsider2 --corpus outsider2-lookalike`.
+EXTRA_CORPORA = ("outsider", "outsider-lookalike", "outsider2", "outsider2-lookalike")
 ALL_CORPORA = CORPORA + EXTRA_CORPORA
-LOOKALIKE_CORPORA = ("lookalike", "outsider-lookalike")  # values that must come back whole
+LOOKALIKE_CORPORA = ("lookalike", "outsider-lookalike", "outsider2-lookalike")  # values that must come back whole
 
 EPOCH = datetime(2026, 2, 1, tzinfo=UTC)
 WINDOW_START = "2026-01-31T00:00:00Z"
@@ -47,7 +49,7 @@ PER_SESSION = 24  # packed placements per session
 @dataclass
 class Placement:
     pid: int
-    corpus: str  # public | people | lookalike | outsider | outsider-lookalike | canary
+    corpus: str  # public | people | lookalike | outsider[2] | outsider[2]-lookalike | canary
     kind: str
     family: str
     render: int  # index of the rendering; -1: the one-line writing
@@ -77,6 +79,12 @@ def kinds_of(corpus: str) -> list[Kind]:
     if corpus == "outsider-lookalike":
         from secret_eval.outsider_lookalikes import OUTSIDER_LOOKALIKES
         return OUTSIDER_LOOKALIKES
+    if corpus == "outsider2":
+        from secret_eval.outsider2_kinds import OUTSIDER2_KINDS
+        return OUTSIDER2_KINDS
+    if corpus == "outsider2-lookalike":
+        from secret_eval.outsider2_lookalikes import OUTSIDER2_LOOKALIKES
+        return OUTSIDER2_LOOKALIKES
     from secret_eval.lookalikes import LOOKALIKES
     return LOOKALIKES
 
