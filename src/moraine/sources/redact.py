@@ -447,13 +447,22 @@ def name_spans(proxy: str, name: str | None = None) -> list[Span]:
         found += other_script_spans(name, proxy)
     if _NAME_CONTEXT.search(proxy.encode("ascii")) is None:
         return found  # no word a credential goes with (most ids and names): the spaced copies hold none
-    for variant in _spaced(proxy):
-        found += _rule_spans(variant) + name_prose_spans(proxy, variant)
-    return found + random_runs(proxy)
+    spaced = [span for variant in _spaced(proxy) for span in _rule_spans(variant) + name_prose_spans(proxy, variant)]
+    # (spacing a name cuts a public value's prefix: `pk_test_…` read as `pk test …` is no longer known)
+    return found + [span for span in spaced if not _PUBLIC_BEFORE.search(proxy, max(0, span[0] - 16), span[0])] \
+        + random_runs(proxy)
 
 
 def random_runs(proxy: str, finder: re.Pattern[str] = _RUN) -> list[Span]:
-    return [(m.start(), m.end(), "secret-in-name") for m in finder.finditer(proxy) if _random_run(m.group())]
+    """Random-looking runs of a name, but not those of what is public by design: a publishable
+    key (`pk_live_…`), a public key block, an image or font in a data URI."""
+    if "PUBLIC KEY" in proxy and "PRIVATE" not in proxy:
+        return []
+    return [(m.start(), m.end(), "secret-in-name") for m in finder.finditer(proxy)
+            if _random_run(m.group()) and not _PUBLIC_BEFORE.search(proxy, max(0, m.start() - 16), m.start())]
+
+
+_PUBLIC_BEFORE = re.compile(r"(?:pk_live_|pk_test_|pk\.|base64,)[A-Za-z0-9]{0,8}\Z")
 
 
 def redact_name(name: str) -> str:
