@@ -16,8 +16,13 @@ Kinds of evidence, in this order of strength:
    words before it ("my twilio auth token is 0f3c…") or after it ("0f3c… is the api key"), its
    partner id (`AKIA…` beside a 40-character secret), a cookie's name. Ids that stand beside the
    same words (commit hashes, digests, UUIDs, `ch_…`, `msg_01…`, `AC…` SIDs) are kept.
-4. Encoded forms (`secret_decode.py`): escapes decoded and mapped back, base64 and hex blobs
+4. A password in a sentence (`secret_prose.py`): a password word of any of many languages, a
+   copula, a value a person chose ("the password is hunter22", "Passwort: …", "パスワード：…").
+5. Encoded forms (`secret_decode.py`): escapes decoded and mapped back, base64 and hex blobs
    redacted whole when what they decode to holds any of the above; full-width letters folded.
+
+Names (a call id, a branch, a tool name, a Claude project folder) are made of commands and
+sentences with their spaces replaced: `redact_name` also reads them spaced out (`secret_names.py`).
 
 Why several kinds: a table of vendor formats only finds the formats it lists, and a test
 corpus written from the same table passes while the credentials people actually paste (a
@@ -51,9 +56,10 @@ import re2
 from moraine.sources.secret_context import CONTEXT, COOKIES, PARTNERS, context_spans, cookie_spans, partner_spans
 from moraine.sources.secret_decode import ENCODED_TRIGGERS, blob_spans, fold_wide, unescaped
 from moraine.sources.secret_keys import KEY_WORDS, assignment_spans
+from moraine.sources.secret_names import after_public, claude_folder, holds_context, random_runs, spaced
 from moraine.sources.secret_prose import PASSWORD_WORDS, name_prose_spans, other_script_spans, prose_spans
 from moraine.sources.secret_rules import END, TOKEN_RULES, Rule
-from moraine.sources.secret_values import Span, entropy, is_reference, mixed
+from moraine.sources.secret_values import Span, is_reference, mixed
 
 PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9_.-]{0,63})\]")
 
@@ -182,7 +188,6 @@ def _checked_name(name: str, value: str, scheme: str) -> str | None:
 
 # Rules whose group is base64 (a leading `/` is no path there).
 _PORT_PATH = re.compile(r"[0-9]{1,5}(?:/|$)")
-HEX_RUN = re.compile(r"[0-9a-fA-F]+")
 _BASE64_GROUPS = frozenset({"putty-private-key", "jwk-private-key", "kubeconfig-client-key", "docker-config-auth",
                             "azure-storage-key", "basic-auth"})
 _LINE_BREAK = re.compile(r"(?:\r?\n|(?:\\r)?\\n)[ \t]*")
@@ -396,42 +401,7 @@ def redact(text: str) -> str:
     return _splice(text, found) if found else text
 
 
-# -- names: one-line values made of other text ----------------------------------------------------
-
-# A run of dashes in a name made of text stood for a space and the rest (`sshpass--p-x`: `sshpass -p x`).
-_DASHES = re.compile(r"-+")
-# Words that say a name was made of a credential's context (a command, a key, a sentence).
-# (at the start of a word: a random run holds `key` or `auth` by chance)
-_NAME_CONTEXT = re2.compile(r"(?i)(?:^|[^A-Za-z0-9])(?:pass|pwd|secret|token|key|auth|cred|login|sudo|curl|echo|export"
-                            r"|sshpass|base64|xxd|bearer|private|pw\b|literal|mysql|psql|mongo|redis|rabbitmq|htpasswd"
-                            r"|chpasswd|secure|sqlplus|lftp|config|wifi|contrase|clave|senha|kennwort|heslo|has.o|salasana"
-                            r"|jelsz|sifre|sqlcmd|ldap|mosquitto|openssl|smbclient|http|-[pPkwaU][_ -]"
-                            r"|\"(?:d|p|q|dp|dq|qi|k)\")|(?-i:[a-z](?:Pass|Secret|Token|Key|Auth)[A-Z_]?)")
-_RUN = re.compile(r"[A-Za-z0-9]{12,}")
-_FOLDER_RUN = re.compile(r"[A-Za-z0-9]{10,}")  # a Claude folder: the cwd's punctuation is gone, runs are short
-_CHUNK = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-
-
-def _spaced(name: str) -> set[str]:
-    """The text a name may have been made of, same length: `_` as a space, and each run of
-    dashes as a space and the rest of the run (a flag keeps its dash); the name itself left out."""
-    underscores = name.replace("_", " ")
-    dashes = _DASHES.sub(lambda m: " " + m.group()[1:], name)
-    return {underscores, dashes, _DASHES.sub(lambda m: " " + m.group()[1:], underscores)} - {name}
-
-
-def _random_run(run: str) -> bool:
-    """A run of a name that only a generator writes: three kinds of character, or a long run
-    of two; a hex run of a commit's or digest's length is a hash, and words with a number
-    (`MyProject2024`) are a name."""
-    kinds = sum((any(c.islower() for c in run), any(c.isupper() for c in run), any(c.isdigit() for c in run)))
-    if HEX_RUN.fullmatch(run) and (len(run) <= 12 or len(run) in (40, 64)):
-        return False
-    chunks = _CHUNK.findall(run)
-    if chunks and len(run) / len(chunks) >= 4 and max((len(c) for c in chunks if c[-1].isalpha()), default=0) >= 4:
-        return False
-    return (kinds == 3 and entropy(run) >= 3.2) or (kinds == 2 and len(run) >= 16 and mixed(run)
-                                                    and entropy(run) >= 3.0)
+# -- names: one-line values made of other text (`secret_names.py`) ---------------------------------
 
 
 def name_spans(proxy: str, name: str | None = None) -> list[Span]:
@@ -445,24 +415,10 @@ def name_spans(proxy: str, name: str | None = None) -> list[Span]:
     found = _rule_spans(proxy)
     if name is not None and name != proxy:
         found += other_script_spans(name, proxy)
-    if _NAME_CONTEXT.search(proxy.encode("ascii")) is None:
+    if not holds_context(proxy):
         return found  # no word a credential goes with (most ids and names): the spaced copies hold none
-    spaced = [span for variant in _spaced(proxy) for span in _rule_spans(variant) + name_prose_spans(proxy, variant)]
-    # (spacing a name cuts a public value's prefix: `pk_test_…` read as `pk test …` is no longer known)
-    return found + [span for span in spaced if not _PUBLIC_BEFORE.search(proxy, max(0, span[0] - 16), span[0])] \
-        + random_runs(proxy)
-
-
-def random_runs(proxy: str, finder: re.Pattern[str] = _RUN) -> list[Span]:
-    """Random-looking runs of a name, but not those of what is public by design: a publishable
-    key (`pk_live_…`), a public key block, an image or font in a data URI."""
-    if "PUBLIC KEY" in proxy and "PRIVATE" not in proxy:
-        return []
-    return [(m.start(), m.end(), "secret-in-name") for m in finder.finditer(proxy)
-            if _random_run(m.group()) and not _PUBLIC_BEFORE.search(proxy, max(0, m.start() - 16), m.start())]
-
-
-_PUBLIC_BEFORE = re.compile(r"(?:pk_live_|pk_test_|pk\.|base64,)[A-Za-z0-9]{0,8}\Z")
+    read = [span for variant in spaced(proxy) for span in _rule_spans(variant) + name_prose_spans(proxy, variant)]
+    return found + [span for span in read if not after_public(proxy, span[0])] + random_runs(proxy)
 
 
 def redact_name(name: str) -> str:
@@ -474,9 +430,6 @@ def redact_name(name: str) -> str:
     return _splice(name, found) if found else name
 
 
-# A Claude Code project folder: its cwd with every other character as `-`; a cwd's punctuation is
-# lost there, so the words around a credential no longer say what it is, and a random run is enough.
-_CLAUDE_FOLDER = re.compile(r"-[A-Za-z0-9-]+")
 # A `user:password@host` folder (a cwd cut from a URI: the path keeps one slash of `://`).
 _PATH_USERINFO = re.compile(r"(?:^|/)[^/\s:@]{0,64}:([^/\s@]{3,256})@[A-Za-z0-9\[]")
 
@@ -493,8 +446,8 @@ def redact_path(path: str) -> str:
     previous = ""
     for segment in proxy.split("/"):  # a file or folder name is a name of its own
         found += [(a + start, b + start, name) for a, b, name in name_spans(segment)]
-        if previous == "projects" and _CLAUDE_FOLDER.fullmatch(segment):
-            found += [(a + start, b + start, name) for a, b, name in random_runs(segment, _FOLDER_RUN)]
+        if claude_folder(segment, previous):
+            found += [(a + start, b + start, name) for a, b, name in random_runs(segment, folder=True)]
         start += len(segment) + 1
         previous = segment
     # Shapes may span folders (`hooks.slack.com/…`), and a cwd's `_` and `.` are `-` in a Claude

@@ -6,7 +6,7 @@ in base64 or hex is still a credential, but no shape matches its encoded bytes. 
 decoded and the decoded text is scanned by the same rules (`redact._rule_spans`, one level deep:
 a decoded text is not decoded again, which bounds the cost):
 
-* escapes (`%XX`, `\\uXXXX`, `\\xXX`, `&#…;`) decode the whole text with a map from each decoded
+* escapes (`%2F`, `\\u0067`, `\\x67`, `&#103;`) decode the whole text with a map from each decoded
   character to where it came from, so a span found in the decoded text is redacted exactly where
   its encoded form is (`next=%2Frepos%3Fauth%3D[REDACTED:github-token]`);
 * a base64 or hex blob (a line, or lines wrapped at one width as `base64` and PEM write them)

@@ -1,0 +1,85 @@
+"""Names made of other text: a tool's name, a call id, a model, a key, a branch, a folder.
+
+People and tools make names from a command or a sentence by replacing its spaces and punctuation
+(a call id made of the command it ran, `mongosh_--host_db_-p_…`; a branch named after a sentence,
+`fix/my-password-is-…`; a Claude Code project folder named after its cwd, every other character a
+`-`), so a credential in a name no longer stands where the text rules look for it. This module
+gives `redact.name_spans` the pieces to read such a name: the text it may have been made of
+(`spaced`), whether it holds a word a credential goes with (`holds_context`), and its runs that
+only a generator writes (`random_runs`), keeping what is public by design (a publishable key, a
+public key block, an image in a data URI).
+"""
+
+from __future__ import annotations
+
+import re
+
+import re2
+
+from moraine.sources.secret_values import Span, entropy, mixed
+
+# A run of dashes in a name made of text stood for a space and the rest (`sshpass--p-x`: `sshpass -p x`).
+_DASHES = re.compile(r"-+")
+# Words that say a name was made of a credential's context (a command, a key, a sentence), at the
+# start of a word (a random run holds `key` or `auth` by chance).
+_CONTEXT = re2.compile(r"(?i)(?:^|[^A-Za-z0-9])(?:pass|pwd|secret|token|key|auth|cred|login|sudo|curl|echo|export"
+                       r"|sshpass|base64|xxd|bearer|private|pw\b|literal|mysql|psql|mongo|redis|rabbitmq|htpasswd"
+                       r"|chpasswd|secure|sqlplus|lftp|config|wifi|contrase|clave|senha|kennwort|heslo|has.o|salasana"
+                       r"|jelsz|sifre|sqlcmd|ldap|mosquitto|openssl|smbclient|http|-[pPkwaU][_ -]"
+                       r"|\"(?:d|p|q|dp|dq|qi|k)\")|(?-i:[a-z](?:Pass|Secret|Token|Key|Auth)[A-Z_]?)")
+_RUN = re.compile(r"[A-Za-z0-9]{12,}")
+_FOLDER_RUN = re.compile(r"[A-Za-z0-9]{10,}")  # a Claude folder: the cwd's punctuation is gone, runs are short
+_CHUNK = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_PUBLIC_BEFORE = re.compile(r"(?:pk_live_|pk_test_|pk\.|base64,)[A-Za-z0-9]{0,8}\Z")
+# A Claude Code project folder: its cwd with every other character as `-`.
+_CLAUDE_FOLDER = re.compile(r"-[A-Za-z0-9-]+")
+
+
+def spaced(name: str) -> set[str]:
+    """The text a name may have been made of, same length: `_` as a space, and each run of
+    dashes as a space and the rest of the run (a flag keeps its dash); the name itself left out."""
+    underscores = name.replace("_", " ")
+    dashes = _DASHES.sub(lambda m: " " + m.group()[1:], name)
+    return {underscores, dashes, _DASHES.sub(lambda m: " " + m.group()[1:], underscores)} - {name}
+
+
+def holds_context(proxy: str) -> bool:
+    """Whether an ASCII name holds a word a credential goes with (most ids and names hold none)."""
+    return _CONTEXT.search(proxy.encode("ascii")) is not None
+
+
+def after_public(proxy: str, at: int) -> bool:
+    """Whether position `at` follows the prefix of a value public by design (`pk_test_…`,
+    `base64,` of a data URI): spacing a name cuts such a prefix, so it is looked for here."""
+    return _PUBLIC_BEFORE.search(proxy, max(0, at - 16), at) is not None
+
+
+def _random_run(run: str) -> bool:
+    """A run that only a generator writes: three kinds of character, or a long run of two; a hex
+    run of a commit's or digest's length is a hash, and words with a number (`MyProject2024`)
+    are a name."""
+    kinds = sum((any(c.islower() for c in run), any(c.isupper() for c in run), any(c.isdigit() for c in run)))
+    if _HEX.fullmatch(run) and (len(run) <= 12 or len(run) in (40, 64)):
+        return False
+    chunks = _CHUNK.findall(run)
+    if chunks and len(run) / len(chunks) >= 4 and max((len(c) for c in chunks if c[-1].isalpha()), default=0) >= 4:
+        return False
+    return (kinds == 3 and entropy(run) >= 3.2) or (kinds == 2 and len(run) >= 16 and mixed(run)
+                                                    and entropy(run) >= 3.0)
+
+
+def random_runs(proxy: str, folder: bool = False) -> list[Span]:
+    """Random-looking runs of a name (of 10 characters and more in a Claude folder, whose cwd's
+    punctuation is gone), but not those of what is public by design."""
+    if "PUBLIC KEY" in proxy and "PRIVATE" not in proxy:
+        return []
+    finder = _FOLDER_RUN if folder else _RUN
+    return [(m.start(), m.end(), "secret-in-name") for m in finder.finditer(proxy)
+            if _random_run(m.group()) and not after_public(proxy, m.start())]
+
+
+def claude_folder(segment: str, parent: str) -> bool:
+    """Whether a path segment is a Claude Code project folder (named after a cwd: a credential's
+    words are lost there, so a random run is enough)."""
+    return parent == "projects" and _CLAUDE_FOLDER.fullmatch(segment) is not None
