@@ -341,3 +341,14 @@ def test_list_window_examples_use_offsets(server: McpServer) -> None:
     )
     utc = server.ok("list_sessions", {"start_datetime": DAY_START, "end_datetime": DAY_END})
     assert [i["id"] for i in with_offset["data"]["sessions"]] == [i["id"] for i in utc["data"]["sessions"]]
+
+
+def test_a_reply_echoes_no_credential_the_caller_searched_for(server: McpServer) -> None:
+    """A host keeps tool results in its own logs: searching for a token one pasted must not write
+    it back there through the request echoed in the envelope or the text."""
+    token = "ghp_" + "Xq9vL2mZr7Kp4Wn8Tc6Jb1Hd5Fg3Sa0Ye2Uo"
+    result = server.raw("search_sessions", {"query": f"rotate {token} today"})
+    envelope = result.structured_content
+    assert envelope["request"]["query"] == "rotate [REDACTED:github-token] today"
+    shown = "".join(getattr(block, "text", "") for block in result.content)
+    assert token[4:] not in shown and token[4:] not in str(envelope)

@@ -73,6 +73,8 @@ SECRET_IN_TEXT = {
     "snyk-auth": ("snyk auth c969bf98-e666-4c10-bbcb-7217bdaa9188", "c969bf98-e666-4c10-bbcb-7217bdaa9188"),
     "encoded-key-name": ("DB_PASSWORD_B64=dFg2ODc9VkhnOFdYVyVuag==", "dFg2ODc9VkhnOFdYVyVuag=="),
     "wpa-psk": ('    psk="whisper-krakow-7100"', "whisper-krakow-7100"),
+    "cli-flag-after-name": ("redis-cli -a Xq9vL2mZr7Kp ping", "Xq9vL2mZr7Kp"),
+    "sentry-user-token": ("export SENTRY=sntryu_" + "3f2a9c1b7d8e4f60" * 4, "3f2a9c1b7d8e4f60" * 4),
     "camel-password-key": ("gradle.properties:69:ossrhPassword=CjYYGmr8maMuGWaPa", "CjYYGmr8maMuGWaPa"),
     "bearer-auth-call": ('client.get(url).bearer_auth("YrceisBWbZz2SgiIAfCDaA6QuuLlZJNl").send()',
                          "YrceisBWbZz2SgiIAfCDaA6QuuLlZJNl"),
@@ -111,6 +113,7 @@ KEPT_TEXT = [
     "f(password=new_password)",
     '{"output_tokens": 512, "model": "claude-3-5-sonnet-20241022", "id": "x"}',
     "the token count: 512, model is gpt4o-mini-2024-07-18-preview",
+    "build Qm8Lx2Vr7tKz9Pn4Jc6Wq1Ye5 (cached); aws",  # a value before a service's name needs "for"
 ]
 
 

@@ -197,8 +197,9 @@ def _joined(text: str, hit_end: int, start: int, word: str, value: str) -> bool:
 
 
 # Between a value and a provider's name after it: "use X for datadog" (a bare "X npm" says nothing).
-_FOR_BEFORE = re.compile(r"\s(?:for|with|on|in|to)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?:new\s+)?\Z")
-_FOR_PROVIDER = re.compile(r"[\"'`]?\s+(?:for|with|on|in|to)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?:new\s+)?")
+_FOR = r"\s+(?:for|with|on|in|to)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?:new\s+)?"
+_FOR_BEFORE = re.compile(_FOR + r"\Z")  # looked for first, before any value is read
+_FOR_PROVIDER = re.compile(r"[\"'`]?" + _FOR)  # the whole gap between the value and the name
 
 
 def _before(text: str, hit_start: int, word: str) -> Span | None:
