@@ -89,6 +89,24 @@ def mixed(rng: random.Random, alphabet: str, n: int) -> str:
             return value
 
 
+def compose(*parts: str | tuple[str, int] | Callable[[random.Random], str]) -> Callable[[random.Random], str]:
+    """A value made of literal strings, (alphabet, n) random runs and callables."""
+
+    def make(rng: random.Random) -> str:
+        return "".join(p if isinstance(p, str) else rs(rng, p[0], p[1]) if isinstance(p, tuple) else p(rng)
+                       for p in parts)
+
+    return make
+
+
+def sha1(rng: random.Random) -> str:
+    return rs(rng, HEX, 40)
+
+
+def sha256(rng: random.Random) -> str:
+    return rs(rng, HEX, 64)
+
+
 def uuid4(rng: random.Random) -> str:
     h = rs(rng, HEX, 32)
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{rng.choice('89ab')}{h[17:20]}-{h[20:]}"

@@ -28,20 +28,14 @@ from secret_eval.kinds import (
     kind,
     rbytes,
     rs,
+    sha1,
+    sha256,
     uuid4,
 )
 
 
 def L(name: str, family: str, make, *renders) -> Kind:
     return kind(name, family, make, *renders, source="composed lookalike", self_evident=True)
-
-
-def sha1(r: random.Random) -> str:
-    return rs(r, HEX, 40)
-
-
-def sha256(r: random.Random) -> str:
-    return rs(r, HEX, 64)
 
 
 def _git_log(r: random.Random, v: str) -> str:

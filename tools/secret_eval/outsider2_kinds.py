@@ -48,6 +48,9 @@ from secret_eval.kinds import (
     uuid4,
     wrap,
 )
+from secret_eval.kinds import (
+    compose as G,
+)
 
 # --------------------------------------------------------------------------------------------
 # template filling
@@ -118,23 +121,6 @@ KINDS: list[Kind] = []
 def K(name: str, family: str, make: Callable[[random.Random], str], *templates: Tmpl, se: bool = False,
       notes: str = "") -> None:
     KINDS.append(kind(name, family, make, *(_render(t) for t in templates), self_evident=se, notes=notes))
-
-
-def G(*parts) -> Callable[[random.Random], str]:
-    """A value made of literal strings, (alphabet, n) random runs and callables."""
-
-    def make(rng: random.Random) -> str:
-        out = []
-        for p in parts:
-            if isinstance(p, str):
-                out.append(p)
-            elif isinstance(p, tuple):
-                out.append(rs(rng, p[0], p[1]))
-            else:
-                out.append(p(rng))
-        return "".join(out)
-
-    return make
 
 
 def M(alphabet: str, n: int) -> Callable[[random.Random], str]:

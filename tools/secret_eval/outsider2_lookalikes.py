@@ -34,6 +34,9 @@ from secret_eval.kinds import (
     uuid4,
     wrap,
 )
+from secret_eval.kinds import (
+    compose as G,
+)
 from secret_eval.outsider2_kinds import fill
 
 LOOKS: list[Kind] = []
@@ -49,21 +52,6 @@ def L(name: str, family: str, make: Callable[[random.Random], str], *templates) 
         else:
             renders.append(lambda rng, v, t=t: fill(rng, t, v))
     LOOKS.append(kind(name, family, make, *renders))
-
-
-def G(*parts) -> Callable[[random.Random], str]:
-    def make(rng: random.Random) -> str:
-        out = []
-        for p in parts:
-            if isinstance(p, str):
-                out.append(p)
-            elif isinstance(p, tuple):
-                out.append(rs(rng, p[0], p[1]))
-            else:
-                out.append(p(rng))
-        return "".join(out)
-
-    return make
 
 
 def C(*choices: str) -> Callable[[random.Random], str]:
