@@ -22,7 +22,7 @@ import re
 import re2
 
 from moraine.sources.secret_rules import PROVIDERS
-from moraine.sources.secret_values import DOTTED, TYPE_NAME, Span, entropy, is_reference, mixed, random_looking
+from moraine.sources.secret_values import DOTTED, HEX, TYPE_NAME, Span, entropy, is_reference, mixed, random_looking
 from moraine.sources.secret_vendors import VENDORS
 
 # A word, or the last words of an identifier (`MISTRAL_API_KEY`: `_` joins words there).
@@ -36,7 +36,7 @@ _KEY_OWNERS_NOT = re.compile(r"(?i)\b(?:cache|sort|primary|foreign|partition|com
                              r"|dedupe?|lookup|map|dict|hash|index|row|object|s3|registry|react|list|translation|i18n"
                              r"|config|env|keyboard|hot|shortcut|the|a|this|that|which|each|every|its|gpg|ssh|host"
                              r"|signing key id|license|result|output|input|group|json|field|column|attr|prop|property"
-                             r"|param|primary|api)[ _-]\Z")
+                             r"|param|api)[ _-]\Z")
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./+=#?&%\\-])(?:\\+[nrt])?([A-Za-z0-9+/=_.-]{16,})")  # after `\n`, not in it
 _LONG_RUN = re2.compile(r"[A-Za-z0-9+/=_.-]{16,}", _NO_GROUPS)  # as long as the shortest candidate
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -66,7 +66,6 @@ _ID_WORDS = re.compile(
     r"|object|checkout|cherry-pick|revert|reset|rebase|digest|checksum|shasum|integrity|hash|etag|h1|md5|md5sum"
     r"|fingerprint|nonce|image|layer|build|tag|id|uuid|ref|event|request|trace|span|job|order|message|device"
     r"|instance|correlation|session)\b[\s:=@\"',]*|@|#|\bh1:|sha\d*[:~-])$")
-_HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 def _hash_line(text: str, start: int, end: int) -> bool:
@@ -90,7 +89,7 @@ def is_id(text: str, start: int, end: int, keys_are_uuids: bool = False) -> bool
     before = text[max(0, start - 24):start]
     if _ID_WORDS.search(before):
         return True
-    return bool(_HEX.fullmatch(value) and 7 <= len(value) <= 128 and _hash_line(text, start, end))
+    return bool(HEX.fullmatch(value) and 7 <= len(value) <= 128 and _hash_line(text, start, end))
 
 
 # -- a context word, then (or after) a random-looking value ---------------------------------------
@@ -124,7 +123,7 @@ def secretish(value: str, provider: str) -> bool:
         return False
     if _UUID.fullmatch(core):
         return provider == "heroku"
-    if _HEX.fullmatch(core):
+    if HEX.fullmatch(core):
         return len(core) >= 24 and mixed(core)
     if (core.count("/") >= 3 and not random_looking(core.replace("/", ""))) or core.count("-") >= 2 \
             or core.count("_") >= 2:
@@ -154,7 +153,7 @@ def joined_secret(value: str, commits: bool = False) -> bool:
         return False
     if _wordy(core) or _SNAKE.fullmatch(core):
         return False
-    if _HEX.fullmatch(core) and (len(core) < 32 or (len(core) == 40 and not commits)):
+    if HEX.fullmatch(core) and (len(core) < 32 or (len(core) == 40 and not commits)):
         return False  # an id or a digest; a commit (but W&B's keys have its shape: "use daaaf7… for wandb")
     return entropy(core) >= 3.0
 
@@ -220,7 +219,7 @@ def _before(text: str, hit_start: int, word: str) -> Span | None:
             return None
         if joined_secret(value, commits=True) and not is_id(text, start, stop, keys_are_uuids=True):
             return start, stop, "secret-near-keyword"  # "use 952540d7-… for heroku": a key for a service
-    if text[stop:hit_start].count(" ") > 8 or (_HEX.fullmatch(value) and len(value) in (40, 64)):
+    if text[stop:hit_start].count(" ") > 8 or (HEX.fullmatch(value) and len(value) in (40, 64)):
         return None  # far away, or a commit hash or digest ("`9532bd…` (changelog); npm")
     if secretish(value, word) and not is_id(text, start, stop):
         return start, stop, "secret-near-keyword"

@@ -16,7 +16,7 @@ import re
 
 import re2
 
-from moraine.sources.secret_values import Span, entropy, mixed
+from moraine.sources.secret_values import HEX, Span, entropy, mixed
 
 # A run of dashes in a name made of text stood for a space and the rest (`sshpass--p-x`: `sshpass -p x`).
 _DASHES = re.compile(r"-+")
@@ -30,7 +30,6 @@ _CONTEXT = re2.compile(r"(?i)(?:^|[^A-Za-z0-9])(?:pass|pwd|secret|token|key|auth
 _RUN = re.compile(r"[A-Za-z0-9]{12,}")
 _FOLDER_RUN = re.compile(r"[A-Za-z0-9]{10,}")  # a Claude folder: the cwd's punctuation is gone, runs are short
 _CHUNK = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-_HEX = re.compile(r"[0-9a-fA-F]+")
 _PUBLIC_BEFORE = re.compile(r"(?:pk_live_|pk_test_|pk\.|base64,)[A-Za-z0-9]{0,8}\Z")
 # A Claude Code project folder: its cwd with every other character as `-`.
 _CLAUDE_FOLDER = re.compile(r"-[A-Za-z0-9-]+")
@@ -60,7 +59,7 @@ def _random_run(run: str) -> bool:
     run of a commit's or digest's length is a hash, and words with a number (`MyProject2024`)
     are a name."""
     kinds = sum((any(c.islower() for c in run), any(c.isupper() for c in run), any(c.isdigit() for c in run)))
-    if _HEX.fullmatch(run) and (len(run) <= 12 or len(run) in (40, 64)):
+    if HEX.fullmatch(run) and (len(run) <= 12 or len(run) in (40, 64)):
         return False
     chunks = _CHUNK.findall(run)
     if chunks and len(run) / len(chunks) >= 4 and max((len(c) for c in chunks if c[-1].isalpha()), default=0) >= 4:

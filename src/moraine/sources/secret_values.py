@@ -46,7 +46,7 @@ _CALL = re.compile(r"([A-Za-z_$][\w.$]*)\s*[(\[]|\(.*\)$|\[.*\]$")
 # A part of a dotted name as code writes one: a word in any case, with digits after it.
 _CODE_PART = re.compile(r"[a-z_][a-z0-9_-]*|[A-Z][A-Z0-9_]*|[A-Z]?[a-z]+(?:[A-Z][a-z]{2,}[0-9]*)*[0-9]*"
                         r"|(?:[A-Z]+[a-z]{2,}[0-9]*)+")
-_HEX = re.compile(r"[0-9a-fA-F]+")
+HEX = re.compile(r"[0-9a-fA-F]+")  # a hash, a digest, a hex key
 _PASSWORD_MARKS = re.compile(r"[!^&#@$%~]")
 _LETTERS = re.compile(r"[A-Za-z_]*")
 _CODE_WORD = re.compile(r"[a-z]+(?:[A-Z][a-z]+)+|[a-z]+(?:_[a-z]+)+")  # `serverAuth`, `debug_prompt`
@@ -97,7 +97,7 @@ def random_looking(value: str) -> bool:
     dotted name, one random-looking part is enough."""
     if "." in value:
         return any(random_looking(part) for part in value.split("."))
-    if len(value) >= 20 and _HEX.fullmatch(value) and mixed(value):
+    if len(value) >= 20 and HEX.fullmatch(value) and mixed(value):
         return entropy(value) >= 3.0  # hex has 16 letters: its entropy tops out at 4
     return len(value) >= 16 and mixed(value) and entropy(value) >= 3.5 and not TYPE_NAME.fullmatch(value)
 
