@@ -267,9 +267,10 @@ class _Mcp:
         return out
 
     def close(self) -> None:
-        assert self.proc.stdin is not None
+        assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.close()
         self.proc.wait(timeout=60)
+        self.proc.stdout.close()
 
 
 class _Pool:

@@ -61,3 +61,26 @@ def test_the_newest_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     adapter = next(iter(ingest.newest.values()))[2]
     ingest.note_written([("a", "a", adapter), ("b", "b", adapter), ("c", "c", adapter)])
     assert list(ingest.newest) == ["a", "b"]
+
+
+def test_a_call_reads_new_logs_the_watcher_has_not_reported(tmp_path: Path) -> None:
+    """New sessions in live folders (a project folder, a new subagent folder inside one, a new
+    day folder) are found by stat-ing the live folders, not by a walk and not by the watcher."""
+    writer, store = _store(tmp_path)
+    daemon = Daemon(store.config)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    daemon.observer = daemon._watch([elsewhere])
+    daemon.watched = {Path(s.root).expanduser() for s in store.config.sources if s.enabled}
+    try:
+        before = store.live_event_count()
+        parent = next(log for log in writer.files if log.harness == "claude-code")
+        new = [writer.new_claude(), writer.new_claude(subagent_of=parent), writer.new_codex()]
+        for log in new:
+            writer.extend(log, 8)
+        daemon._catch_up_for_call(store, time.monotonic())
+        assert all(str(log.path) in store.checkpoints for log in new)
+        assert store.live_event_count() > before
+        assert ingest_once(store).events == 0  # a full walk finds nothing left
+    finally:
+        daemon.observer.stop()

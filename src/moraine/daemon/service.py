@@ -333,7 +333,7 @@ class Daemon:
     def _catch_up_for_call(self, store: Store, arrived: float) -> None:
         """Concurrent calls share catch-up passes: a pass that began after this call arrived
         has read every line written before it, so the call need not run its own."""
-        from moraine.ingest.pipeline import ingest_once, moved_newest
+        from moraine.ingest.pipeline import ingest_once, moved_newest, unread_new_logs
 
         with self.call_catch_up:
             if self.last_call_catch_up >= arrived:
@@ -343,7 +343,8 @@ class Daemon:
             if changed is None:  # the watcher cannot say: look at every live log
                 ingest_once(store, live_only=True)
                 return
-            named = changed | moved_newest(store)  # and what was written last, reported or not yet
+            # and, reported or not yet, what was written last and what is new in the live folders
+            named = changed | moved_newest(store) | unread_new_logs(store)
             if named:
                 ingest_once(store, only=named)
                 with self.dirty_lock:
@@ -359,7 +360,7 @@ class Daemon:
         with self.dirty_lock:
             if "*" in self.dirty:
                 return None
-            changed = set(self.dirty)
+            changed = self.dirty | self.reading  # being read by a pass: the call waits for it
         if self._watch_appeared():
             return None
         return changed

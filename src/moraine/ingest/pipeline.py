@@ -466,6 +466,19 @@ def moved_newest(store: Store) -> set[str]:
     return {path for path, _, _, _, _ in _changed(store, list(ingest_state(store).newest.values()), {})}
 
 
+def unread_new_logs(store: Store) -> set[str]:
+    """The logs in the folders written to within RECENT_S that the state holds nothing of yet,
+    found by stat-ing those folders (`Discovery.live`): with `moved_newest`, what a call reads
+    before the watcher says. Judged by the state, not by the last listing: a log that a pass
+    running now has listed but not committed still counts, so the call waits for that pass."""
+    since = time.time_ns() - int(RECENT_S * 1e9)
+    known, forgotten, issues = store.checkpoints, store.forgotten, store.file_issues
+    unread = [path for path in ingest_state(store).discovery.live(since) if path not in known]
+    return {path for path, _ in named(store, unread)
+            if (key := path_key(path)) is not None and key not in known and key not in forgotten
+            and key not in issues}
+
+
 def _file_issue_changes(store: Store, problems: dict[str, str], listed: set[str], read: set[str], walked: bool
                         ) -> dict[str, str | None]:
     """What changed in the per-file issues: this pass's problems, minus the old ones it saw

@@ -6,7 +6,10 @@ everything"), which the daemon keeps as its dirty set: what a call's catch-up re
 `Discovery` is the reconcile scan: it walks the source roots but re-lists only directories
 whose mtime changed since the last walk (adding a file changes its directory's mtime,
 appending to one does not), so a catch-up before every MCP answer costs a few stats per
-directory instead of a full tree listing.
+directory instead of a full tree listing. A folder's mtime ticks with the kernel's coarse
+clock (milliseconds), so a file added in the same tick as the listing leaves it unchanged: a
+listing is trusted only once its folder was quiet for `RACY_NS` before it was taken (as git
+treats a "racily clean" index entry).
 """
 
 from __future__ import annotations
@@ -15,12 +18,14 @@ import errno
 import fnmatch
 import os
 import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 LOG_SUFFIXES = (".jsonl", ".json", ".db")  # every kind of file some harness logs to
+RACY_NS = 1_000_000_000  # a folder changed this shortly before its listing is listed again
 
 
 def log_of(path: str) -> str | None:
@@ -72,6 +77,7 @@ def _walked(root: str, directory: str, under: tuple[str, ...] | None) -> bool:
 @dataclass
 class _Listing:
     mtime_ns: int
+    listed_ns: int  # the clock when the listing began
     files: list[str]
     subdirs: list[str]
     links: list[str]  # symlinks: judged per walk (their targets can change without the mtime)
@@ -123,6 +129,26 @@ class Discovery:
         found.sort()
         return found
 
+    def live(self, since_ns: int) -> list[str]:
+        """The files of the folders modified since `since_ns` (and of folders new inside them),
+        each folder stat-ed and re-listed if it changed: what a call's catch-up looks at for a
+        new log the watcher has not reported yet, without walking the tree. A file new in a
+        folder quiet for longer waits for the watcher or the next walk."""
+        found: list[str] = []
+        stack = [d for d, listing in self.listings.items() if listing.mtime_ns >= since_ns]
+        seen = set(stack)
+        while stack:
+            listing = self._listing(stack.pop())
+            if listing is None:
+                continue
+            found.extend(listing.files)
+            for sub in listing.subdirs:
+                cached = self.listings.get(sub)
+                if sub not in seen and (cached is None or cached.mtime_ns >= since_ns):
+                    seen.add(sub)
+                    stack.append(sub)
+        return found
+
     def _judge_link(self, link: str, real_root: str, follow: bool) -> str | None:
         try:
             st = os.stat(link)
@@ -148,9 +174,9 @@ class Discovery:
             self.listings.pop(directory, None)
             return None
         cached = self.listings.get(directory)
-        if cached is not None and cached.mtime_ns == mtime:
+        if cached is not None and cached.mtime_ns == mtime and cached.listed_ns - mtime > RACY_NS:
             return cached
-        listing = _Listing(mtime, [], [], [], {})
+        listing = _Listing(mtime, time.time_ns(), [], [], [], {})
         try:
             with os.scandir(directory) as entries:
                 for entry in entries:
