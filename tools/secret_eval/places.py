@@ -36,9 +36,12 @@ CORPORA = ("public", "people", "lookalike")  # what runs by default
 # (outsider_kinds.py, outsider_lookalikes.py), written without reading the rules or the corpora above.
 # A second outsider's corpora (outsider2_kinds.py, outsider2_lookalikes.py), likewise only when named:
 # `--corpus outsider2 --corpus outsider2-lookalike`.
-EXTRA_CORPORA = ("outsider", "outsider-lookalike", "outsider2", "outsider2-lookalike")
+# A third outsider's (outsider3_kinds.py, outsider3_lookalikes.py): `--corpus outsider3 --corpus outsider3-lookalike`.
+EXTRA_CORPORA = ("outsider", "outsider-lookalike", "outsider2", "outsider2-lookalike",
+                 "outsider3", "outsider3-lookalike")
 ALL_CORPORA = CORPORA + EXTRA_CORPORA
-LOOKALIKE_CORPORA = ("lookalike", "outsider-lookalike", "outsider2-lookalike")  # values that must come back whole
+# values that must come back whole
+LOOKALIKE_CORPORA = ("lookalike", "outsider-lookalike", "outsider2-lookalike", "outsider3-lookalike")
 
 EPOCH = datetime(2026, 2, 1, tzinfo=UTC)
 WINDOW_START = "2026-01-31T00:00:00Z"
@@ -49,7 +52,7 @@ PER_SESSION = 24  # packed placements per session
 @dataclass
 class Placement:
     pid: int
-    corpus: str  # public | people | lookalike | outsider[2] | outsider[2]-lookalike | canary
+    corpus: str  # public | people | lookalike | outsider[23] | outsider[23]-lookalike | canary
     kind: str
     family: str
     render: int  # index of the rendering; -1: the one-line writing
@@ -85,6 +88,12 @@ def kinds_of(corpus: str) -> list[Kind]:
     if corpus == "outsider2-lookalike":
         from secret_eval.outsider2_lookalikes import OUTSIDER2_LOOKALIKES
         return OUTSIDER2_LOOKALIKES
+    if corpus == "outsider3":
+        from secret_eval.outsider3_kinds import OUTSIDER3_KINDS
+        return OUTSIDER3_KINDS
+    if corpus == "outsider3-lookalike":
+        from secret_eval.outsider3_lookalikes import OUTSIDER3_LOOKALIKES
+        return OUTSIDER3_LOOKALIKES
     from secret_eval.lookalikes import LOOKALIKES
     return LOOKALIKES
 
