@@ -7,10 +7,15 @@ touch. Values are made up here, not taken from the held-out corpora.
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from moraine.sources.redact import redact, redact_name, redact_path
 
+# PowerShell's -EncodedCommand: base64 of UTF-16LE
+_POWERSHELL = base64.b64encode("$p = ConvertTo-SecureString 'Kq8vLm2Zx7Rt' -AsPlainText -Force"
+                               .encode("utf-16-le")).decode()
 SECRET_IN_TEXT = {
     "prose-copula": ("the staging password is quartz-7k2m-river", "quartz-7k2m-river"),
     "prose-colon": ("pw: Autumn2031!", "Autumn2031!"),
@@ -38,6 +43,40 @@ SECRET_IN_TEXT = {
     "ansible-pass": ("ansible_become_pass: v7Qm+Lx2*Rt", "v7Qm+Lx2*Rt"),
     "django-key": ("SECRET_KEY = 'q9(x!v2m^k7&p3z*w8r#t1y@u6e$o4i%l0a'", "q9(x!v2m^k7&p3z*w8r#t1y@u6e$o4i%l0a"),
     "env-with-ampersand": ("DB_PASS=Rain&77cloudStone", "Rain&77cloudStone"),
+    # copulas and inflected password words of more languages; a chosen dotted password
+    "czech-je": ("heslo k serveru je Jablko#2031kv", "Jablko#2031kv"),
+    "swedish-inflected": ("lösenordet för wifi är Stuga-44-skog", "Stuga-44-skog"),
+    "turkish-suffix": ("sunucu şifresi: Deniz!2031ak", "Deniz!2031ak"),
+    "polish-to": ("hasło do poczty to Rzeka.Kamien882", "Rzeka.Kamien882"),
+    "vietnamese-la": ("mật khẩu wifi là Hoa-sen-2031x", "Hoa-sen-2031x"),
+    "indonesian": ("kata sandi server adalah Pohon#2031ab", "Pohon#2031ab"),
+    "hinglish-hai": ("server ka password hai Chai@2031pk", "Chai@2031pk"),
+    "greek-script": ("ο κωδικός του wifi είναι Thalassa%2031", "Thalassa%2031"),
+    "korean-short": ("서버 비번: Bada-2031-gil", "Bada-2031-gil"),
+    "russian-dotted": ("логин deploy, пароль birch.Falcon771", "birch.Falcon771"),
+    # command lines: a user then a password flag; Windows; stdin; positional secrets
+    "cli-user-then-p": ("influx -host db1 -username ops -password Kq8vLm2Zx7Rt", "Kq8vLm2Zx7Rt"),
+    "cli-u-p": ("cqlsh db2 9042 -u ops -p Wv7Lq2Zm8Kx", "Wv7Lq2Zm8Kx"),
+    "net-use-share": (r"net use Y: \\nas\media Gr8vLq2Zm7 /user:HOME\kid", "Gr8vLq2Zm7"),
+    "schtasks-rp": (r"schtasks /create /tn backup /ru CORP\svc /rp Tq9mLv2Zx8", "Tq9mLv2Zx8"),
+    "printf-sudo": ("printf '%s\\n' 'Orchid77!zq' | sudo -S systemctl restart nginx", "Orchid77!zq"),
+    "sudo-chpasswd": ("echo 'ops:Lantern#2031q' | sudo chpasswd", "Lantern#2031q"),
+    "mc-alias": ("mc alias set nas https://s3.lan:9000 admin Xq8vLm2Zr7Tk4Wp9", "Xq8vLm2Zr7Tk4Wp9"),
+    "powershell-encoded": ("powershell -EncodedCommand " + _POWERSHELL, _POWERSHELL[:40]),
+    # code and configuration
+    "pdo-last-two": ("$db = new PDO('pgsql:host=db;dbname=app', 'app', 'Pq8vLm2Zr7Tk', [PDO::ATTR_ERRMODE]);",
+                     "Pq8vLm2Zr7Tk"),
+    "ruby-basic-auth": ("req.basic_auth 'ops', 'Wm7qLv2Zx8Rt'", "Wm7qLv2Zx8Rt"),
+    "sql-identified-with": ("CREATE USER 'r'@'%' IDENTIFIED WITH caching_sha2_password BY 'Tz8qLm2Vx7Rk';",
+                            "Tz8qLm2Vx7Rk"),
+    "xml-password-element": ("<server><id>nexus</id><password>Kv8qLm2Zx7Rt.W</password></server>", "Kv8qLm2Zx7Rt.W"),
+    "config-line-no-equals": ("bridge_password Lq8vKm2Zx7Rt", "Lq8vKm2Zx7Rt"),
+    "wp-salt-angles": ("define('NONCE_SALT', 'r<8K;q>2Zm|x7(Lv)T@p9W]w');", "r<8K;q>2Zm|x7(Lv)T@p9W]w"),
+    "base64-path-like": ("client_secret = /Xq8vLm2Zr7Tk4Wp9+Yb3Nc6Hd1Jf5Gs=", "/Xq8vLm2Zr7Tk4Wp9+Yb3Nc6Hd1Jf5Gs="),
+    "decoded-literal": ('API_SECRET = atob("S3E4dkxtMlpyN1RrNFdwOVliM05j")', "S3E4dkxtMlpyN1RrNFdwOVliM05j"),
+    "sdk-client": ('client = mistralai.Mistral("Kq8vLm2Zr7Tk4Wp9Yb3Nc6Hd")', "Kq8vLm2Zr7Tk4Wp9Yb3Nc6Hd"),
+    "otp-seed-prose": ("the 2FA secret for the bot account: JBSWY3DPEHPK3PXPJBSWY3DP", "JBSWY3DPEHPK3PXPJBSWY3DP"),
+    "pin-prose": ("the smart card PIN is 40718263", "40718263"),
     "mysqladmin": ("mysqladmin -u root password Tq9LmX2vR8zK", "Tq9LmX2vR8zK"),
     "rabbitmqctl": ("rabbitmqctl add_user app Vq8Lm2XzR7tK", "Vq8Lm2XzR7tK"),
     "securestring": ('$p = ConvertTo-SecureString "Wm7Lq2XzR9tK" -AsPlainText -Force', "Wm7Lq2XzR9tK"),
@@ -82,6 +121,12 @@ SECRET_IN_TEXT = {
 }
 
 KEPT_TEXT = [
+    "ssh -l deploy -p 2222 build01 && docker run -u 1000 -p 8080:80 nginx",
+    "Send Authorization: Basic base64(user:password) with every request.",
+    "Cache restored from key: npm-Linux-9b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c",
+    "const secret = process.env.PAYMENT_SECRET_KEY!;",
+    "PowerShell -enc UwB0AGEAcgB0AC0AUwBsAGUAZQBwACAAMQAwAA==",
+    "the PIN is on the back of the card",
     "password length must be at least 12 characters",
     "Changed the password hashing to argon2id in auth/hash.py",
     "the password field is read-only",
@@ -139,7 +184,11 @@ NAMES = {
     "name-beside-word": ("private_key_=_\"tGpU10VOU6qduUmyPxIa61Nv4mGKAYtJ\"", "tGpU10VOU6qduUmyPxIa61Nv4mGKAYtJ"),
     "full-width": ("パスワード：ｌｏｔｕｓ－ｂｕａｊ－７２６", "ｌｏｔｕｓ－ｂｕａｊ－７２６"),
 }
-KEPT_NAMES = ["mcp__github__create_pull_request", "claude-3-5-sonnet-20241022", "toolu_01AbCdEfGhIjKlMnOpQrStUv",
+KEPT_NAMES = ['db.orders.find({_id: ObjectId("65a1f0c2e4b0a1b2c3d4e5f6")}, {passwordHash: 0})',
+              '{"name":"auth.check_token","span_id":"a1b2c3d4e5f60718"}',
+              "Deployed_TokenVault_at_0x8ba1f109551bd432803012645ac136ddd64dba72",
+              "fix/DB_PASSWORD=CHANGE_ME_NOW-in-compose",
+              "mcp__github__create_pull_request", "claude-3-5-sonnet-20241022", "toolu_01AbCdEfGhIjKlMnOpQrStUv",
               "call_Xa9bC3dE2fG4hI5jK6lM7nO8", "call_Xa9bC3dE2fGkeyI5jK6lM7nO8authQ2",
               "fix/3f2c1a9b8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b",
               "feature/token-refresh-rotation", "/home/dev/src/app/.worktrees/a1b2c3d4"]

@@ -59,7 +59,7 @@ from moraine.sources.secret_keys import KEY_WORDS, assignment_spans
 from moraine.sources.secret_names import after_public, claude_folder, holds_context, random_runs, spaced
 from moraine.sources.secret_prose import PASSWORD_WORDS, name_prose_spans, other_script_spans, prose_spans
 from moraine.sources.secret_rules import END, TOKEN_RULES, Rule
-from moraine.sources.secret_values import Span, is_reference, mixed
+from moraine.sources.secret_values import Span, is_placeholder, is_reference, mixed
 
 PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9_.-]{0,63})\]")
 
@@ -172,6 +172,8 @@ def _shape_span(text: str, match: re2._Match, group: int, rule: Rule, own: bool)
         return None
     if own and rule.name not in _BASE64_GROUPS and is_reference(value.strip("\"'")):
         return None
+    if text.startswith("(", end):
+        return None  # a call's name (`Basic base64(user:password)` of a document), not a value
     name = _checked_name(rule.name, value, text[first:match.start(group)])
     return None if name is None else (start, end, name)
 
@@ -418,7 +420,22 @@ def name_spans(proxy: str, name: str | None = None) -> list[Span]:
     if not holds_context(proxy):
         return found  # no word a credential goes with (most ids and names): the spaced copies hold none
     read = [span for variant in spaced(proxy) for span in _rule_spans(variant) + name_prose_spans(proxy, variant)]
-    return found + [span for span in read if not after_public(proxy, span[0])] + random_runs(proxy)
+    return found + [span for span in read if not after_public(proxy, span[0]) and not _spaced_reference(proxy, span)] \
+        + random_runs(proxy)
+
+
+_NAME_WORD = re.compile(r"[A-Za-z0-9_]*")
+
+
+def _spaced_reference(proxy: str, span: Span) -> bool:
+    """A value read in a spaced copy that the name writes as one placeholder word (spaced,
+    `CHANGE_ME_PLEASE` is `CHANGE`): judged whole, as the name holds it."""
+    start = span[0]
+    while start > 0 and (proxy[start - 1].isalnum() or proxy[start - 1] == "_"):
+        start -= 1
+    word = _NAME_WORD.match(proxy, start)
+    whole = word.group() if word is not None else ""
+    return len(whole) > span[1] - span[0] and is_placeholder(whole)
 
 
 def redact_name(name: str) -> str:

@@ -30,7 +30,10 @@ _NAMES = sorted(set(PROVIDERS) | set(VENDORS))
 _NO_GROUPS = re2.Options()
 _NO_GROUPS.never_capture = True  # spans only: the wrapper asks for groups at every match otherwise
 CONTEXT = re2.compile(r"(?i)(?:\b|_)(?:" + "|".join(_NAMES) + r"|token|secret|password|passwd|api[ _-]?key"
-                      r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer|key)s?\b", _NO_GROUPS)
+                      r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer|key"
+                      # the same words in other languages (`?`: a letter outside ASCII in the copy)
+                      r"|jeton|cl\?|schl\?ssel|zugangsschl\?ssel|chiave|llave|chave|sleutel|klucz|nyckel|n\?gle)s?\b",
+                      _NO_GROUPS)
 # "key" alone marks a value only when a copula gives it one, and not after these words.
 _KEY_OWNERS_NOT = re.compile(r"(?i)\b(?:cache|sort|primary|foreign|partition|composite|unique|public|idempotency"
                              r"|dedupe?|lookup|map|dict|hash|index|row|object|s3|registry|react|list|translation|i18n"
@@ -65,7 +68,8 @@ _ID_WORDS = re.compile(
     r"(?i)(?:\b(?:commit|commits|sha|sha1|sha-1|sha256|sha-256|sha384|sha512|rev|revision|merge|head|tree|parent|blob"
     r"|object|checkout|cherry-pick|revert|reset|rebase|digest|checksum|shasum|integrity|hash|etag|h1|md5|md5sum"
     r"|fingerprint|nonce|image|layer|build|tag|id|uuid|ref|event|request|trace|span|job|order|message|device"
-    r"|instance|correlation|session)\b[\s:=@\"',]*|@|#|\bh1:|sha\d*[:~-])$")
+    r"|instance|correlation|session|(?:span|trace|parent|request|object|correlation)_?id|challenge"
+    r"|code_challenge|address)\b[\s:=@\"',(]*|@|#|\bh1:|sha\d*[:~-])$")
 
 
 def _hash_line(text: str, start: int, end: int) -> bool:
@@ -139,6 +143,7 @@ _COPULA = re.compile(r"\b(?:is|was|are)\b\s*:?|->|(?<![:=])(?::|=)(?![:/=])")
 _JOINED = re.compile(r"(?:\bis|\bwas|\bare|\bto|(?<![:=]):|(?<![=!<>]):?=|->)\s*[\"'`]?\Z")  # not `::`, `==`
 
 
+_LABELLED_DIGEST = re.compile(r"(?:[A-Za-z]+[-_.])+(?:[0-9a-f]{40}|[0-9a-f]{64})")
 _SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+")  # `test_fix_token_6`, `MAX_RETRY_2`
 
 
@@ -155,6 +160,8 @@ def joined_secret(value: str, commits: bool = False) -> bool:
         return False
     if HEX.fullmatch(core) and (len(core) < 32 or (len(core) == 40 and not commits)):
         return False  # an id or a digest; a commit (but W&B's keys have its shape: "use daaaf7… for wandb")
+    if _LABELLED_DIGEST.fullmatch(core):
+        return False  # `node-modules-Linux-83c9…`: a cache key, words then a digest
     return entropy(core) >= 3.0
 
 

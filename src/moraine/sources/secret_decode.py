@@ -60,7 +60,7 @@ def _triggers() -> str:
     alternatives = sorted(re.escape(literal) for literal in literals)
     escapes = [r"\\+u00[2-7][0-9A-Fa-f]", r"\\+u[fF][fF][0-5][0-9A-Fa-f]", r"\\+x[2-7][0-9A-Fa-f]",
                r"%[2-7][0-9A-Fa-f]", r"&#(?:x[2-7][0-9A-Fa-f]|[3-9][0-9]|1[01][0-9]|12[0-6]);"]
-    return "|".join([*alternatives, *escapes, r"(?i:base64|b64decode|atob|xxd)"])
+    return "|".join([*alternatives, *escapes, r"(?i:base64|b64decode|atob|xxd|encodedcommand|-enc\s)"])
 
 
 ENCODED_TRIGGERS = _triggers()
@@ -150,8 +150,10 @@ def _kept_length(blob: str) -> int:
 def _printable(data: bytes) -> str | None:
     if len(data) < 6:
         return None
+    # UTF-16LE (PowerShell's -EncodedCommand): every other byte a NUL
+    utf16 = len(data) % 2 == 0 and data[1::2].count(0) >= 0.9 * (len(data) // 2)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-16-le" if utf16 else "utf-8")
     except UnicodeDecodeError:
         return None
     visible = sum(1 for c in text if c.isprintable() or c in "\n\r\t")
@@ -190,7 +192,7 @@ Scan = Callable[[str], list[Span]]
 def blob_spans(text: str, scan: Scan) -> list[Span]:
     """Base64 and hex blobs of `text` whose decoded text holds a credential, redacted whole."""
     found: list[Span] = []
-    decoding = re.search(r"(?i)base64|b64decode|atob", text) is not None
+    decoding = re.search(r"(?i)base64|b64decode|atob|encodedcommand", text) is not None
     for kind, finder, decode in (("base64", _BASE64_BLOB, _from_base64), ("hex", _HEX_BLOB, _from_hex)):
         for match in finder.finditer(text):
             length = _kept_length(match.group()) if kind == "base64" else len(match.group())

@@ -17,6 +17,7 @@ from moraine.sources.secret_values import Span, is_reference, random_looking
 # A key names a secret by its last word(s), so a look at an identifier starts only where one
 # of these words ends it (`token_count` and `tokenizer` never get this far).
 KEY_WORDS = re2.compile(r"(?i)(pass(?:word|wd|phrase)?|pwd|pw|pat|secret|token|key|creds?|credentials?|auth|dsn|psk"
+                        r"|salt|p12|pfx|keystore|jks"
                         r"|key[_-]?base|key[_-]?id|sess(?:ion)?id)(?:[_-](?:b64|base64|enc|encoded|hex|raw|plain))?"
                         r"(?:[^A-Za-z0-9_.-]|$)")
 # The same without its group: RE2 finds a match's end with its DFA alone; filling a group takes
@@ -34,6 +35,8 @@ _SECRET_LAST = frozenset({
     "credentials", "creds", "auth", "privatekey", "secretkey", "accesskey", "authtoken", "dsn", "pw", "pass",
     "sessionid", "sessid", "pat", "psk",
 })
+# ... or names one after another word (`NONCE_SALT`, `SIGNING_P12`; a `salt` or `.pfx` alone is code's).
+_SECRET_LAST_OWNED = frozenset({"salt", "p12", "pfx", "keystore", "jks"})
 # ... or its last two words do (`api_key`, `AccountKey`, `client-secret` is covered above).
 _SECRET_KEY_FIRST = frozenset({
     "api", "access", "secret", "private", "account", "master", "application", "encryption", "signing", "license",
@@ -89,6 +92,8 @@ def _is_secret_key(identifier: str) -> bool:
     if tuple(words[-3:]) in _SECRET_KEYS:
         return True
     if words[-1] in _SECRET_LAST or words[-1].endswith(_GLUED):  # `PGPASSWORD`, `GITHUBTOKEN`
+        return True
+    if words[-1] in _SECRET_LAST_OWNED and len(words) >= 2:
         return True
     return words[-1] == "key" and len(words) >= 2 and words[-2] in _SECRET_KEY_FIRST
 

@@ -16,6 +16,7 @@ import re
 
 import re2
 
+from moraine.sources.secret_context import is_id
 from moraine.sources.secret_values import HEX, Span, entropy, mixed
 
 # A run of dashes in a name made of text stood for a space and the rest (`sshpass--p-x`: `sshpass -p x`).
@@ -75,7 +76,16 @@ def random_runs(proxy: str, folder: bool = False) -> list[Span]:
         return []
     finder = _FOLDER_RUN if folder else _RUN
     return [(m.start(), m.end(), "secret-in-name") for m in finder.finditer(proxy)
-            if _random_run(m.group()) and not after_public(proxy, m.start())]
+            if _random_run(m.group()) and not after_public(proxy, m.start()) and not _hex_id(proxy, m.start(), m.end())]
+
+
+def _hex_id(proxy: str, start: int, end: int) -> bool:
+    """A hex run that the name itself calls an id (`span_id":"db6f…`, `ObjectId("…`), or a
+    `0x` address (40 hex digits: public; a private key has 64)."""
+    run = proxy[start:end]
+    if run.startswith("0x") and HEX.fullmatch(run[2:]) and len(run) == 42:
+        return True
+    return HEX.fullmatch(run) is not None and is_id(proxy, start, end)
 
 
 def claude_folder(segment: str, parent: str) -> bool:

@@ -27,16 +27,21 @@ from moraine.sources.secret_values import Span, is_reference
 # the ASCII copy: an accented letter is a `?` there).
 PASSWORD_WORDS = re2.compile(
     r"(?i)\b(?:pass(?:word|wd|phrase|code)s?|pass[ -]phrase|pwd|pw|wi-?fi(?:[ -]password|[ -]key)?|wpa2?[ -]key"
-    r"|passwort|kennwort|contrase.as?|clave|mot de passe|mdp|senha|wachtwoord|has.o|heslo|l.senord|passord"
-    r"|adgangskode|salasana|jelsz.|.ifre|parola|sifre|pass[ \t]+[^\s.,;]{8,}|credentials?|creds|login|log in|sign in"
-    r"|signin)\b")
+    r"|passwort|kennwort|contrase[n?]as?|clave|mot de passe|mdp|senhas?|wachtwoord|has[l?][oa]|has[l?]em"
+    r"|hes(?:lo|la|lem)|l[o?]senord(?:et)?|passord(?:et)?|adgangskoden?|salasana|jelsz[o?]|parol[a?]"
+    r"|sifre(?:si|niz|n)?|lozink[aue]|geslo|parool|parole|slapta[z?]odis|kata ?sandi(?:nya)?|m[a?]t kh[a?]u"
+    r"|pass[ \t]+[^\s.,;]{8,}|credentials?|creds|login|log in|sign in|signin)\b"
+    r"|\?ifre(?:si|niz|n)?\b")  # Turkish şifre: no word boundary before a `?`
+# The words above that are English: after the others, "to" is a copula (Polish "hasło to …").
+_ENGLISH = re.compile(r"(?i)pass|pwd|pw|wi-?fi|wpa|credential|creds|log|sign")
 # Words of other scripts, looked for in the original text.
-_OTHER_SCRIPTS = re.compile(r"пароль|парол|パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|סיסמה|كلمة المرور|รหัสผ่าน"
+_OTHER_SCRIPTS = re.compile(r"пароль|парол|パスワード|暗証番号|密码|密碼|口令|비밀번호|비번|암호|סיסמה"
+                            r"|كلمة المرور|كلمة السر|รหัสผ่าน|κωδικ[όο]ς?|συνθηματικό|पासवर्ड|रमज़|رمز عبور|гасло"
                             r"|APIキー|API キー|アクセスキー|シークレット(?:キー)?|トークン|秘密鍵"
                             r"|密钥|秘钥|令牌|토큰|API 키|비밀 키"
                             r"|ключ API|API-ключ|токен")
 # Letters each of those words holds one of.
-_SCRIPT_LETTERS = re.compile("[парключтокенパ暗密口비암סكรキアシト秘令토키]")
+_SCRIPT_LETTERS = re.compile("[парключтокенгслоパ暗密口비암סكรキアシト秘令토키κσपर]")
 _LOGIN = re.compile(r"(?i)credentials?|creds|login|log in|sign in|signin")
 # A line that ends after the word and a copula; the value then opens the next non-empty line.
 _ENDS_IN_COPULA = re.compile(r"(?i)[^\n]{0,40}?(?:\b(?:is|was|are)|:|=)?[ \t]*$", re.MULTILINE)
@@ -50,8 +55,11 @@ _VALUE_BEFORE = frozenset("=-_./")
 _USE_BEFORE = re.compile(r"(?i)\buse\s+[\"'`]?([^\s\"'`]{8,128})[\"'`]?\s+(?:to|for)\s+\Z")
 # What joins a password word to its value.
 # `?` is a copula of another script in the ASCII copy (`è`, `é`, `«`: "la password di root è …").
+# Copulas of other languages: Czech/Slovak/Croatian "je", Polish "jest", Swedish "är" (`?r`), Danish and
+# Norwegian "er", Finnish "on", Romanian "este", Indonesian "adalah", Vietnamese "là" (`l?`), Hindi "hai".
 _COPULAS = frozenset({"is", "was", "are", "be", "ist", "lautet", "war", "es", "est", "era", "e", "é", "is:", "to", "?",
-                      ":", "=", "->", "=>", "/", "|", "-", "with", "using", "como", "als", "ist:", "es:", "est:"})
+                      ":", "=", "->", "=>", "/", "|", "-", "with", "using", "como", "als", "ist:", "es:", "est:",
+                      "je", "jest", "?r", "er", "on", "este", "adalah", "ialah", "l?", "hai", "h", "wa", "ni"})
 _TO_VERBS = re.compile(r"(?i)\b(?:set|change[ds]?|reset|update[ds]?|rotate[ds]?|chang(?:ing|ed))\b")
 # A token ends at a backslash too: in a raw JSON line (a quarantined one) it opens an escape, and a
 # redaction must not cut through one.
@@ -60,6 +68,9 @@ _TOKEN = re.compile(r"[^\s\"'`<\\]+|\"[^\"\s][^\"\n]{0,127}\"|'[^'\s][^'\n]{0,12
 _REACH = 64  # characters after a password word its value may start in
 _STRONG_SYMBOLS = frozenset("!#$%^&*+?~@=")
 _WORD_AND_YEAR = re.compile(r"[A-Z]?[a-z]{3,}[0-9]{2,}")  # the password people choose most
+# A part people make a password of (`cedar.Cedar591`, `oyster.Falcon463`): no attribute of code
+# is a capitalised word with three digits or more.
+_CHOSEN_PART = re.compile(r"(?:^|[.])[A-Z][a-z]{2,}[0-9]{3,}(?:[^A-Za-z0-9_]|$)")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z0-9.-]*")
 _FILE = re.compile(r"[\w./-]*\.(?:py|js|ts|tsx|go|rs|rb|java|kt|c|h|cpp|md|txt|json|ya?ml|toml|ini|cfg|conf|env"
                    r"|sh|sql|html|css|lock|log|csv|xml)")
@@ -75,7 +86,7 @@ def password_like(value: str) -> bool:
     core = value.strip("\"'`").rstrip(".,;:!?)")
     if len(core) < 8 or len(core) > 128 or not any(c.isalpha() for c in core):
         return False
-    if not _WORD_AND_YEAR.fullmatch(core) and is_reference(core.rstrip("([")):
+    if not (_WORD_AND_YEAR.fullmatch(core) or _CHOSEN_PART.search(core)) and is_reference(core.rstrip("([")):
         return False  # (`Summer2024`, `Evergreen1972` read as a type name otherwise)
     if not (any(c.isdigit() for c in core) or any(c in _STRONG_SYMBOLS for c in core)):
         return False  # `read-only`, `user-facing`: words; `Sommer!Regen` a password
@@ -94,21 +105,21 @@ def _value_span(text: str, start: int, end: int, token: str) -> Span:
     return start + lead, start + lead + len(trimmed), "password-in-prose"
 
 
-def _joins(previous: str, login: bool, text: str, word_end: int, skipped: list[str]) -> bool:
+def _joins(previous: str, login: bool, text: str, word_end: int, skipped: list[str], english: bool = True) -> bool:
     """Whether the token before a value joins it to the password word (`^`: the value follows
-    the word at once)."""
+    the word at once; a run of `?` is a word of another script, a copula as often: "είναι")."""
     if previous == "^":
         return not login
     if login:
         return previous in ("with", "using", "/", "|")
-    if previous == "to":  # "changed the password (for admin) to …", not "moved password hashing to …"
+    if previous == "to" and english:  # "changed the password (for admin) to …", not "moved password hashing to …"
         near = not skipped or skipped[0] in ("for", "of", "on")
         return near and _TO_VERBS.search(text, max(0, word_end - 80), word_end) is not None
-    return previous in _COPULAS
+    return previous in _COPULAS or (bool(previous) and set(previous) == {"?"})
 
 
 def _after(text: str, word_start: int, word_end: int, login: bool, phrase: bool = False,
-           bare: bool = False) -> Span | None:
+           bare: bool = False, english: bool = True) -> Span | None:
     """The first password-like token after the word that a copula joins to it (or that follows
     the word at once: "pass lighthouse-lyon-1032"), on its line or, after a line that ends in a
     copula ("Here's the DB password:"), on the next one."""
@@ -130,14 +141,15 @@ def _after(text: str, word_start: int, word_end: int, login: bool, phrase: bool 
     for token in _TOKEN.finditer(text, word_end, stop):
         value, start = token.group(), token.start()
         low = value.lower()
-        if low in _COPULAS or low.rstrip(":") in _COPULAS:
+        if low in _COPULAS or low.rstrip(":") in _COPULAS or set(low) == {"?"}:
             previous = low.rstrip(":") or low
             continue
         if value[0] in ":=" and len(value) > 1:  # `Passwort:Sommer…`, `pw=x` without a space
             value, start, previous = value[1:], start + 1, previous if login else ":"
-        if phrase and _joins(previous, login, text, word_end, skipped) and (words := _PHRASE.match(text, start)):
+        joined = _joins(previous, login, text, word_end, skipped, english)
+        if phrase and joined and (words := _PHRASE.match(text, start)):
             return start, words.end(), "password-in-prose"  # "…is: cricket sunshine tortoise 730 iceberg"
-        if _joins(previous, login, text, word_end, skipped) and password_like(value) and (
+        if joined and password_like(value) and (
                 not bare or _BARE_PASS.fullmatch(value)):
             return _value_span(text, start, token.end(), value)
         previous = ":" if value.endswith(":") else low
@@ -164,7 +176,8 @@ def prose_spans(text: str, data: bytes) -> list[Span]:
         phrase = word.startswith(("passphrase", "pass phrase", "pass-phrase"))
         bare = word == "pass"  # also a verb ("we pass user_id2"): its value is no identifier
         before = _use_to_log_in(text, hit.start()) if login else _before(text, hit.start())
-        for found in (_after(text, hit.start(), end, login, phrase, bare), before):
+        english = _ENGLISH.match(word) is not None
+        for found in (_after(text, hit.start(), end, login, phrase, bare, english), before):
             if found is not None:
                 spans.append(found)
     return spans
@@ -210,7 +223,7 @@ def other_script_spans(text: str, proxy: str) -> list[Span]:
         while end < len(proxy) and proxy[end] in "?:=\uff1a \t" and end - hit.end() < 8:
             end += 1  # the script's own copula (`は`, `是`) is a `?` in the copy
         at = end - 1 if proxy[end - 1:end] in ":=" else end
-        found = _after(proxy, hit.start(), at, False) if end < len(proxy) else None
+        found = _after(proxy, hit.start(), at, False, english=False) if end < len(proxy) else None
         if found is None and end < len(proxy):
             token = _TOKEN.match(proxy, end)
             if token is not None and password_like(token.group()):

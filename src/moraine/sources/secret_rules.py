@@ -267,8 +267,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("azure-sas-signature", "vendor:Azure shared access signatures",
          r"[?&;]sig=([A-Za-z0-9%+/]{20,}(?:%3D|=){0,2})", starts_word=False),
     Rule("authorization-header", "detect-secrets:KeywordDetector (Authorization headers)",
-         r"(?i:authorization|proxy-authorization|x-api-key|x-auth-token|api-key|private-token)"
-         r"\\?[\"']?\s*[:=]\s*\\?[\"']?(?i:bearer|basic|token|bot|digest|apikey|sso-key)?\s*"
+         r"(?i:authorization|proxy-authorization|x-api-key|x-auth-token|api-key|private-token|x-honeycomb-team"
+         r"|x-[a-z0-9-]*(?:api-?key|token|secret))"
+         r"\\?[\"']?\s*[:=]\s*\\?[\"']?(?i:bearer|basic|token|bot|digest|apikey|sso-key|splunk|ssws|key)?\s*"
          r"([A-Za-z0-9._~+/=:-]{8,})", mixed=True),
     Rule("basic-auth", "RFC 7617 (a Basic credential outside an Authorization header; it must decode to a pair)",
          r"(?i:basic)\s+([A-Za-z0-9+/]{12,}={0,2})"),
@@ -299,8 +300,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("openssl-pass-argument", "vendor:openssl passphrase arguments (-passin/-passout pass:…)",
          r"-pass(?:in|out|word)?\s+[\"']?pass:([^\s\"'\\]+)", starts_word=False),
     Rule("stdin-password", "vendor:sudo -S, --password-stdin, chpasswd (echo … | …)",
-         r"(?:echo|printf)\s+(?:-[neE]+\s+)?" + _ARG + r"[\"']?\s*\|\s*(?:sudo\s[^\n|;&]*?-[A-Za-z]*S\b|[^\n|;&]*?"
-         r"(?:--password-stdin|--with-token|\slogin\b)|chpasswd|passwd\b)"),
+         r"(?:echo|printf)\s+(?:-[neE]+\s+)?(?:[\"']%s\\n[\"']\s+)?" + _ARG
+         + r"[\"']?\s*\|\s*(?:sudo\s[^\n|;&]*?-[A-Za-z]*S\b|[^\n|;&]*?"
+         r"(?:--password-stdin|--with-token|\slogin\b)|(?:sudo\s+)?(?:chpasswd|passwd\b))"),
     Rule("here-string-password", "vendor:sudo -S, --password-stdin, --with-token with a here-string",
          r"(?:-[A-Za-z]*S|--password-stdin|--with-token)\s*<<<\s*" + _ARG, starts_word=False),
     Rule("vault-login-token", "vendor:HashiCorp Vault (vault login <token>)",
@@ -310,7 +312,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"value=\\?\"([^\"\\]{4,})"),
     Rule("net-user-password", "vendor:Windows net user / net use",
          r"net\s+user\s+(?:\"[^\"\n]+\"|[^\s\"/]+)\s+([^\s\"'\\/*][^\s\"'\\]*)"
-         r"|net\s+use\s+\S+\s+([^\s\"'\\/*][^\s\"'\\]*)\s+/user:"
+         r"|net\s+use\s+(?:\S+\s+){1,2}?([^\s\"'\\/*][^\s\"'\\]*)\s+/user:"
          r"|net\s+use\s+[^\n|;&]*?/user:\S+\s+([^\s\"'\\/*][^\s\"'\\]*)"),
     Rule("cli-flag-password", "vendor:mosquitto_pub/sub -P, httpie -a user:pass, openssl enc -k, "
          "requirepass/masterauth of redis.conf",
@@ -322,7 +324,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"(?:snyk\s+auth|ngrok\s+(?:config\s+add-authtoken|authtoken)|(?:vercel|netlify|railway|fly|flyctl|doppler"
          r"|heroku|gh|glab|npm|pnpm|yarn)\s+(?:auth\s+)?login\s+--(?:token|with-token))[ \t=]+" + _ARG),
     Rule("sql-password", "vendor:SQL CREATE/ALTER USER … IDENTIFIED BY, WITH PASSWORD, PASSWORD =",
-         r"(?i:(?:user|role|login)\s+[^\s;]+\s+identified\s+by(?:\s+password)?)\s+\\?[\"'`]?([^\s\"'`;\\]{4,})"
+         r"(?i:(?:user|role|login)\s+[^\s;]+\s+identified\s+(?:with\s+[A-Za-z0-9_]+\s+)?by(?:\s+password)?)\s+\\?[\"'`]?([^\s\"'`;\\]{4,})"
          + r"|(?i:with\s+(?:encrypted\s+)?password|\bpassword\s*=)\s*\\?[\"']([^\"'\n\\]{4,})"),
     Rule("env-fallback-secret", "vendor:a literal a secret-named environment variable falls back to",
          r"(?:process\.env\.|os\.getenv\(\s*|os\.environ\.get\(\s*|ENV\.fetch\(\s*|getenv\(\s*)\\?[\"']?"
@@ -353,7 +355,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
          # a connecting call's last two literals are its user and password (`getConnection(url, "u", "p")`,
          # `new PDO($dsn, 'root', 'p')`, `algoliasearch('APPID', 'KEY')`)
          r"|(?i:connect|connection|pdo|login|logon|signin|authenticate|credentials?|algoliasearch)\s*\([^()\n]{0,200}?"
-         r"\\?[\"'][^\"'\n\\]{1,64}\\?[\"']\s*,\s*\\?[\"']([^\"'\n\\]{6,128})\\?[\"']\s*[,)]",
+         r"\\?[\"'][^\"'\n\\]{1,64}\\?[\"']\s*,\s*\\?[\"']([^\"'\n\\]{6,128})\\?[\"']\s*(?:\)|,\s*[^\s\"'\\])"
+         # `Credentials.basic("u", "p")`, Ruby's `req.basic_auth 'u', 'p'` (no parentheses)
+         r"|(?:Credentials\.basic|basic_auth)\s*\(?\s*\\?[\"'][^\"'\n\\]{1,64}\\?[\"']\s*,\s*\\?[\"']([^\"'\n\\]{4,128})\\?[\"']",
          starts_word=False),
     Rule("pgpass-line", "vendor:PostgreSQL .pgpass (hostname:port:database:username:password)",
          r"(?:^|[\n\"'>]|\\n)[ \t]*(?:localhost|\*|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+):(?:[0-9]{2,5}|\*)"
@@ -365,7 +369,47 @@ TOKEN_RULES: tuple[Rule, ...] = (
          + r"[\"']?[^\s%\"']+%([^\s\"'\\]+)"
          + r"|(?:zip|unzip)(?:\s[^\n|;&]*?)?[ \t]-P[ \t]+" + _ARG
          + r"|7z[a-z]?(?:\s[^\n|;&]*?)?[ \t]-p([^\s\"'\\-][^\s\"'\\]*)"),
+    Rule("cli-user-password", "vendor:a command line giving a user (-u, -U, --user, --username) and then a "
+         "password flag (-p, -P, --password, --pass; rabbitmqadmin, cqlsh, twine, influx, …); a number or a port "
+         "mapping after -p is no password",
+         r"(?:^|[\s;&|(])(?:-u|-U|--user(?:name)?|--login)(?:[ \t]+|=)[\"']?[^\s\"'-][^\s\"']*[\"']?"
+         r"[^\n|;&]*?[ \t](?:-p|-P|--pass(?:word)?|--pw|--pwd)(?:[ \t]+|=)" + _ARG, mixed=True, starts_word=False),
+    Rule("windows-cli-password", "vendor:schtasks /rp and /p, wmic /password:, runas-style /pass:",
+         r"schtasks\b[^\n|&]*?[ \t]/r?p[ \t]+" + _ARG
+         + r"|(?:^|\s)/(?:password|pass|pwd):[\"']?([^\s\"'\\]+)", starts_word=False),
+    Rule("cli-positional-secret", "vendor:mc alias set (MinIO), wandb login, codecov -t, ethers.Wallet",
+         r"\bmc\s+(?:alias\s+set|config\s+host\s+add)\s+\S+\s+\S+\s+[^\s-]\S*\s+" + _ARG
+         + r"|\bwandb\s+login\s+(?:--[a-z-]+\s+)*([0-9a-f]{40})\b"
+         + r"|codecov[^\n]*?[ \t]-t[ \t]+" + _ARG
+         + r"|Wallet\(\s*\\?[\"'](0x[0-9a-fA-F]{64})\\?[\"']"),
     # -- structured forms -------------------------------------------------------------------------
+    Rule("xml-element-secret", "vendor:Maven settings.xml <password>, and any element named for a secret",
+         r"<[A-Za-z0-9_:.-]*(?i:password|passwd|passphrase|secret|token|api[_-]?key|private[_-]?key"
+         r"|access[_-]?key)>[ \t]*([^<\s${%][^<\s]{3,199})[ \t]*</", mixed=True, starts_word=False),
+    Rule("config-line-secret", "vendor:directives that give a secret-named setting its value after a space "
+         "(Apache SetEnv, mosquitto remote_password, pgbouncer, ssh and VPN configs)",
+         r"(?m:^)[ \t]*(?:SetEnv[ \t]+|setenv[ \t]+|set[ \t]+)?(?:[A-Za-z0-9]+[_.-])*"
+         r"(?i:password|passwd|pass|passphrase|secret|token|apikey|api_key|pwd)[ \t]+[\"']?([^\s\"'=:][^\s\"']{5,})"
+         r"[\"']?[ \t]*(?m:$)", mixed=True, starts_word=False),
+    Rule("decoded-secret-literal", "vendor:a secret-named value given as the literal of a decoding call "
+         "(base64.b64decode, atob, Buffer.from, Base64.decode64)",
+         r"[A-Za-z0-9_]*(?i:key|secret|token|password|passwd|pwd|salt)\\?[\"']?\s*[:=]\s*"
+         r"(?:base64\.(?:urlsafe_|standard_)?b64decode|b64decode|atob|Base64\.(?:strict_)?decode64|base64_decode"
+         r"|Buffer\.from|Convert\.FromBase64String)\(\s*b?\\?[\"']([A-Za-z0-9+/_-]{12,}={0,2})\\?[\"']"),
+    Rule("sdk-client-key", "vendor:an AI SDK's client given its key as the first literal (cohere.Client, …)",
+         r"(?i:cohere|openai|anthropic|mistral|mistralai|groq|replicate|pinecone|together|fireworks|voyageai|ai21"
+         r"|deepseek|perplexity|elevenlabs|deepgram|assemblyai)\.(?:Async)?[A-Z][A-Za-z]*\(\s*(?:api_key\s*=\s*)?"
+         r"\\?[\"']([A-Za-z0-9_-]{20,})\\?[\"']", mixed=True, starts_word=False),
+    Rule("twilio-api-key-secret", "trufflehog:twilioapikey (the secret given beside its SK id)",
+         r"\\?[\"']\s*,\s*\\?[\"']([A-Za-z0-9]{32})\\?[\"']", back=r"SK[0-9a-fA-F]{32}$", mixed=True,
+         starts_word=False),
+    Rule("otp-seed", "RFC 6238 (a TOTP seed, base32, named as one in prose or config)",
+         r"(?i:totp|otp|2fa|mfa|authenticator)[ _-]?(?i:seed|secret|key)\b[^\n]{0,80}?\b([A-Z2-7]{16,64})\b"),
+    Rule("pin-code", "vendor:a PIN or PUK given in prose (HSM, smart card, SIM)",
+         r"\b(?:PIN|PUK|SO-PIN|PIN code|pin code|passcode)\s+(?:is|was|ist|es|est|:|=)\s*:?\s*\\?[\"'`]?"
+         r"([0-9]{4,16})\b"),
+    Rule("rails-master-key", "vendor:Rails config/master.key printed",
+         r"master\.key[ \t]*" + _WRAP + r"[ \t]*([0-9a-f]{32})\b", starts_word=False),
     Rule("jwk-private-key", "RFC 7517/7518 (private members d, p, q, dp, dq, qi; a symmetric key's k)",
          r"\\?\"(?:d|p|q|dp|dq|qi|k)\\?\"\s*:\s*\\?\"([A-Za-z0-9_-]{16,})", needs="kty"),
     Rule("putty-private-key", "vendor:PuTTY .ppk (the Private-Lines block)",

@@ -16,8 +16,10 @@ def mixed(value: str) -> bool:
 
 
 _STOP_WORDS = ("example", "placeholder", "changeme", "change_me", "change-me", "dummy", "sample", "redacted",
-               "notasecret", "your_", "your-", "yourpass", "xxxx", "****", "....", "…", "<", ">", "{{", "${",
+               "notasecret", "your_", "your-", "yourpass", "xxxx", "****", "....", "…", "{{", "${",
                "todo", "fixme", "replace", "insert", "goes_here", "-here")
+# A placeholder in angle brackets (`<password>`, `Bearer <your token>`); a salt holds `<` and `>` bare.
+_ANGLED = re.compile(r"<[A-Za-z][\w .:-]*(?:>|$)|^<|>$")
 # A template of identifier characters (`"__attr_factory_%s"`), not a password that holds `%r`.
 _FORMAT = re.compile(r"[\w.:/ -]*(?:%[sdr](?![A-Za-z0-9])|%\([a-z_]+\)[sdr]|\{\})[\w.:/ -]*")
 _LITERAL_WORDS = frozenset({
@@ -71,6 +73,12 @@ def _code_part(part: str) -> bool:
     return bool(_CODE_PART.fullmatch(part) or TYPE_NAME.fullmatch(part) or _LETTERS.fullmatch(part))
 
 
+def is_placeholder(value: str) -> bool:
+    """A value written to be replaced (`CHANGE_ME_PLEASE`, `your_token_here`, `xxxx`)."""
+    lowered = value.lower()
+    return any(word in lowered for word in _STOP_WORDS)
+
+
 def is_reference(value: str) -> bool:
     """A value that names or reads a secret instead of holding one: `${TOKEN}`, `<password>`,
     `os.environ["X"]`, `getpass()`, `self.token`, `tokenizer_config.json`, `changeme`, a type."""
@@ -83,13 +91,25 @@ def is_reference(value: str) -> bool:
         return True
     if any(word in lowered for word in _STOP_WORDS) or len(set(value)) <= 2 or _FORMAT.fullmatch(value):
         return True
+    if ("<" in value or ">" in value) and _ANGLED.search(value):
+        return True
     if _is_call(value) or " | " in value or " = " in value:  # a call, a subscript, a type
         return True
+    if value.endswith("!") and "." in value:  # TypeScript's non-null `process.env.KEY!`
+        value = value.rstrip("!")
     if DOTTED.fullmatch(value) and not random_looking(value) and all(map(_code_part, value.split("."))):
         return True  # an attribute, a module, a file name (not `Unyg38cSDo6rBl.aKW`)
-    if value.startswith(("/", "./", "~/", "../")) or (value.count("/") >= 2 and not random_looking(value)):
+    if (value.startswith(("/", "./", "~/", "../")) and not _base64_secret(value)) or (
+            value.count("/") >= 2 and not random_looking(value)):
         return True  # a path (a base64 secret holds slashes too, but looks random)
     return bool(TYPE_NAME.fullmatch(value) or _CODE_WORD.fullmatch(value))
+
+
+def _base64_secret(value: str) -> bool:
+    """Base64 that opens with a `/` (`/L9nuy6fPhYxm…+Dc…=`): padded or holding a `+`, and its
+    parts random, where a path's parts are words."""
+    return len(value) >= 20 and ("+" in value or value.endswith("=")) and \
+        random_looking(re.sub(r"[/+=]", "", value))
 
 
 def random_looking(value: str) -> bool:
