@@ -66,6 +66,11 @@ class DeadlineExceeded(MoraineError):
         self.deadline_ms = deadline_ms
 
 
+class WriterBusy(MoraineError):
+    """Another pass holds the writer lock longer than the caller may wait (a call's catch-up
+    answers from what is indexed instead, and says how far behind it is)."""
+
+
 class DaemonUnavailable(MoraineError):
     """The daemon could not be started or reached; `exit_code` is the daemon's own when it
     refused to start (4 state, 5 no logs, …)."""

@@ -36,7 +36,7 @@ def _tasks(writer: LogWriter) -> tuple[list[pipeline.Task], list[int]]:
         adapter = "codex" if log.harness == "codex" else "claude-code"
         key = str(log.path)
         checkpoint = Checkpoint(adapter, 0, 0, 1, 0, 0, ADAPTERS[adapter].initial_state(key))
-        tasks.append((key, key, adapter, checkpoint.to_wire(), 5000))
+        tasks.append((key, key, adapter, checkpoint.to_wire(), 5000, 0))
         sizes.append(log.path.stat().st_size)
     return tasks, sizes
 

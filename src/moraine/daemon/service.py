@@ -73,6 +73,13 @@ def socket_owner(path: Path) -> tuple[int, int] | None:
             return None
 
 
+# A call's catch-up reads at most this many new bytes (about 0.25 s of lines that are all junk,
+# far less of real ones) and waits at most this long for a pass that holds the writer lock.
+CALL_BUDGET_BYTES = 128 * 1024
+CALL_WRITER_WAIT_S = 0.25
+CALL_BUSY_BACKOFF_S = 1.0  # after a call found the writer busy, the next calls answer at once this long
+
+
 class Daemon:
     def __init__(self, config: Config, *, for_host: bool = False) -> None:
         self.config = config
@@ -92,6 +99,7 @@ class Daemon:
         self.observer: Any = None  # the watcher, once running
         self.watched: set[Path] = set()
         self.last_call_catch_up = float("-inf")
+        self.writer_busy_until = 0.0  # calls skip their catch-up until then (a long pass holds the writer)
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.store: Store | None = None
@@ -332,23 +340,33 @@ class Daemon:
 
     def _catch_up_for_call(self, store: Store, arrived: float) -> None:
         """Concurrent calls share catch-up passes: a pass that began after this call arrived
-        has read every line written before it, so the call need not run its own."""
+        has read every line written before it, so the call need not run its own. A call reads
+        at most CALL_BUDGET_BYTES and waits at most CALL_WRITER_WAIT_S for the watcher's pass;
+        what it leaves is the ingest loop's, and the call's reply reports the lag."""
+        from moraine.errors import WriterBusy
         from moraine.ingest.pipeline import ingest_once, moved_newest, unread_new_logs
 
         with self.call_catch_up:
-            if self.last_call_catch_up >= arrived:
-                return
+            if self.last_call_catch_up >= arrived or time.monotonic() < self.writer_busy_until:
+                return  # shared, or a long pass holds the writer: one call a second waits for it, not each
             self.last_call_catch_up = time.monotonic()
             changed = self._changed_for_call()
-            if changed is None:  # the watcher cannot say: look at every live log
-                ingest_once(store, live_only=True)
-                return
-            # and, reported or not yet, what was written last and what is new in the live folders
-            named = changed | moved_newest(store) | unread_new_logs(store)
-            if named:
-                ingest_once(store, only=named)
-                with self.dirty_lock:
-                    self.dirty -= changed
+            try:
+                if changed is None:  # the watcher cannot say: look at every live log
+                    if ingest_once(store, live_only=True, budget=CALL_BUDGET_BYTES, wait=CALL_WRITER_WAIT_S).cut:
+                        self.mark_dirty([], structural=True)
+                    return
+                # and, reported or not yet, what was written last and what is new in the live folders
+                named = changed | moved_newest(store) | unread_new_logs(store)
+                if named:
+                    summary = ingest_once(store, only=named, budget=CALL_BUDGET_BYTES, wait=CALL_WRITER_WAIT_S)
+                    with self.dirty_lock:
+                        self.dirty -= changed
+                    if summary.cut:
+                        self.mark_dirty(sorted(named))  # the rest is the ingest loop's
+            except WriterBusy:  # the watcher's pass is reading: it has these lines or will
+                self.last_call_catch_up = float("-inf")
+                self.writer_busy_until = time.monotonic() + CALL_BUSY_BACKOFF_S
 
     def _changed_for_call(self) -> set[str] | None:
         """The logs the watcher saw change since the last pass: all a call needs to read, so a

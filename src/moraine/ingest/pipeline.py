@@ -54,6 +54,7 @@ class IngestSummary:
     events: int = 0
     issues: int = 0
     bytes_read: int = 0
+    cut: bool = False  # a budget left new bytes unread (a call's catch-up): a later pass reads them
     seconds: float = 0.0
     roots_missing: list[str] = field(default_factory=list)
 
@@ -156,7 +157,9 @@ PARALLEL_BYTES = 8 * 1024 * 1024
 # be read to its end (None: it was), what the events replace (a log read whole, see `whole`;
 # None: they are new lines)
 Part = tuple[str, Batch, list[list[Any]], list[Any] | None, int, str | None, Replaces | None]
-Task = tuple[str, str, str, list[Any], int]  # path, key, adapter, checkpoint, events per part
+# path, key, adapter, checkpoint, events (and quarantined lines) per part, the offset to stop
+# reading at (0: the end; a line is always read, so every pass moves on)
+Task = tuple[str, str, str, list[Any], int, int]
 Work = tuple[str, str, Adapter, Checkpoint, int]  # path, key, adapter, checkpoint to resume from, size
 
 
@@ -168,7 +171,7 @@ def normalize_file(task: Task) -> list[Part]:
     `Batch`, packed and in columns as the store keeps them: that work done here, in a worker,
     is off the indexing process, which is the one that bounds a bulk pass.
     """
-    path, key, adapter_name, checkpoint_wire, limit = task
+    path, key, adapter_name, checkpoint_wire, limit, until = task
     adapter = ADAPTERS[adapter_name]
     checkpoint = Checkpoint.from_wire(checkpoint_wire)
     if adapter.whole(path):
@@ -180,13 +183,15 @@ def normalize_file(task: Task) -> list[Part]:
     start = checkpoint.offset
     try:
         for line in complete_lines(path, checkpoint.offset, checkpoint.line, max_line=MAX_LINE_BYTES):
+            if until and line.end > until and checkpoint.offset > start:
+                return [*parts, _part(path, key, events, issues, checkpoint, start, middle=True)]
             ref = LineRef(key, checkpoint.generation, line.number, line.offset)
             new, issue = normalize_line(adapter, line.raw, ref, state, size=line.end - line.offset - 1)
             events.extend(storable(new, issues, ref))
             if issue:
                 issues.append(issue.to_wire())
             checkpoint.offset, checkpoint.line = line.end, line.number
-            if len(events) >= limit:
+            if len(events) + len(issues) >= limit:  # a frame's size is bounded by junk lines too
                 parts.append(_part(path, key, events, issues, checkpoint, start, middle=True))
                 events, issues, start = [], [], checkpoint.offset
     except OSError as exc:  # unreadable, vanished, an I/O error: what was read counts, the rest waits
@@ -278,15 +283,19 @@ def catch_up(store: Store) -> IngestSummary:
 
 
 def ingest_once(store: Store, progress: Progress | None = None, *, parallel: bool | None = None,
-                live_only: bool = False, snapshot: bool = False, only: set[str] | None = None) -> IngestSummary:
+                live_only: bool = False, snapshot: bool = False, only: set[str] | None = None,
+                budget: int | None = None, wait: float | None = None) -> IngestSummary:
     """Catch up every configured log; safe to run concurrently from several processes.
 
     A snapshot is published whenever `store.snapshot_events` accumulated in the WAL, and at
     the end with `snapshot` (a one-shot `moraine index`), so a restart maps it instead of
-    replaying a long WAL."""
+    replaying a long WAL. A tool call's catch-up is bounded: it reads at most `budget` new
+    bytes (the rest waits for the next pass: `summary.cut`) and waits at most `wait` seconds
+    for another pass's writer lock (WriterBusy), so no log, however large or full of junk,
+    holds a call for longer than a slice."""
     started = time.monotonic()
     summary = IngestSummary()
-    with store.writer(), sparse_collections():
+    with store.writer(wait=wait), sparse_collections():
         # The daemon's watcher names the files that changed: only those are looked at (no walk).
         found, summary.roots_missing = discover(store) if only is None else (named(store, only), [])
         summary.files_seen = len(found)
@@ -298,8 +307,7 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         work, whole = _apart(work)  # logs read whole: read after this section, outside the writer lock
         _note_newest(store, files, walked=only is None and not live_only)
         limit = store.config.ingest.batch_events
-        tasks = [(path, key, adapter.name, cp.to_wire(), limit) for path, key, adapter, cp, _ in work]
-        sizes = [size - cp.offset for _, _, _, cp, size in work]
+        tasks, sizes = _tasks(work, limit, budget, summary)
         total = sum(sizes) + sum(size for *_, size in whole)
         summary.files_read = len(tasks) + len(whole)
         use_pool = parallel if parallel is not None else (sum(sizes) >= PARALLEL_BYTES
@@ -339,6 +347,27 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     freeze_held()
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _tasks(work: list[Work], limit: int, budget: int | None, summary: IngestSummary
+           ) -> tuple[list[Task], list[int]]:
+    """One task per log with new bytes, and the bytes each will read; with a `budget`, the logs
+    in order until it is spent, the last one cut at its edge (noted in `summary.cut`)."""
+    tasks: list[Task] = []
+    sizes: list[int] = []
+    left = budget
+    for path, key, adapter, cp, size in work:
+        new, until = size - cp.offset, 0
+        if left is not None:
+            if left <= 0:
+                summary.cut = True
+                continue
+            if new > left:
+                new, until, summary.cut = left, cp.offset + left, True
+            left -= new
+        tasks.append((path, key, adapter.name, cp.to_wire(), limit, until))
+        sizes.append(new)
+    return tasks, sizes
 
 
 def _apart(work: list[Work]) -> tuple[list[Work], list[Work]]:

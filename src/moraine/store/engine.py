@@ -25,7 +25,7 @@ import numpy as np
 from moraine.batch import Batch
 from moraine.config import Config
 from moraine.durable import file_crc
-from moraine.errors import MoraineError, StateError
+from moraine.errors import MoraineError, StateError, WriterBusy
 from moraine.index.searcher import Hits, InvertedIndex
 from moraine.index.segment import Segment
 from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
@@ -213,12 +213,13 @@ class Store(FrameApplier, Reading):
     # -- writing ---------------------------------------------------------------------------
 
     @contextmanager
-    def writer(self, busy: Callable[[float], object] | None = None) -> Iterator[None]:
+    def writer(self, busy: Callable[[float], object] | None = None, wait: float | None = None) -> Iterator[None]:
         """Exclusive writer lock; on entry, catch up with frames other processes appended.
-        While another process holds it, `busy` is told how long this one has waited."""
+        While another process holds it, `busy` is told how long this one has waited; with
+        `wait`, WriterBusy after that many seconds."""
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            _lock(fd, busy)
+            _lock(fd, busy, wait)
             self._writer_thread = threading.get_ident()
             if self.position[0]:
                 with self.lock:
@@ -521,9 +522,10 @@ class Store(FrameApplier, Reading):
         return self.redactions.counts(self.catalog.alive.view, self.stats.issues, self.checkpoints)
 
 
-def _lock(fd: int, busy: Callable[[float], object] | None) -> None:
-    """flock(LOCK_EX) on `fd`; with `busy`, polled, telling it the seconds waited."""
-    if busy is None:
+def _lock(fd: int, busy: Callable[[float], object] | None, wait: float | None = None) -> None:
+    """flock(LOCK_EX) on `fd`; with `busy` or `wait`, polled (telling `busy` the seconds
+    waited; WriterBusy once `wait` seconds passed)."""
+    if busy is None and wait is None:
         fcntl.flock(fd, fcntl.LOCK_EX)
         return
     started = time.monotonic()
@@ -532,5 +534,9 @@ def _lock(fd: int, busy: Callable[[float], object] | None) -> None:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
-            busy(time.monotonic() - started)
-            time.sleep(0.1)
+            waited = time.monotonic() - started
+            if wait is not None and waited >= wait:
+                raise WriterBusy(f"another pass has held the writer lock for {waited:.1f} s") from None
+            if busy is not None:
+                busy(waited)
+            time.sleep(0.02 if wait is not None else 0.1)

@@ -1,0 +1,73 @@
+"""A log full of junk, or a large one being written, under a running daemon never holds up a
+tool call.
+
+The real daemon (started by `moraine mcp`) and a probe MCP client calling `search_sessions` over
+and over. Then: a Claude Code transcript of 300,000 lines that are not JSON (each one a
+quarantined line: about 25 µs of work each, several seconds in all), a file of random bytes
+named `.jsonl`, and a large valid transcript written in bursts. A call's catch-up reads only a
+slice of what is new (`CALL_BUDGET_BYTES`) and never waits long for the ingest loop's pass (it
+holds the writer lock while it reads the rest), so every probe call is answered within
+PROBE_LIMIT_S; the junk ends quarantined, counted by `moraine status`, and the valid
+transcript's last line is searchable.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+
+from test_daemon_hostile_sources import PROBE_LIMIT_S, Probe
+from test_daemon_lifecycle import (  # noqa: F401 - `ws` is the workspace fixture
+    LiveLogs,
+    Workspace,
+    _wait,
+    claude_user,
+    wait_backfilled,
+    ws,
+)
+
+SID = "7c666c01-d38e-4658-8650-0000000da3{:02d}"
+
+
+def _quarantined(workspace: Workspace) -> int:
+    return int(workspace.run("status", "--json").json()["index"]["quarantined_lines"])
+
+
+def test_junk_and_large_logs_never_hold_up_a_call(ws: Workspace) -> None:  # noqa: F811
+    logs = LiveLogs(ws, codex=False)
+    session = ws.mcp("a")
+    wait_backfilled(session, logs.seed_words())
+    probe = Probe(ws.mcp("probe"), logs.seed_words()[0])
+    probe.start()
+    folder = ws.claude / "projects" / "-tmp-hostile"
+    folder.mkdir(parents=True)
+    try:
+        junk = folder / f"{SID.format(10)}.jsonl"
+        junk.write_text("".join(f"not json {i}\n" for i in range(300_000)))
+        (folder / f"{SID.format(11)}.jsonl").write_bytes(random.Random(3).randbytes(4 * 1024 * 1024))
+        big = folder / f"{SID.format(12)}.jsonl"
+        words = [f"word{i}" for i in range(400)]
+        rng = random.Random(5)
+        for burst in range(10):
+            lines = [claude_user(SID.format(12), 1_767_225_600_000 + burst * 10_000 + i,
+                                 " ".join(rng.choices(words, k=300))) for i in range(300)]
+            with big.open("a") as fh:
+                fh.write("".join(line + "\n" for line in lines))
+            time.sleep(0.3)
+        last = "zqlastburstword"
+        with big.open("a") as fh:
+            fh.write(claude_user(SID.format(12), 1_767_225_700_000, f"the {last} closes it") + "\n")
+        _wait(lambda: session.hits(last), 120, "the large transcript's last line to be searchable", interval=0.5)
+        _wait(lambda: _quarantined(ws) >= 300_000, 120, "the junk lines to be quarantined", interval=1.0)
+    finally:
+        probe.stop.set()
+        probe.join(60)
+    assert probe.error is None, probe.error
+    durations = sorted(probe.durations)
+    print(f"{len(durations)} probe calls: median {durations[len(durations) // 2] * 1000:.0f} ms, "
+          f"slowest {durations[-1] * 1000:.0f} ms")
+    assert len(durations) >= 20
+    assert durations[-1] < PROBE_LIMIT_S, durations[-5:]
+    assert "Traceback" not in ws.daemon_log()
+    assert sorted(os.listdir(folder)) == sorted(f"{SID.format(n)}.jsonl" for n in (10, 11, 12))  # untouched
