@@ -127,6 +127,21 @@ class Store(FrameApplier, Reading):
                                  "run `moraine doctor --repair` (it rebuilds the state from the logs)") from exc
         raise StateError(f"{self.home}: too many write-ahead log frames fail to apply; run `moraine reindex`")
 
+    # What a reload keeps: the store's identity in this process, not its state.
+    _IDENTITY = frozenset({"config", "home", "lock_path", "lock", "bad_frames", "_writer_thread", "defer_merges"})
+
+    def _reload_aside(self) -> None:
+        """Load the state again (another process's snapshot) into a fresh object, with the readers'
+        lock free, then swap it in: at a million events a load takes seconds, which no tool call
+        may wait for. Runs inside `writer()`, so nothing else changes the state meanwhile."""
+        fresh = object.__new__(type(self))
+        fresh.__dict__.update({k: v for k, v in self.__dict__.items() if k in self._IDENTITY})
+        fresh.lock = threading.RLock()  # its own: readers keep reading the old state meanwhile
+        fresh._reset()
+        fresh._reload()
+        with self.lock:
+            self.__dict__.update({k: v for k, v in fresh.__dict__.items() if k not in self._IDENTITY})
+
     def _reset(self) -> None:
         self.catalog = Catalog()
         self.index = InvertedIndex((self.config.bm25.k1, self.config.bm25.b))
@@ -221,7 +236,9 @@ class Store(FrameApplier, Reading):
         try:
             _lock(fd, busy, wait)
             self._writer_thread = threading.get_ident()
-            if self.position[0]:
+            if self.position[0] and self.position[0] not in self.wal_set.seqs():
+                self._reload_aside()  # another process published and retired the WAL file this one read
+            elif self.position[0]:
                 with self.lock:
                     try:
                         self._catch_up_wal()
