@@ -364,3 +364,27 @@ def test_a_large_legacy_document_is_indexed_in_bounded_memory(tmp_path: Path) ->
     assert index_peak < 2 * size_mb + 500, index_peak
     status = ws.run("status", "--json").json()
     assert status["live_events"] == events and not status["unreadable_files"] and not status["quarantined"]
+
+
+def test_an_oversized_part_leaves_the_rest_of_its_session_readable(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part larger than SQLite may load (MAX_VALUE_BYTES: a tool output of hundreds of MB) is
+    left out; the session's other parts and the database's other sessions are read (an outside
+    attacker's 144 MB part made the whole database unreadable)."""
+    monkeypatch.setattr(opencode, "MAX_VALUE_BYTES", 100_000)
+    ws = make_workspace(tmp_path / "w", copy_logs=False)
+    db_path = _opencode_root(ws) / "opencode.db"
+    opencode_db(db_path, "column", WORD)
+    db = sqlite3.connect(db_path, isolation_level=None)
+    sid = db.execute("SELECT id FROM session").fetchone()[0]
+    huge = json.dumps({"type": "text", "text": "zqhugepart " + "x" * 300_000})
+    db.execute("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+               "VALUES ('prt_zzz_huge', ?, ?, 1, 1, ?)", (f"msg_{sid}_1", sid, huge))
+    db.close()
+    store = _store(ws)
+    ingest_once(store)
+    texts = _texts(store)
+    assert not store.file_issues, store.file_issues
+    assert any(WORD in text for text in texts.values())
+    assert any(f"answer {WORD}" in text for text in texts.values())
+    assert not any("zqhugepart" in text for text in texts.values())

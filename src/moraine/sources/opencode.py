@@ -257,6 +257,29 @@ class _Db:
         order = "ORDER BY \"time_created\", \"id\"" if table == "message" else "ORDER BY \"id\""
         return f"SELECT {columns} FROM main.{_q(table)} WHERE {_q('session_id')} = ? {order}"
 
+    def _rows_of(self, table: str, sid: str) -> list[tuple[Any, ...]]:
+        """A session's rows of `table`; when one holds a value over MAX_VALUE_BYTES (SQLite
+        refuses to load it), read one by one and that row left out: one oversized tool output
+        never hides the rest of the session, nor the database's other sessions."""
+        try:
+            return list(self.rows(self._by_session(table), (sid,)))
+        except sqlite3.DataError:
+            pass
+        ids = [row[0] for row in self.rows(f"SELECT \"id\" FROM main.{_q(table)} WHERE \"session_id\" = ? "
+                                           "ORDER BY \"id\"", (sid,))]
+        kept = []
+        single = self._by_session(table).split(" WHERE ")[0] + " WHERE \"id\" = ?"
+        for row_id in ids:
+            try:
+                row = self.one(single, (row_id,))
+            except sqlite3.DataError:
+                continue
+            if row is not None:
+                kept.append(row)
+        if table == "message":
+            kept.sort(key=lambda r: (r[1] if isinstance(r[1], int) else 0, str(r[0])))
+        return kept
+
     def session(self, sid: str) -> list[dict[str, Any]]:
         """One session's records, read in one read transaction (so its messages and parts agree)."""
         self.deadline = time.monotonic() + SLICE_S
@@ -268,9 +291,9 @@ class _Db:
             session = {"$kind": "session", **dict(zip(columns, row, strict=True))} if row else \
                 {"$kind": "session", "id": sid}
             messages = [(str(mid), created if isinstance(created, int) else None, _data(data))
-                        for mid, created, data in self.rows(self._by_session("message"), (sid,))]
+                        for mid, created, data in self._rows_of("message", sid)]
             parts: dict[str, list[Row]] = {}
-            for part_id, message_id, created, data in self.rows(self._by_session("part"), (sid,)):
+            for part_id, message_id, created, data in self._rows_of("part", sid):
                 parts.setdefault(str(message_id), []).append(
                     (str(part_id), created if isinstance(created, int) else None, _data(data)))
         finally:
