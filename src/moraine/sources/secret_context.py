@@ -32,7 +32,9 @@ _NO_GROUPS.never_capture = True  # spans only: the wrapper asks for groups at ev
 CONTEXT = re2.compile(r"(?i)(?:\b|_)(?:" + "|".join(_NAMES) + r"|token|secret|password|passwd|api[ _-]?key"
                       r"|access[ _-]?key|secret[ _-]?key|private[ _-]?key|credential|bearer|key"
                       # the same words in other languages (`?`: a letter outside ASCII in the copy)
-                      r"|jeton|cl\?|schl\?ssel|zugangsschl\?ssel|chiave|llave|chave|sleutel|klucz|nyckel|n\?gle)s?\b",
+                      r"|jeton|schl\?ssel|zugangsschl\?ssel|chiave|llave|chave|sleutel|klucz|nyckeln?|kunci|anahtar"
+                      r"|kulcs|secert|sercet|toekn|tokne)s?\b"
+                      r"|\bcl\?[ \t]|\bn\?gle\b|\banahtar\?|\bkl\?\?",
                       _NO_GROUPS)
 # "key" alone marks a value only when a copula gives it one, and not after these words.
 _KEY_OWNERS_NOT = re.compile(r"(?i)\b(?:cache|sort|primary|foreign|partition|composite|unique|public|idempotency"

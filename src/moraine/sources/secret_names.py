@@ -75,15 +75,25 @@ def random_runs(proxy: str, folder: bool = False) -> list[Span]:
     if "PUBLIC KEY" in proxy and "PRIVATE" not in proxy:
         return []
     finder = _FOLDER_RUN if folder else _RUN
+    paths = [m.span(1) for m in _URL_PATH.finditer(proxy)]
     return [(m.start(), m.end(), "secret-in-name") for m in finder.finditer(proxy)
-            if _random_run(m.group()) and not after_public(proxy, m.start()) and not _hex_id(proxy, m.start(), m.end())]
+            if _random_run(m.group()) and not after_public(proxy, m.start())
+            and not _named_id(proxy, m.start(), m.end()) and not any(a <= m.start() < b for a, b in paths)]
 
 
-def _hex_id(proxy: str, start: int, end: int) -> bool:
-    """A hex run that the name itself calls an id (`span_id":"db6f…`, `ObjectId("…`), or a
-    `0x` address (40 hex digits: public; a private key has 64)."""
+# The path of a URL (ids, digests and slugs live there; a credential in one has its own shape rule,
+# and one in its userinfo or query is read by the text rules).
+_URL_PATH = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s?#@]+(/[^\s?#]*)")
+
+
+def _named_id(proxy: str, start: int, end: int) -> bool:
+    """A run the name itself calls an id: a document's `"_id":"…"`, a hex run after an id word
+    (`span_id":"db6f…`, `ObjectId("…`), or a `0x` address (40 hex digits: public; a private
+    key has 64)."""
     run = proxy[start:end]
     if run.startswith("0x") and HEX.fullmatch(run[2:]) and len(run) == 42:
+        return True
+    if proxy[max(0, start - 8):start].endswith(('"_id":"', '"id":"', '"id": "')):
         return True
     return HEX.fullmatch(run) is not None and is_id(proxy, start, end)
 

@@ -27,21 +27,25 @@ from moraine.sources.secret_values import Span, is_reference
 # the ASCII copy: an accented letter is a `?` there).
 PASSWORD_WORDS = re2.compile(
     r"(?i)\b(?:pass(?:word|wd|phrase|code)s?|pass[ -]phrase|pwd|pw|wi-?fi(?:[ -]password|[ -]key)?|wpa2?[ -]key"
-    r"|passwort|kennwort|contrase[n?]as?|clave|mot de passe|mdp|senhas?|wachtwoord|has[l?][oa]|has[l?]em"
-    r"|hes(?:lo|la|lem)|l[o?]senord(?:et)?|passord(?:et)?|adgangskoden?|salasana|jelsz[o?]|parol[a?]"
-    r"|sifre(?:si|niz|n)?|lozink[aue]|geslo|parool|parole|slapta[z?]odis|kata ?sandi(?:nya)?|m[a?]t kh[a?]u"
+    r"|passwort|kennwort|contrase[n]as?|contrasenyas?|clave|mot de passe|mdp|senhas?|wachtwoord|has[l][oa]|has[l]em"
+    r"|hes(?:lo|la|lem)|l[o]senord(?:et)?|passord(?:et)?|adgangskoden?|salasana|jelszo|parol[ai]?|parolata"
+    r"|sifre(?:si|niz|n)?|lozink[aue]|geslo|parool|parole|slaptazodis|kata ?sandi(?:nya)?|mat khau"
+    r"|palavra-passe|kata laluan|nenosiri|pasword|passowrd|passwrod|paswd|master password|unlock phrase"
     r"|pass[ \t]+[^\s.,;]{8,}|credentials?|creds|login|log in|sign in|signin)\b"
-    r"|\?ifre(?:si|niz|n)?\b")  # Turkish şifre: no word boundary before a `?`
+    # words whose ASCII copy holds a `?` (a letter outside ASCII): no word boundary beside it
+    r"|\?ifre(?:si|niz|n)?\b|\bcontrase\?as?\b|\bhas\?(?:[oa]\b|em\b)|\bl\?senord(?:et)?\b|\bjelsz\?"
+    r"|\bslapta\?odis\b|\bm\?t kh\?u\b|\bparol\?")
 # The words above that are English: after the others, "to" is a copula (Polish "hasło to …").
-_ENGLISH = re.compile(r"(?i)pass|pwd|pw|wi-?fi|wpa|credential|creds|log|sign")
+_ENGLISH = re.compile(r"(?i)pass|pwd|pw|wi-?fi|wpa|credential|creds|log|sign|master|unlock")
 # Words of other scripts, looked for in the original text.
 _OTHER_SCRIPTS = re.compile(r"пароль|парол|パスワード|暗証番号|密码|密碼|口令|비밀번호|비번|암호|סיסמה"
                             r"|كلمة المرور|كلمة السر|รหัสผ่าน|κωδικ[όο]ς?|συνθηματικό|पासवर्ड|रमज़|رمز عبور|гасло"
+                            r"|পাসওয়ার্ড|лозинк|מפתח|مفتاح|κλειδί|ключ|kh\u00f3a API|kh\u00f3a"
                             r"|APIキー|API キー|アクセスキー|シークレット(?:キー)?|トークン|秘密鍵"
                             r"|密钥|秘钥|令牌|토큰|API 키|비밀 키"
                             r"|ключ API|API-ключ|токен")
 # Letters each of those words holds one of.
-_SCRIPT_LETTERS = re.compile("[парключтокенгслоパ暗密口비암סكรキアシト秘令토키κσपर]")
+_SCRIPT_LETTERS = re.compile("[парключтокенгслозинПパ暗密口비암סמكرمキアシト秘令토키κσपरপ\u00f3]")
 _LOGIN = re.compile(r"(?i)credentials?|creds|login|log in|sign in|signin")
 # A line that ends after the word and a copula; the value then opens the next non-empty line.
 _ENDS_IN_COPULA = re.compile(r"(?i)[^\n]{0,40}?(?:\b(?:is|was|are)|:|=)?[ \t]*$", re.MULTILINE)
@@ -59,7 +63,8 @@ _USE_BEFORE = re.compile(r"(?i)\buse\s+[\"'`]?([^\s\"'`]{8,128})[\"'`]?\s+(?:to|
 # Norwegian "er", Finnish "on", Romanian "este", Indonesian "adalah", Vietnamese "là" (`l?`), Hindi "hai".
 _COPULAS = frozenset({"is", "was", "are", "be", "ist", "lautet", "war", "es", "est", "era", "e", "é", "is:", "to", "?",
                       ":", "=", "->", "=>", "/", "|", "-", "with", "using", "como", "als", "ist:", "es:", "est:",
-                      "je", "jest", "?r", "er", "on", "este", "adalah", "ialah", "l?", "hai", "h", "wa", "ni"})
+                      "je", "jest", "?r", "er", "on", "este", "adalah", "ialah", "l?", "hai", "h", "wa", "ni",
+                      "c'est", "c?est", "?s", "ay", "nya:"})
 _TO_VERBS = re.compile(r"(?i)\b(?:set|change[ds]?|reset|update[ds]?|rotate[ds]?|chang(?:ing|ed))\b")
 # A token ends at a backslash too: in a raw JSON line (a quarantined one) it opens an escape, and a
 # redaction must not cut through one.

@@ -55,7 +55,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("pem-private-key", "gitleaks:private-key",
          r"-----BEGIN[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.()@ \t\r\n-]|\\+[nrt]){16,}?"
          r"-----END[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-         r"|-----BEGIN[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\r\n]|\\+[nr])+"),
+         r"|-----BEGIN[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\r\n]|\\+[nr])*[A-Za-z0-9+/=]{16}"
+         r"(?:[A-Za-z0-9+/=\r\n]|\\+[nr])*"),  # cut short, not elided (`\n...\n` in a document)
     # `ey[IJA]`: a JSON object's base64 (`{"`, `{ "` written with a space); a line break with its
     # indentation may cut any part (a token wrapped at a terminal's width; `redact.py` trims it).
     Rule("jwt", "gitleaks:jwt, jwt-base64; trufflehog:jwt",
@@ -376,7 +377,17 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"[^\n|;&]*?[ \t](?:-p|-P|--pass(?:word)?|--pw|--pwd)(?:[ \t]+|=)" + _ARG, mixed=True, starts_word=False),
     Rule("windows-cli-password", "vendor:schtasks /rp and /p, wmic /password:, runas-style /pass:",
          r"schtasks\b[^\n|&]*?[ \t]/r?p[ \t]+" + _ARG
-         + r"|(?:^|\s)/(?:password|pass|pwd):[\"']?([^\s\"'\\]+)", starts_word=False),
+         + r"|(?:^|\s)/(?:password|pass|pwd|p):[\"']?([^\s\"'\\]+)", starts_word=False),
+    Rule("cli-secret-flag", "vendor:ssh-keygen -N, snmpwalk/snmpget -A and -X, beeline -p, unrar/rar -p, "
+         "db2 connect … using, redis AUTH, expect's send after a password prompt",
+         r"ssh-keygen\b[^\n|;&]*?[ \t]-N[ \t]+" + _ARG
+         + r"|snmp[a-z]*\b[^\n|;&]*?[ \t]-[AX][ \t]+" + _ARG
+         + r"|beeline\b[^\n|;&]*?[ \t]-p[ \t]+" + _ARG
+         + r"|\b(?:un)?rar\s[^\n|;&]*?[ \t]-p([^\s\"'\\-][^\s\"'\\]*)"
+         + r"|db2\s+connect\s+to\s+\S+\s+user\s+\S+\s+using\s+" + _ARG
+         + r"|(?:^|\n|> )(?i:auth)[ \t]+(?:[A-Za-z0-9_.-]+[ \t]+)?" + _ARG
+         + r"|expect\s+\\?\"[^\"\n]*(?i:password|passphrase)[^\"\n]*\\?\"\s*(?:\n|\\n)\s*send\s+\\?\"([^\"\n\\]+)",
+         mixed=True, starts_word=False),
     Rule("cli-positional-secret", "vendor:mc alias set (MinIO), wandb login, codecov -t, ethers.Wallet",
          r"\bmc\s+(?:alias\s+set|config\s+host\s+add)\s+\S+\s+\S+\s+[^\s-]\S*\s+" + _ARG
          + r"|\bwandb\s+login\s+(?:--[a-z-]+\s+)*([0-9a-f]{40})\b"

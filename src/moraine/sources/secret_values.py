@@ -73,6 +73,14 @@ def _code_part(part: str) -> bool:
     return bool(_CODE_PART.fullmatch(part) or TYPE_NAME.fullmatch(part) or _LETTERS.fullmatch(part))
 
 
+_SCALARS = frozenset({"String", "Int", "Float", "Boolean", "ID", "DateTime", "JSON"})  # GraphQL's
+# A constant's name as a value (`BASE64_ENCODED_VALUE`, `YOUR_API_TOKEN_HERE`): three words or more.
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
+
+
+_DIGIT_RUN = re.compile(r"[0-9]+")
+
+
 def is_placeholder(value: str) -> bool:
     """A value written to be replaced (`CHANGE_ME_PLEASE`, `your_token_here`, `xxxx`)."""
     lowered = value.lower()
@@ -87,22 +95,23 @@ def is_reference(value: str) -> bool:
         return True
     if value[0] in "%@#*&!" and _MARKED_REFERENCE.match(value):
         return True
-    if value.startswith(_PUBLIC_VALUES):
-        return True
+    if value.startswith(_PUBLIC_VALUES) or value.startswith(("#{", "ENC[")) or _CONSTANT.fullmatch(value):
+        return True  # (a Ruby interpolation, a sops-encrypted value, a constant's name)
     if any(word in lowered for word in _STOP_WORDS) or len(set(value)) <= 2 or _FORMAT.fullmatch(value):
         return True
     if ("<" in value or ">" in value) and _ANGLED.search(value):
         return True
     if _is_call(value) or " | " in value or " = " in value:  # a call, a subscript, a type
         return True
-    if value.endswith("!") and "." in value:  # TypeScript's non-null `process.env.KEY!`
-        value = value.rstrip("!")
+    if value.endswith("!") and ("." in value or value[:-1].lower() in _LITERAL_WORDS or value[:-1] in _SCALARS):
+        value = value.rstrip("!")  # TypeScript's non-null `process.env.KEY!`, GraphQL's `String!`
     if DOTTED.fullmatch(value) and not random_looking(value) and all(map(_code_part, value.split("."))):
         return True  # an attribute, a module, a file name (not `Unyg38cSDo6rBl.aKW`)
     if (value.startswith(("/", "./", "~/", "../")) and not _base64_secret(value)) or (
             value.count("/") >= 2 and not random_looking(value)):
         return True  # a path (a base64 secret holds slashes too, but looks random)
-    return bool(TYPE_NAME.fullmatch(value) or _CODE_WORD.fullmatch(value))
+    # a type's name holds one number at most (`Ed25519PrivateKey`, `Int32Array`); `Hunter2Secret99` is chosen
+    return bool((TYPE_NAME.fullmatch(value) and len(_DIGIT_RUN.findall(value)) < 2) or _CODE_WORD.fullmatch(value))
 
 
 def _base64_secret(value: str) -> bool:
