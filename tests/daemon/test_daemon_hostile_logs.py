@@ -20,6 +20,7 @@ import time
 from test_daemon_hostile_sources import PROBE_LIMIT_S, Probe
 from test_daemon_lifecycle import (  # noqa: F401 - `ws` is the workspace fixture
     LiveLogs,
+    McpSession,
     Workspace,
     _wait,
     claude_user,
@@ -30,36 +31,41 @@ from test_daemon_lifecycle import (  # noqa: F401 - `ws` is the workspace fixtur
 SID = "7c666c01-d38e-4658-8650-0000000da3{:02d}"
 
 
-def _quarantined(workspace: Workspace) -> int:
-    return int(workspace.run("status", "--json").json()["index"]["quarantined_lines"])
+def _quarantined(session: McpSession) -> int:
+    """Asked of the daemon (`moraine status --json` lists every quarantined line: parsing 300,000 of
+    them here would hold this process's GIL, and the probe thread's clock with it)."""
+    return int(session.call("index_status", {})["data"]["quarantined_lines"])
 
 
 def test_junk_and_large_logs_never_hold_up_a_call(ws: Workspace) -> None:  # noqa: F811
     logs = LiveLogs(ws, codex=False)
     session = ws.mcp("a")
     wait_backfilled(session, logs.seed_words())
-    probe = Probe(ws.mcp("probe"), logs.seed_words()[0])
-    probe.start()
+    # Everything written is made before the probe starts: this process's own work would hold the
+    # probe thread up (the GIL) and be counted as the daemon's.
+    junk = "".join(f"not json {i}\n" for i in range(300_000)).encode()
+    noise = random.Random(3).randbytes(4 * 1024 * 1024)
+    words = [f"word{i}" for i in range(400)]
+    rng = random.Random(5)
+    last = "zqlastburstword"
+    bursts = ["".join(claude_user(SID.format(12), 1_767_225_600_000 + burst * 10_000 + i,
+                                  " ".join(rng.choices(words, k=300))) + "\n" for i in range(300)).encode()
+              for burst in range(10)]
+    bursts.append((claude_user(SID.format(12), 1_767_225_700_000, f"the {last} closes it") + "\n").encode())
     folder = ws.claude / "projects" / "-tmp-hostile"
     folder.mkdir(parents=True)
+    probe = Probe(ws.mcp("probe"), logs.seed_words()[0])
+    probe.start()
     try:
-        junk = folder / f"{SID.format(10)}.jsonl"
-        junk.write_text("".join(f"not json {i}\n" for i in range(300_000)))
-        (folder / f"{SID.format(11)}.jsonl").write_bytes(random.Random(3).randbytes(4 * 1024 * 1024))
+        (folder / f"{SID.format(10)}.jsonl").write_bytes(junk)
+        (folder / f"{SID.format(11)}.jsonl").write_bytes(noise)
         big = folder / f"{SID.format(12)}.jsonl"
-        words = [f"word{i}" for i in range(400)]
-        rng = random.Random(5)
-        for burst in range(10):
-            lines = [claude_user(SID.format(12), 1_767_225_600_000 + burst * 10_000 + i,
-                                 " ".join(rng.choices(words, k=300))) for i in range(300)]
-            with big.open("a") as fh:
-                fh.write("".join(line + "\n" for line in lines))
+        for burst in bursts:
+            with big.open("ab") as fh:
+                fh.write(burst)
             time.sleep(0.3)
-        last = "zqlastburstword"
-        with big.open("a") as fh:
-            fh.write(claude_user(SID.format(12), 1_767_225_700_000, f"the {last} closes it") + "\n")
         _wait(lambda: session.hits(last), 120, "the large transcript's last line to be searchable", interval=0.5)
-        _wait(lambda: _quarantined(ws) >= 300_000, 120, "the junk lines to be quarantined", interval=1.0)
+        _wait(lambda: _quarantined(session) >= 300_000, 120, "the junk lines to be quarantined", interval=1.0)
     finally:
         probe.stop.set()
         probe.join(60)
