@@ -204,6 +204,8 @@ def test_filters_equal_a_brute_force_filter(hosts: McpServer) -> None:
     assert bad["error"]["details"]["allowed"] == ["codex", "claude-code", "pi", "qwen-code", "kimi-cli", "cursor",
                                                   "copilot-cli", "gemini-cli", "opencode"]
     hosts.err("search_sessions", {"query": "fjordword", "cwd": "relative/dir"}, "invalid_request")
+    hosts.err("search_sessions", {"query": "fjordword", "cwd": "~zqnosuchuser/x"}, "invalid_request",
+              "cwd names the home of 'zqnosuchuser', who is no user on this machine")
     hosts.err("search_sessions", {"query": "fjordword", "since": "2026-03-12T00:00:00"}, "invalid_request")
     by_date = hosts.ok("search_sessions", {"query": "fjordword", "since": "2026-03-12", "until": "2026-03-13"})
     assert by_date["request"]["since"] == "2026-03-12T00:00:00Z"  # a date: its midnight UTC

@@ -97,7 +97,12 @@ def parse_scope(args: dict[str, Any], with_time: bool) -> tuple[Scope, dict[str,
 def _cwd(value: Any) -> str:
     """An absolute directory, or one under the user's home written `~/…` (`~user/…` too)."""
     if isinstance(value, str) and value.startswith("~"):
-        value = os.path.expanduser(value)
+        expanded = os.path.expanduser(value)
+        if not expanded.startswith("/"):  # `~nosuchuser/x`: no such user on this machine
+            user = value[1:].split("/", 1)[0]
+            raise ContractError("invalid_request", f"cwd names the home of {user!r}, who is no user on this machine",
+                                {"field": "cwd", "example": "~/project"})
+        value = expanded
     if not isinstance(value, str) or not value.startswith("/"):
         raise ContractError("invalid_request", "cwd must be an absolute directory path or start with ~",
                             {"field": "cwd", "example": "~/project"})
