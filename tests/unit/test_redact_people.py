@@ -97,6 +97,12 @@ SECRET_IN_TEXT = {
     "redis-auth-prompt": ("127.0.0.1:6379> AUTH default Kv8qLm2Zx7RtW", "Kv8qLm2Zx7RtW"),
     "db2-using": ("db2 connect to SALES user ops using Pq8vLm2Zr7Tk", "Pq8vLm2Zr7Tk"),
     "unrar-p": ("unrar x -pGr8vLq2Zm7Tk backup.rar", "Gr8vLq2Zm7Tk"),
+    "otp-spaced": ("MFA setup key for the admin account: JBSW Y3DP EHPK 3PXP KQ4M", "JBSW Y3DP EHPK 3PXP KQ4M"),
+    "seed-phrase": ("recovery phrase of the hot wallet: maple orbit canyon velvet timber noble harvest zero "
+                    "island pilot pepper crane", "maple orbit canyon velvet timber noble"),
+    "recovery-codes": ("backup codes for the ops account:\n4kq2m-9zx7p\nb7c1d-2mn8q\nzz81k-p02la",
+                       "4kq2m-9zx7p"),
+    "fenced-token": ("api token:\n```\nWv7Lq2Zm8KxTr4Np9Bc3Hd6Jf1GsQ\n```", "Wv7Lq2Zm8KxTr4Np9Bc3Hd6Jf1GsQ"),
     "mysqladmin": ("mysqladmin -u root password Tq9LmX2vR8zK", "Tq9LmX2vR8zK"),
     "rabbitmqctl": ("rabbitmqctl add_user app Vq8Lm2XzR7tK", "Vq8Lm2XzR7tK"),
     "securestring": ('$p = ConvertTo-SecureString "Wm7Lq2XzR9tK" -AsPlainText -Force', "Wm7Lq2XzR9tK"),
@@ -141,6 +147,8 @@ SECRET_IN_TEXT = {
 }
 
 KEPT_TEXT = [
+    "the mnemonic word list has 2048 entries: abandon ability able about above",
+    "recovery codes are shown once; print them and keep them offline",
     "key = Ed25519PrivateKey.generate(); arr = Int32Array.from(xs)",
     "type Mutation {\n  login(email: String!, password: String!): AuthPayload!\n}",
     "data:\n  password: BASE64_ENCODED_VALUE",

@@ -178,6 +178,9 @@ def _line_window(text: str, start: int, end: int) -> tuple[int, int]:
 def _after(text: str, hit_end: int, word: str, joined_only: bool = False) -> Span | None:
     _, window_end = _line_window(text, hit_end, min(len(text), hit_end + _WINDOW))
     if text.startswith("\n", window_end) and _JOINED.search(text, hit_end, window_end):
+        if text.startswith("```", window_end + 1):  # the value in a code block of its own
+            fence_end = text.find("\n", window_end + 1)
+            window_end = fence_end if 0 <= fence_end < window_end + 40 else window_end
         _, window_end = _line_window(text, window_end + 1, min(len(text), window_end + 1 + _WINDOW))
         # "the signing secret for the webhooks is\nfheZ…": the value opens the next line
     # starts in the window, ends where it ends (read to 4,096 characters past it: a longer run is a blob, not a key)

@@ -415,7 +415,15 @@ TOKEN_RULES: tuple[Rule, ...] = (
          r"\\?[\"']\s*,\s*\\?[\"']([A-Za-z0-9]{32})\\?[\"']", back=r"SK[0-9a-fA-F]{32}$", mixed=True,
          starts_word=False),
     Rule("otp-seed", "RFC 6238 (a TOTP seed, base32, named as one in prose or config)",
-         r"(?i:totp|otp|2fa|mfa|authenticator)[ _-]?(?i:seed|secret|key)\b[^\n]{0,80}?\b([A-Z2-7]{16,64})\b"),
+         r"(?i:totp|otp|2fa|mfa|authenticator)[ _-]?(?i:setup[ _-])?(?i:seed|secret|key)\b[^\n]{0,80}?"
+         r"\b([A-Z2-7]{16,64}|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,15})\b"),
+    Rule("seed-phrase", "BIP-39 (a wallet's mnemonic: twelve words or more after its name)",
+         r"(?i:seed phrase|mnemonic|recovery phrase|backup phrase|secret phrase)[^\n]{0,100}?[:=]\s*[\"'`]?"
+         r"((?:[a-z]{3,8} ){11,23}[a-z]{3,8})\b"),
+    Rule("recovery-codes", "vendor:account recovery (backup) codes, listed one a line after their name",
+         r"(?i:recovery|backup) codes?\b[^\n]{0,100}" + _WRAP
+         + r"((?:[ \t]*[-*]?[ \t]*[a-z0-9]{4,6}-[a-z0-9]{4,6}[ \t]*" + _WRAP + r"){2,}[ \t]*[-*]?[ \t]*"
+         r"[a-z0-9]{4,6}-[a-z0-9]{4,6})"),
     Rule("pin-code", "vendor:a PIN or PUK given in prose (HSM, smart card, SIM)",
          r"\b(?:PIN|PUK|SO-PIN|PIN code|pin code|passcode)\s+(?:is|was|ist|es|est|:|=)\s*:?\s*\\?[\"'`]?"
          r"([0-9]{4,16})\b"),
