@@ -13,7 +13,9 @@ and the list_sessions cursor decoder, so every peer gets the same answer to the 
 * Every line gets exactly one JSON-RPC answer unless it is a well-formed notification or response
   (which JSON-RPC never answers): -32700 for what is not JSON (not UTF-8, a raw control character, a
   lone UTF-16 surrogate, NaN, …), -32600 for a wrong shape (not an object, a batch; a line, nesting
-  or a count of arrays and objects over the limits), -32602 for params that are not an object.
+  or a count of arrays and objects over the limits), -32602 for params that are not an object. A
+  tool call's `arguments` that are no object are passed on as `{"$arguments": "<type>"}`, for the
+  tool to refuse in-band (`invalid_request`).
   The request's id is echoed whenever it can be read, even from a line that does not parse (a host
   then resolves the very call it is waiting on); otherwise it is null.
 
@@ -34,6 +36,7 @@ MAX_LINE = 256 * 1024  # bytes: Moraine's largest valid request is a few KB (a q
 MAX_DEPTH = 128  # levels of [ ] / { } nesting, the JSON-RPC envelope included
 MAX_CONTAINERS = 10_000  # arrays and objects in one message (a Moraine request holds a handful)
 HEAD_BYTES = 4096  # bytes kept of an over-long line, to read its id from
+ARGUMENTS_NOT_AN_OBJECT = "$arguments"  # stands for a tool call's arguments that were no object (no field is named so)
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -260,6 +263,18 @@ def check_line(line: bytes) -> Incoming:
     return check_message(message)
 
 
+def _tool_arguments(message: dict[str, Any], method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    """A tool call whose arguments are no object, passed on for the tool to refuse in-band
+    (`invalid_request`), as the contract wants of every rejected request: the MCP SDK would
+    refuse the call itself (-32602) before any tool saw it."""
+    if method != "tools/call" or params is None:
+        return message
+    arguments = params.get("arguments")
+    if arguments is None or isinstance(arguments, dict):
+        return message
+    return {**message, "params": {**params, "arguments": {ARGUMENTS_NOT_AN_OBJECT: type(arguments).__name__}}}
+
+
 def check_message(message: Any) -> Incoming:
     """The shape checks of JSON-RPC 2.0 as MCP uses it (params are an object; no batches)."""
     if isinstance(message, list):
@@ -284,7 +299,7 @@ def check_message(message: Any) -> Incoming:
             if not has_id:  # a notification is never answered, not even with an error
                 return Incoming(None)
             return _refuse(request_id, INVALID_PARAMS, "Invalid params: params must be an object")
-        return Incoming(message, None, request_id if has_id else None, method)
+        return Incoming(_tool_arguments(message, method, params), None, request_id if has_id else None, method)
     if has_id and ("result" in message) != ("error" in message):
         return Incoming(message, None)  # a response to a request of ours: never answered
     return _refuse(readable, INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response")

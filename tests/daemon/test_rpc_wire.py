@@ -169,7 +169,9 @@ CASES: list[tuple[str, bytes, tuple[Any, ...]]] = [
     ("params as a list", b'{"jsonrpc":"2.0","id":23,"method":"tools/call","params":[1,2]}', ("error", -32602, 23)),
     ("params a string", b'{"jsonrpc":"2.0","id":24,"method":"ping","params":"x"}', ("error", -32602, 24)),
     ("arguments as a list", b'{"jsonrpc":"2.0","id":25,"method":"tools/call","params":{"name":"open","arguments":[1]}}',
-     ("error", -32602, 25)),
+     ("result", "invalid_request")),
+    ("arguments a string", b'{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"search_sessions",'
+     b'"arguments":"migration"}}', ("result", "invalid_request")),
     ("tool name not a string", b'{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":5}}',
      ("error", -32602, 26)),
     ("no jsonrpc member", b'{"id":27,"method":"ping"}', ("error", -32600, 27)),

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from moraine import querylog
+from moraine.errors import ContractError
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
 from moraine.mcp_server.tools import (
@@ -25,6 +26,7 @@ from moraine.mcp_server.tools import (
 )
 from moraine.mcp_server.tools import open as open_tool
 from moraine.store.engine import Store
+from moraine.wire import ARGUMENTS_NOT_AN_OBJECT
 
 TOOLS = {module.NAME: module for module in (search_sessions, open_tool, list_sessions, index_status,
                                             search_session_history, get_learned_patterns, track_input_event,
@@ -73,6 +75,12 @@ class ToolRunner:
     def call(self, name: str, arguments: dict[str, Any] | None) -> ToolResult:
         timer = Timer()
         args = arguments if arguments is not None else {}
+        if ARGUMENTS_NOT_AN_OBJECT in args:  # see `wire.check_message`
+            kind = args[ARGUMENTS_NOT_AN_OBJECT]
+            refused = ContractError("invalid_request", f"arguments must be an object, not {kind}",
+                                    {"field": "arguments"})
+            envelope = error_envelope(name, {}, refused, timer, 0)
+            return ToolResult(envelope, render_error(envelope))
         try:
             store = self.store
         except Exception as exc:
