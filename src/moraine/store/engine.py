@@ -261,13 +261,10 @@ class Store(FrameApplier, Reading):
 
     def _catch_up_wal(self) -> None:
         """Apply frames appended since `position` (by this process or another), across WAL
-        files; when another process published a snapshot that retired our file, reload."""
+        files. The file at `position` exists: `writer()` reloads first when another process's
+        snapshot retired it (`_reload_aside`), and a load starts at a file it checked."""
         seqs = self.wal_set.seqs()
         seq, offset = self.position
-        if seq not in seqs:
-            self._reset()
-            self._reload()
-            return
         for number in [n for n in seqs if n >= seq]:
             wal = self.wal_set.open(number)
             start = offset if number == seq else len(HEADER)
