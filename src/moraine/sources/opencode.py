@@ -98,6 +98,7 @@ _TABLES: dict[str, tuple[str, ...]] = {  # the columns read, and only those (the
     "part": ("id", "message_id", "session_id", "time_created", "time_updated", "data"),
 }
 _REQUIRED = {"session": 2, "message": 5, "part": 6}
+_BY_SESSION = '"session_id" = ?'
 _OWNER = {"session": "id", "message": "session_id", "part": "session_id"}  # the column naming the session
 
 
@@ -243,7 +244,8 @@ class _Db:
         """Reading a session's messages and parts must not scan a whole table each time (a
         database without the indexes OpenCode makes): refused when that would visit too many rows."""
         for table in ("message", "part"):
-            plan = " ".join(str(row[3]) for row in self.rows(f"EXPLAIN QUERY PLAN {self._by_session(table)}", ("",)))
+            plan = " ".join(str(row[3]) for row in self.rows(f"EXPLAIN QUERY PLAN {self._read(table, _BY_SESSION)}",
+                                                                   ("",)))
             if "SEARCH" in plan:
                 continue
             last = self.one(f"SELECT max({_q(self.rowid[table])}) FROM main.{_q(table)}")
@@ -252,33 +254,33 @@ class _Db:
                 raise _Refused(f"no index on {table}.session_id: reading {sessions} sessions would scan "
                                f"its {rows} rows each time")
 
-    def _by_session(self, table: str) -> str:
+    def _read(self, table: str, where: str) -> str:
+        """The columns read of `table`'s rows `where` says, in the order a session is assembled in."""
         columns = ", ".join(_q(c) for c in _TABLES[table] if c not in ("session_id", "time_updated"))
         order = "ORDER BY \"time_created\", \"id\"" if table == "message" else "ORDER BY \"id\""
-        return f"SELECT {columns} FROM main.{_q(table)} WHERE {_q('session_id')} = ? {order}"
+        return f"SELECT {columns} FROM main.{_q(table)} WHERE {where} {order}"
 
     def _rows_of(self, table: str, sid: str) -> list[tuple[Any, ...]]:
         """A session's rows of `table`; when one holds a value over MAX_VALUE_BYTES (SQLite
         refuses to load it), read one by one and that row left out: one oversized tool output
         never hides the rest of the session, nor the database's other sessions."""
         try:
-            return list(self.rows(self._by_session(table), (sid,)))
+            return list(self.rows(self._read(table, _BY_SESSION), (sid,)))
         except sqlite3.DataError:
             pass
-        ids = [row[0] for row in self.rows(f"SELECT \"id\" FROM main.{_q(table)} WHERE \"session_id\" = ? "
-                                           "ORDER BY \"id\"", (sid,))]
-        kept = []
-        single = self._by_session(table).split(" WHERE ")[0] + " WHERE \"id\" = ?"
-        for row_id in ids:
-            try:
-                row = self.one(single, (row_id,))
-            except sqlite3.DataError:
-                continue
-            if row is not None:
-                kept.append(row)
-        if table == "message":
+        ids = [row[0] for row in self.rows(f"SELECT \"id\" FROM main.{_q(table)} WHERE {_BY_SESSION}", (sid,))]
+        kept = [row for row_id in ids if (row := self._row_or_none(table, row_id)) is not None]
+        if table == "message":  # in the order the whole read gives
             kept.sort(key=lambda r: (r[1] if isinstance(r[1], int) else 0, str(r[0])))
+        else:
+            kept.sort(key=lambda r: str(r[0]))
         return kept
+
+    def _row_or_none(self, table: str, row_id: Any) -> tuple[Any, ...] | None:
+        try:
+            return self.one(self._read(table, "\"id\" = ?"), (row_id,))
+        except sqlite3.DataError:  # the oversized row
+            return None
 
     def session(self, sid: str) -> list[dict[str, Any]]:
         """One session's records, read in one read transaction (so its messages and parts agree)."""
