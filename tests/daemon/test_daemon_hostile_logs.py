@@ -7,7 +7,7 @@ quarantined line: about 25 µs of work each, several seconds in all), a file of 
 named `.jsonl`, and a large valid transcript written in bursts. A call's catch-up reads only a
 slice of what is new (`CALL_BUDGET_BYTES`) and never waits long for the ingest loop's pass (it
 holds the writer lock while it reads the rest), so every probe call is answered within
-PROBE_LIMIT_S; the junk ends quarantined, counted by `moraine status`, and the valid
+`Probe.assert_quick`; the junk ends quarantined, counted by `moraine status`, and the valid
 transcript's last line is searchable.
 """
 
@@ -17,7 +17,7 @@ import os
 import random
 import time
 
-from test_daemon_hostile_sources import PROBE_LIMIT_S, Probe
+from test_daemon_hostile_sources import Probe
 from test_daemon_lifecycle import (  # noqa: F401 - `ws` is the workspace fixture
     LiveLogs,
     McpSession,
@@ -69,11 +69,6 @@ def test_junk_and_large_logs_never_hold_up_a_call(ws: Workspace) -> None:  # noq
     finally:
         probe.stop.set()
         probe.join(60)
-    assert probe.error is None, probe.error
-    durations = sorted(probe.durations)
-    print(f"{len(durations)} probe calls: median {durations[len(durations) // 2] * 1000:.0f} ms, "
-          f"slowest {durations[-1] * 1000:.0f} ms")
-    assert len(durations) >= 20
-    assert durations[-1] < PROBE_LIMIT_S, durations[-5:]
+    probe.assert_quick()
     assert "Traceback" not in ws.daemon_log()
     assert sorted(os.listdir(folder)) == sorted(f"{SID.format(n)}.jsonl" for n in (10, 11, 12))  # untouched
