@@ -7,7 +7,7 @@ quarantined line: about 25 µs of work each, several seconds in all), a file of 
 named `.jsonl`, and a large valid transcript written in bursts. A call's catch-up reads only a
 slice of what is new (`CALL_BUDGET_BYTES`) and never waits long for the ingest loop's pass (it
 holds the writer lock while it reads the rest), so every probe call is answered within
-`Probe.assert_quick`; the junk ends quarantined, counted by `moraine status`, and the valid
+the probe's limit (`Probe.assert_quick`); the junk ends quarantined, counted by `moraine status`, and the valid
 transcript's last line is searchable.
 """
 
