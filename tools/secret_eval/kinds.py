@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import random
+import re
 import string
 import urllib.parse
 from collections.abc import Callable, Sequence
@@ -87,6 +88,28 @@ def mixed(rng: random.Random, alphabet: str, n: int) -> str:
         need = [set(a) for a in (DIGITS, LOWER, UPPER) if set(a) & set(alphabet)]
         if all(set(value) & s for s in need):
             return value
+
+
+# Templates of the outsider corpora: «v» is the value, every other «name» or «name:n» is drawn by the
+# corpus's own filler (a user, a host, n hex digits), fresh at every rendering.
+PLACEHOLDER = re.compile(r"«([A-Za-z_][A-Za-z0-9_]*)(?::(\d+))?»")
+Template = str | list[str] | Callable[[random.Random, str], str]  # a list: one of them, drawn per rendering
+Filler = Callable[[random.Random, str, "int | None"], str]
+
+
+def filled(rng: random.Random, template: str, value: str, filler: Filler) -> str:
+    """`template` with «v» as `value` and each other placeholder drawn by `filler`."""
+    return PLACEHOLDER.sub(lambda m: value if m.group(1) == "v" else
+                           filler(rng, m.group(1), int(m.group(2)) if m.group(2) else None), template)
+
+
+def rendering(template: Template, filler: Filler) -> Callable[[random.Random, str], str]:
+    """A kind's rendering from a template (a callable is one already)."""
+    if callable(template):
+        return template
+    if isinstance(template, list):
+        return lambda rng, v: filled(rng, rng.choice(template), v, filler)
+    return lambda rng, v: filled(rng, template, v, filler)
 
 
 def compose(*parts: str | tuple[str, int] | Callable[[random.Random], str]) -> Callable[[random.Random], str]:

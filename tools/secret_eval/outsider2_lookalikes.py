@@ -37,21 +37,13 @@ from secret_eval.kinds import (
 from secret_eval.kinds import (
     compose as G,
 )
-from secret_eval.outsider2_kinds import fill
+from secret_eval.outsider2_kinds import fill, render
 
 LOOKS: list[Kind] = []
 
 
 def L(name: str, family: str, make: Callable[[random.Random], str], *templates) -> None:
-    renders = []
-    for t in templates:
-        if callable(t):
-            renders.append(t)
-        elif isinstance(t, list):
-            renders.append(lambda rng, v, t=t: fill(rng, rng.choice(t), v))
-        else:
-            renders.append(lambda rng, v, t=t: fill(rng, t, v))
-    LOOKS.append(kind(name, family, make, *renders))
+    LOOKS.append(kind(name, family, make, *(render(t) for t in templates)))
 
 
 def C(*choices: str) -> Callable[[random.Random], str]:

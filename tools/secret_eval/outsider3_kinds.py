@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import json
 import random
-import re
 import urllib.parse
 from collections.abc import Callable
 
@@ -36,14 +35,17 @@ from secret_eval.kinds import (
     UALNUM,
     WORDS,
     Kind,
+    Template,
     b64_of,
     check_unique_names,
+    filled,
     host,
     kind,
     mixed,
     password,
     plain_password,
     rbytes,
+    rendering,
     rs,
     username,
     uuid4,
@@ -57,7 +59,6 @@ from secret_eval.kinds import (
 # template filling
 # --------------------------------------------------------------------------------------------
 
-_PH = re.compile(r"«([A-Za-z_][A-Za-z0-9_]*)(?::(\d+))?»")
 _NAMES = ("ayse", "bram", "chloe", "dmitri", "elif", "farid", "greta", "hiro", "ioana", "jakub", "kavya", "lena",
           "mateo", "nadia", "olek", "pham", "quentin", "rosa", "sven", "tariq")
 _APPS = ("payroll", "crm", "shipping", "catalog", "loyalty", "gateway", "reports", "tickets", "wallet", "booking")
@@ -95,27 +96,19 @@ def _filler(rng: random.Random, key: str, n: int | None) -> str:
 
 
 def fill(rng: random.Random, template: str, value: str) -> str:
-    return _PH.sub(lambda m: value if m.group(1) == "v" else _filler(rng, m.group(1), int(m.group(2)) if m.group(2) else None),
-                   template)
+    return filled(rng, template, value, _filler)
 
 
-Tmpl = str | list[str] | Callable
-
-
-def _render(t: Tmpl):
-    if callable(t):
-        return t
-    if isinstance(t, list):
-        return lambda rng, v, t=t: fill(rng, rng.choice(t), v)
-    return lambda rng, v, t=t: fill(rng, t, v)
+def render(template: Template) -> Callable[[random.Random, str], str]:
+    return rendering(template, _filler)
 
 
 KINDS: list[Kind] = []
 
 
-def K(name: str, family: str, make: Callable[[random.Random], str], *templates: Tmpl, se: bool = False,
+def K(name: str, family: str, make: Callable[[random.Random], str], *templates: Template, se: bool = False,
       notes: str = "") -> None:
-    KINDS.append(kind(name, family, make, *(_render(t) for t in templates), self_evident=se, notes=notes))
+    KINDS.append(kind(name, family, make, *(render(t) for t in templates), self_evident=se, notes=notes))
 
 
 def M(alphabet: str, n: int) -> Callable[[random.Random], str]:

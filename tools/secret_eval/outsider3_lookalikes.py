@@ -34,37 +34,23 @@ from secret_eval.kinds import (
     kind,
     rbytes,
     rs,
+    sha1,
+    sha256,
     uuid4,
     wrap,
 )
-from secret_eval.outsider3_kinds import fill
+from secret_eval.outsider3_kinds import fill, render
 
 LOOKS: list[Kind] = []
 
 
 def L(name: str, family: str, make: Callable[[random.Random], str], *templates) -> None:
-    renders = []
-    for t in templates:
-        if callable(t):
-            renders.append(t)
-        elif isinstance(t, list):
-            renders.append(lambda rng, v, t=t: fill(rng, rng.choice(t), v))
-        else:
-            renders.append(lambda rng, v, t=t: fill(rng, t, v))
-    LOOKS.append(kind(name, family, make, *renders))
+    LOOKS.append(kind(name, family, make, *(render(t) for t in templates)))
 
 
 def C(*choices: str) -> Callable[[random.Random], str]:
     """One of fixed strings, «...» fillers drawn fresh."""
     return lambda rng: fill(rng, rng.choice(choices), "")
-
-
-def sha1(rng: random.Random) -> str:
-    return rs(rng, HEX, 40)
-
-
-def sha256(rng: random.Random) -> str:
-    return rs(rng, HEX, 64)
 
 
 def uuid7(rng: random.Random) -> str:
