@@ -4,11 +4,12 @@ tool call.
 The real daemon (started by `moraine mcp`) and a probe MCP client calling `search_sessions` over
 and over. Then: a Claude Code transcript of 300,000 lines that are not JSON (each one a
 quarantined line: about 25 µs of work each, several seconds in all), a file of random bytes
-named `.jsonl`, and a large valid transcript written in bursts. A call's catch-up reads only a
-slice of what is new (`CALL_BUDGET_BYTES`) and never waits long for the ingest loop's pass (it
-holds the writer lock while it reads the rest), so every probe call is answered within
-the probe's limit (`Probe.assert_quick`); the junk ends quarantined, counted by `moraine status`, and the valid
-transcript's last line is searchable.
+named `.jsonl`, and a large valid transcript written in bursts. The daemon's passes are short slices
+(`LOOP_SLICE_S`, `CALL_SLICE_S`) and a call never waits long for the ingest loop's (which reads
+the rest), so every probe call is answered within the probe's limit (`Probe.assert_quick`),
+and a word appended to a live transcript while the daemon reads all that is found by the very
+next call (read-your-writes). The junk ends quarantined, counted by `moraine status`, and the
+valid transcript's last line is searchable.
 """
 
 from __future__ import annotations
@@ -59,16 +60,20 @@ def test_junk_and_large_logs_never_hold_up_a_call(ws: Workspace) -> None:  # noq
     try:
         (folder / f"{SID.format(10)}.jsonl").write_bytes(junk)
         (folder / f"{SID.format(11)}.jsonl").write_bytes(noise)
+        missed = [] if session.hits(logs.append("claude", "junk")[0]) else ["after the junk"]
         big = folder / f"{SID.format(12)}.jsonl"
-        for burst in bursts:
+        for n, burst in enumerate(bursts):
             with big.open("ab") as fh:
                 fh.write(burst)
             time.sleep(0.3)
+            if not session.hits(logs.append("claude", f"burst{n}")[0]):
+                missed.append(f"after burst {n}")
         _wait(lambda: session.hits(last), 120, "the large transcript's last line to be searchable", interval=0.5)
         _wait(lambda: _quarantined(session) >= 300_000, 120, "the junk lines to be quarantined", interval=1.0)
     finally:
         probe.stop.set()
         probe.join(60)
     probe.assert_quick()
+    assert not missed, f"an appended word was not found by the next call: {missed}"
     assert "Traceback" not in ws.daemon_log()
     assert sorted(os.listdir(folder)) == sorted(f"{SID.format(n)}.jsonl" for n in (10, 11, 12))  # untouched

@@ -20,9 +20,9 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.abc
@@ -73,10 +73,16 @@ def socket_owner(path: Path) -> tuple[int, int] | None:
             return None
 
 
-# A call's catch-up reads at most this many new bytes (about 0.25 s of lines that are all junk,
-# far less of real ones) and waits at most this long for a pass that holds the writer lock.
-CALL_BUDGET_BYTES = 128 * 1024
-CALL_WRITER_WAIT_S = 0.25
+T = TypeVar("T")
+
+# The ingest loop's passes are slices of about LOOP_SLICE_S with the writer lock held, and a
+# pause between them (the debounce) in which a waiting call takes the lock; a call's catch-up
+# is a slice of CALL_SLICE_S and waits at most CALL_WRITER_WAIT_S for the lock: an agent's own
+# new line is found however much the loop has still to read, and no log holds a call up.
+LOOP_SLICE_S = 0.05
+CALL_SLICE_S = 0.05
+CALL_WRITER_WAIT_S = 0.5
+CALL_WRITER_CAP_S = 2.0
 CALL_BUSY_BACKOFF_S = 1.0  # after a call found the writer busy, the next calls answer at once this long
 
 
@@ -96,6 +102,10 @@ class Daemon:
         self.reading: set[str] = set()
         self.dirty_lock = threading.Lock()
         self.call_catch_up = threading.Lock()
+        self.callers = threading.Condition()  # the loop waits between its slices while a call catches up
+        self.catching_up = 0
+        self.loop_thread: int | None = None  # the ingest loop's thread ident, once it runs
+        self.slicing = False  # the ingest loop is in a slice (a short hold of the writer lock)
         self.observer: Any = None  # the watcher, once running
         self.watched: set[Path] = set()
         self.last_call_catch_up = float("-inf")
@@ -340,33 +350,69 @@ class Daemon:
 
     def _catch_up_for_call(self, store: Store, arrived: float) -> None:
         """Concurrent calls share catch-up passes: a pass that began after this call arrived
-        has read every line written before it, so the call need not run its own. A call reads
-        at most CALL_BUDGET_BYTES and waits at most CALL_WRITER_WAIT_S for the watcher's pass;
-        what it leaves is the ingest loop's, and the call's reply reports the lag."""
+        has read every line written before it, so the call need not run its own. A call's
+        pass is a slice (`_call_slice`); what it leaves is the ingest loop's, and the call's
+        reply reports the lag."""
         from moraine.errors import WriterBusy
-        from moraine.ingest.pipeline import ingest_once, moved_newest, unread_new_logs
+        from moraine.ingest.pipeline import moved_newest, unread_new_logs
 
         with self.call_catch_up:
             if self.last_call_catch_up >= arrived or time.monotonic() < self.writer_busy_until:
                 return  # shared, or a long pass holds the writer: one call a second waits for it, not each
             self.last_call_catch_up = time.monotonic()
             changed = self._changed_for_call()
+            # the watcher cannot say: every live log; or what it saw change and, reported or
+            # not yet, what was written last and what is new in the live folders
+            named = None if changed is None else changed | moved_newest(store) | unread_new_logs(store)
+            if named is not None and not named:
+                return
             try:
-                if changed is None:  # the watcher cannot say: look at every live log
-                    if ingest_once(store, live_only=True, budget=CALL_BUDGET_BYTES, wait=CALL_WRITER_WAIT_S).cut:
-                        self.mark_dirty([], structural=True)
-                    return
-                # and, reported or not yet, what was written last and what is new in the live folders
-                named = changed | moved_newest(store) | unread_new_logs(store)
-                if named:
-                    summary = ingest_once(store, only=named, budget=CALL_BUDGET_BYTES, wait=CALL_WRITER_WAIT_S)
-                    with self.dirty_lock:
-                        self.dirty -= changed
-                    if summary.cut:
-                        self.mark_dirty(sorted(named))  # the rest is the ingest loop's
-            except WriterBusy:  # the watcher's pass is reading: it has these lines or will
+                left = self._call_slice(store, named)
+            except WriterBusy:  # another process's pass, or a publish: it has these lines or will
                 self.last_call_catch_up = float("-inf")
                 self.writer_busy_until = time.monotonic() + CALL_BUSY_BACKOFF_S
+                return
+            with self.dirty_lock:
+                self.dirty -= changed or set()
+            self.mark_dirty(left)  # the rest is the ingest loop's
+
+    def _call_slice(self, store: Store, named: set[str] | None) -> list[str]:
+        """A call's catch-up: a slice of CALL_SLICE_S over `named` (None: every live log), the
+        logs it left. It waits CALL_WRITER_WAIT_S for the writer lock, and on while the ingest
+        loop holds it, whose slices are as short and which lets calls in after each, up to
+        CALL_WRITER_CAP_S; then WriterBusy."""
+        from moraine.errors import WriterBusy
+        from moraine.ingest.pipeline import ingest_once
+
+        started = time.monotonic()
+        with self._catching_up():
+            while True:
+                try:
+                    return ingest_once(store, only=named, live_only=named is None, slice_s=CALL_SLICE_S,
+                                       wait=CALL_WRITER_WAIT_S).left
+                except WriterBusy:
+                    in_slice = self.slicing and store.writer_thread == self.loop_thread
+                    if not in_slice or time.monotonic() - started > CALL_WRITER_CAP_S:
+                        raise
+
+    @contextlib.contextmanager
+    def _catching_up(self) -> Iterator[None]:
+        """Marks a call's catch-up under way: the ingest loop starts no slice meanwhile."""
+        with self.callers:
+            self.catching_up += 1
+        try:
+            yield
+        finally:
+            with self.callers:
+                self.catching_up -= 1
+                self.callers.notify_all()
+
+    def _let_calls_in(self) -> None:
+        """Between two slices of the ingest loop, the calls waiting for the writer lock go first
+        (flock is not fair: the loop would take it back at once)."""
+        time.sleep(0.01)  # a call that found the lock held polls for it every 20 ms
+        with self.callers:
+            self.callers.wait_for(lambda: self.catching_up == 0, timeout=CALL_WRITER_WAIT_S)
 
     def _changed_for_call(self) -> set[str] | None:
         """The logs the watcher saw change since the last pass: all a call needs to read, so a
@@ -422,6 +468,8 @@ class Daemon:
         return watch(roots, self.mark_dirty)
 
     def mark_dirty(self, paths: list[str], structural: bool = False) -> None:
+        if not paths and not structural:
+            return
         with self.dirty_lock:
             self.dirty.update(paths)
             if structural:
@@ -470,7 +518,7 @@ class Daemon:
         return dirty
 
     def _ingest_loop(self) -> None:
-        from moraine.ingest.pipeline import ingest_once
+        self.loop_thread = threading.get_ident()
 
         try:
             store = self.runner.store
@@ -484,34 +532,55 @@ class Daemon:
                          daemon=True).start()
         next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
         next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
+        left: list[str] = []
         while not self.stopping.is_set():
-            timeout = max(0.0, min(next_reconcile, next_snapshot) - time.monotonic())
-            if self.wake.wait(timeout):
-                time.sleep(cfg.ingest.debounce_ms / 1000)  # let a burst of writes settle
-                self.wake.clear()
+            if left:  # the last slice left logs unread: the next one reads on, calls first
+                self._let_calls_in()
+            else:
+                timeout = max(0.0, min(next_reconcile, next_snapshot) - time.monotonic())
+                if self.wake.wait(timeout):
+                    time.sleep(cfg.ingest.debounce_ms / 1000)  # let a burst of writes settle
+                    self.wake.clear()
             if self.stopping.is_set():
                 break
             dirty = self._take_dirty()
             full = time.monotonic() >= next_reconcile or "*" in dirty
+            left = self._slice(store, dirty, full)
             if full:
-                self._watch_appeared()
-            try:
-                if dirty or full:
-                    ingest_once(store, only=None if full else dirty)
-                    self.last_pass_ms = int(time.time() * 1000)
-                if full:
-                    next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
-                if time.monotonic() >= next_snapshot:
-                    next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
-                    _publish_if_changed(store)
-            except Exception as exc:  # keep serving; the next pass retries what was dirty
-                log(f"ingest pass failed: {type(exc).__name__}: {exc}")
-                with self.dirty_lock:
-                    self.dirty |= dirty
-                time.sleep(1)
-            finally:
-                with self.dirty_lock:
-                    self.reading = set()
+                next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
+            if time.monotonic() >= next_snapshot:
+                next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
+                self._guarded(_publish_if_changed, store)
+
+    def _slice(self, store: Store, dirty: set[str], full: bool) -> list[str]:
+        """One slice of the ingest loop over the logs that changed (all, when `full`); the logs it
+        left unread, marked for the next."""
+        from moraine.ingest.pipeline import ingest_once
+
+        if full:
+            self._watch_appeared()
+        left: list[str] = []
+        if dirty or full:
+            self.slicing = True
+            left = self._guarded(lambda: ingest_once(store, only=None if full else dirty, slice_s=LOOP_SLICE_S).left,
+                                 retry=dirty) or []
+            self.slicing = False
+            self.last_pass_ms = int(time.time() * 1000)
+        with self.dirty_lock:
+            self.reading = set()
+            self.dirty.update(left)
+        return left
+
+    def _guarded(self, work: Callable[..., T], *args: Any, retry: set[str] | None = None) -> T | None:
+        """The loop keeps serving whatever fails: logged, `retry` marked dirty again, a second's pause."""
+        try:
+            return work(*args)
+        except Exception as exc:
+            log(f"ingest pass failed: {type(exc).__name__}: {exc}")
+            with self.dirty_lock:
+                self.dirty |= retry or set()
+            time.sleep(1)
+            return None
 
 
 def _publish_if_changed(store: Store) -> None:

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,7 +54,8 @@ class IngestSummary:
     events: int = 0
     issues: int = 0
     bytes_read: int = 0
-    cut: bool = False  # a budget left new bytes unread (a call's catch-up): a later pass reads them
+    cut: bool = False  # a slice ended before every new line was read: a later pass reads them
+    left: list[str] = field(default_factory=list)  # the logs it left, for the next slice
     seconds: float = 0.0
     roots_missing: list[str] = field(default_factory=list)
 
@@ -153,13 +154,17 @@ def _file_problems(store: Store, files: list[tuple[str, Adapter]]) -> tuple[list
 # parsing/redaction and indexing then run on two cores instead of one.
 PARALLEL_BYTES = 8 * 1024 * 1024
 
+# A sliced pass reads this many bytes of its smallest logs whatever the time (about 0.15 s of
+# lines that are all junk, a few ms of real ones).
+SLICE_FLOOR_BYTES = 64 * 1024
+
 # key, events, issues, checkpoint (None: keep the old one), bytes read, why the file could not
 # be read to its end (None: it was), what the events replace (a log read whole, see `whole`;
 # None: they are new lines)
 Part = tuple[str, Batch, list[list[Any]], list[Any] | None, int, str | None, Replaces | None]
-# path, key, adapter, checkpoint, events (and quarantined lines) per part, the offset to stop
-# reading at (0: the end; a line is always read, so every pass moves on)
-Task = tuple[str, str, str, list[Any], int, int]
+# path, key, adapter, checkpoint, events (and quarantined lines) per part, the time.monotonic()
+# after which reading stops at a line's end (0: none; a line is always read, so every pass moves on)
+Task = tuple[str, str, str, list[Any], int, float]
 Work = tuple[str, str, Adapter, Checkpoint, int]  # path, key, adapter, checkpoint to resume from, size
 
 
@@ -171,7 +176,7 @@ def normalize_file(task: Task) -> list[Part]:
     `Batch`, packed and in columns as the store keeps them: that work done here, in a worker,
     is off the indexing process, which is the one that bounds a bulk pass.
     """
-    path, key, adapter_name, checkpoint_wire, limit, until = task
+    path, key, adapter_name, checkpoint_wire, limit, deadline = task
     adapter = ADAPTERS[adapter_name]
     checkpoint = Checkpoint.from_wire(checkpoint_wire)
     if adapter.whole(path):
@@ -183,7 +188,7 @@ def normalize_file(task: Task) -> list[Part]:
     start = checkpoint.offset
     try:
         for line in complete_lines(path, checkpoint.offset, checkpoint.line, max_line=MAX_LINE_BYTES):
-            if until and line.end > until and checkpoint.offset > start:
+            if deadline and checkpoint.offset > start and time.monotonic() > deadline:
                 return [*parts, _part(path, key, events, issues, checkpoint, start, middle=True)]
             ref = LineRef(key, checkpoint.generation, line.number, line.offset)
             new, issue = normalize_line(adapter, line.raw, ref, state, size=line.end - line.offset - 1)
@@ -284,15 +289,16 @@ def catch_up(store: Store) -> IngestSummary:
 
 def ingest_once(store: Store, progress: Progress | None = None, *, parallel: bool | None = None,
                 live_only: bool = False, snapshot: bool = False, only: set[str] | None = None,
-                budget: int | None = None, wait: float | None = None) -> IngestSummary:
+                slice_s: float | None = None, wait: float | None = None) -> IngestSummary:
     """Catch up every configured log; safe to run concurrently from several processes.
 
     A snapshot is published whenever `store.snapshot_events` accumulated in the WAL, and at
     the end with `snapshot` (a one-shot `moraine index`), so a restart maps it instead of
-    replaying a long WAL. A tool call's catch-up is bounded: it reads at most `budget` new
-    bytes (the rest waits for the next pass: `summary.cut`) and waits at most `wait` seconds
-    for another pass's writer lock (WriterBusy), so no log, however large or full of junk,
-    holds a call for longer than a slice."""
+    replaying a long WAL. The daemon's passes are slices: with `slice_s`, a pass holds the
+    writer lock about that long, then stops at a line's end (the logs it left are in
+    `summary.left`, for the next slice), and it waits at most `wait` seconds for another
+    pass's writer lock (WriterBusy); so no log, however large or full of junk, holds the
+    lock, or a tool call waiting on it, for longer than a slice."""
     started = time.monotonic()
     summary = IngestSummary()
     with store.writer(wait=wait), sparse_collections():
@@ -307,35 +313,32 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         work, whole = _apart(work)  # logs read whole: read after this section, outside the writer lock
         _note_newest(store, files, walked=only is None and not live_only)
         limit = store.config.ingest.batch_events
-        tasks, sizes = _tasks(work, limit, budget, summary)
+        deadline = 0.0 if slice_s is None else time.monotonic() + slice_s
+        tasks, sizes = _tasks(work, limit, deadline)
         total = sum(sizes) + sum(size for *_, size in whole)
         summary.files_read = len(tasks) + len(whole)
-        use_pool = parallel if parallel is not None else (sum(sizes) >= PARALLEL_BYTES
-                                                          and (os.cpu_count() or 1) > 1)
+        use_pool = slice_s is None and (parallel if parallel is not None else (sum(sizes) >= PARALLEL_BYTES
+                                                                               and (os.cpu_count() or 1) > 1))
         pending = _Pending()
         docs_before = store.index.n_docs
         # A pass with at least as many new bytes as the index holds builds it, and ends merging
         # its segments into one: merging on the way would rewrite each posting several times.
         bulk = use_pool and total >= sum(cp.offset for cp in store.checkpoints.values())
         store.defer_merges = BULK_SEGMENTS if bulk else 0
-        done = 0
+        normalized = _normalized(tasks, sizes, use_pool, store.config.ingest.workers)
         try:
-            for parts in _normalized(tasks, sizes, use_pool, store.config.ingest.workers):
-                for part in parts:
-                    if part[5] is not None:
-                        problems[part[0]] = part[5]
-                    pending.add(part, limit, store, summary)
-                    done += part[4]
-                    summary.bytes_read += part[4]
-                    if progress:
-                        progress(done, total)
+            _index_parts(store, tasks, normalized, pending, summary, problems, (progress, total))
             pending.file_issues = _file_issue_changes(store, problems, {key for _, key, _ in files},
                                                       {key for _, key, _, _, _ in work},
                                                       walked=only is None and not live_only)
             pending.flush(store, summary)
         finally:
+            normalized.close()
             store.defer_merges = 0
-        ingest_state(store).lag_bytes = 0  # every complete line seen in this pass is now indexed
+        summary.left = _left(store, work, problems)
+        summary.cut = bool(summary.left)
+        if not summary.cut:
+            ingest_state(store).lag_bytes = 0  # every complete line seen in this pass is now indexed
         built = bulk or (use_pool and store.index.n_docs >= 2 * docs_before)
         if not whole or only is not None or live_only:
             _publish(store, snapshot, built=built)
@@ -349,25 +352,50 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     return summary
 
 
-def _tasks(work: list[Work], limit: int, budget: int | None, summary: IngestSummary
-           ) -> tuple[list[Task], list[int]]:
-    """One task per log with new bytes, and the bytes each will read; with a `budget`, the logs
-    in order until it is spent, the last one cut at its edge (noted in `summary.cut`)."""
-    tasks: list[Task] = []
-    sizes: list[int] = []
-    left = budget
-    for path, key, adapter, cp, size in work:
-        new, until = size - cp.offset, 0
-        if left is not None:
-            if left <= 0:
-                summary.cut = True
-                continue
-            if new > left:
-                new, until, summary.cut = left, cp.offset + left, True
-            left -= new
-        tasks.append((path, key, adapter.name, cp.to_wire(), limit, until))
-        sizes.append(new)
-    return tasks, sizes
+def _index_parts(store: Store, tasks: list[Task], normalized: Iterable[list[Part]], pending: _Pending,
+                 summary: IngestSummary, problems: dict[str, str], shown: tuple[Progress | None, int]) -> None:
+    """Each log's parts (`normalized`, one list per task) into the pending frame (committed
+    every batch of events); a slice stops after a log whose task's deadline passed."""
+    progress, total = shown
+    limit = store.config.ingest.batch_events
+    for task, parts in zip(tasks, normalized, strict=True):
+        for part in parts:
+            if part[5] is not None:
+                problems[part[0]] = part[5]
+            pending.add(part, limit, store, summary)
+            summary.bytes_read += part[4]
+            if progress:
+                progress(summary.bytes_read, total)
+        if task[5] and time.monotonic() > task[5]:
+            return  # the slice is spent: the logs not read to their end are the next one's
+
+
+def _tasks(work: list[Work], limit: int, deadline: float) -> tuple[list[Task], list[int]]:
+    """One task per log read by lines (each to stop at `deadline`, 0: none), and the new bytes
+    each holds. A slice reads the logs with the fewest new bytes first, and the first
+    SLICE_FLOOR_BYTES of them whatever the time: an agent's own new line is read before a
+    large or junk log's backlog, on a loaded machine too."""
+    sizes = [size - cp.offset for _, _, _, cp, size in work]
+    if not deadline:
+        return [(path, key, adapter.name, cp.to_wire(), limit, 0.0) for path, key, adapter, cp, _ in work], sizes
+    order = sorted(range(len(work)), key=sizes.__getitem__)
+    tasks, floor = [], SLICE_FLOOR_BYTES
+    for i in order:
+        path, key, adapter, cp, _ = work[i]
+        floor -= sizes[i]
+        tasks.append((path, key, adapter.name, cp.to_wire(), limit, deadline if floor < 0 else 0.0))
+    return tasks, [sizes[i] for i in order]
+
+
+def _left(store: Store, work: list[Work], problems: dict[str, str]) -> list[str]:
+    """The logs a sliced pass did not read to the size it saw (a log it could not read is not
+    left: its problem is noted, and the next change or walk tries it again)."""
+    left = []
+    for path, key, _, _, size in work:
+        reached = store.checkpoints.get(key)
+        if key not in problems and (reached is None or reached.size < size):
+            left.append(path)
+    return left
 
 
 def _apart(work: list[Work]) -> tuple[list[Work], list[Work]]:
@@ -532,7 +560,8 @@ GROUP = 4  # files per task group (one round trip to a worker each)
 RUN_AHEAD_BYTES = 128 * 1024 * 1024
 
 
-def _normalized(tasks: list[Task], sizes: list[int], use_pool: bool, workers: int) -> Iterator[list[Part]]:
+def _normalized(tasks: list[Task], sizes: list[int], use_pool: bool, workers: int
+                ) -> Generator[list[Part], None, None]:
     """Normalized parts in task order (`sizes`: each task's new log bytes). With a pool, the
     workers run ahead of the indexer by at most RUN_AHEAD_BYTES of logs (back-pressure:
     `Executor.map` would submit every file at once and hold every finished result until the

@@ -254,6 +254,11 @@ class Store(FrameApplier, Reading):
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
+    @property
+    def writer_thread(self) -> int | None:
+        """The ident of this process's thread inside `writer()`, if one is."""
+        return self._writer_thread
+
     def _assert_writer(self) -> None:
         """What reads the state without `self.lock` relies on this thread being its only writer."""
         if self._writer_thread != threading.get_ident():
