@@ -26,6 +26,9 @@ GENERAL = (
     ("cookie-value", "`secret_context.py`", "vendor: Cookie and Set-Cookie headers, curl -b"),
     ("password-in-prose", "`secret_prose.py`", "people's own words: a password word in nine languages and other "
      "scripts, a copula, a value a person chose"),
+    ("password-shape", "`secret_chosen.py`", "the passwords people choose, by their shape alone: a symbol "
+     "between runs of letters and digits, a capital (`Winter6975!bFb7gQO`), not the shapes of code, addresses, "
+     "pins and tags"),
     ("secret-in-name", "`secret_names.py`", "names made of a command or a sentence (call ids, branches, Claude project "
      "folders): a random run beside a credential's word"),
     ("<encoding>-<rule>", "`secret_decode.py`", "any rule, run on what an escape, a base64 or a hex blob decodes to"),

@@ -53,6 +53,7 @@ from functools import lru_cache
 
 import re2
 
+from moraine.sources.secret_chosen import CHOSEN, chosen_spans
 from moraine.sources.secret_context import CONTEXT, COOKIES, PARTNERS, context_spans, cookie_spans, partner_spans
 from moraine.sources.secret_decode import ENCODED_TRIGGERS, blob_spans, fold_wide, unescaped
 from moraine.sources.secret_keys import KEY_WORDS, assignment_spans
@@ -271,7 +272,7 @@ def rules_fingerprint(settings: Settings | None = None) -> str:
     return digest.hexdigest()
 
 
-RULES_REVISION = 4  # bump when the context or assignment logic changes what it redacts
+RULES_REVISION = 5  # bump when the context or assignment logic changes what it redacts
 
 
 def spans(text: str) -> list[Span]:
@@ -287,7 +288,7 @@ def spans(text: str) -> list[Span]:
 
 
 _KINDS = (_SHAPES.pattern, KEY_WORDS.pattern, CONTEXT.pattern, PARTNERS.pattern, COOKIES.pattern, ENCODED_TRIGGERS,
-          PASSWORD_WORDS.pattern)
+          PASSWORD_WORDS.pattern, CHOSEN.pattern)
 
 
 def _any_evidence() -> re2._Regexp:
@@ -318,7 +319,7 @@ def _evidence_set() -> re2.Set:
     return kinds
 
 
-_SHAPE, _KEY, _CONTEXT_WORD, _PARTNER, _COOKIE, _ENCODED_FORM, _PROSE = range(7)
+_SHAPE, _KEY, _CONTEXT_WORD, _PARTNER, _COOKIE, _ENCODED_FORM, _PROSE, _CHOSEN = range(8)
 _EVIDENCE = _evidence_set()
 _ALL_KINDS = frozenset(range(len(_KINDS)))
 _LONG = 32_768  # a set's DFA gives up (finds nothing) where RE2's search falls back: long texts are checked again
@@ -350,6 +351,8 @@ def all_passes(proxy: str, data: bytes, decode: bool = True, kinds: frozenset[in
         found += cookie_spans(proxy, data)
     if _PROSE in kinds:
         found += prose_spans(proxy, data)
+    if _CHOSEN in kinds:
+        found += chosen_spans(proxy, data)
     if decode and _ENCODED_FORM in kinds and _ENCODED.search(data) is not None:
         found += _decoded_spans(proxy)
     return found
