@@ -37,11 +37,13 @@ CORPORA = ("public", "people", "lookalike")  # what runs by default
 # A second outsider's corpora (outsider2_kinds.py, outsider2_lookalikes.py), likewise only when named:
 # `--corpus outsider2 --corpus outsider2-lookalike`.
 # A third outsider's (outsider3_kinds.py, outsider3_lookalikes.py): `--corpus outsider3 --corpus outsider3-lookalike`.
+# A fourth outsider's (outsider4_kinds.py, outsider4_lookalikes.py): `--corpus outsider4 --corpus outsider4-lookalike`.
 EXTRA_CORPORA = ("outsider", "outsider-lookalike", "outsider2", "outsider2-lookalike",
-                 "outsider3", "outsider3-lookalike")
+                 "outsider3", "outsider3-lookalike", "outsider4", "outsider4-lookalike")
 ALL_CORPORA = CORPORA + EXTRA_CORPORA
 # values that must come back whole
-LOOKALIKE_CORPORA = ("lookalike", "outsider-lookalike", "outsider2-lookalike", "outsider3-lookalike")
+LOOKALIKE_CORPORA = ("lookalike", "outsider-lookalike", "outsider2-lookalike", "outsider3-lookalike",
+                     "outsider4-lookalike")
 
 EPOCH = datetime(2026, 2, 1, tzinfo=UTC)
 WINDOW_START = "2026-01-31T00:00:00Z"
@@ -52,7 +54,7 @@ PER_SESSION = 24  # packed placements per session
 @dataclass
 class Placement:
     pid: int
-    corpus: str  # public | people | lookalike | outsider[23] | outsider[23]-lookalike | canary
+    corpus: str  # public | people | lookalike | outsider[234] | outsider[234]-lookalike | canary
     kind: str
     family: str
     render: int  # index of the rendering; -1: the one-line writing
@@ -94,6 +96,12 @@ def kinds_of(corpus: str) -> list[Kind]:
     if corpus == "outsider3-lookalike":
         from secret_eval.outsider3_lookalikes import OUTSIDER3_LOOKALIKES
         return OUTSIDER3_LOOKALIKES
+    if corpus == "outsider4":
+        from secret_eval.outsider4_kinds import OUTSIDER4_KINDS
+        return OUTSIDER4_KINDS
+    if corpus == "outsider4-lookalike":
+        from secret_eval.outsider4_lookalikes import OUTSIDER4_LOOKALIKES
+        return OUTSIDER4_LOOKALIKES
     from secret_eval.lookalikes import LOOKALIKES
     return LOOKALIKES
 
