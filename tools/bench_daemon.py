@@ -9,7 +9,10 @@ them (alternating, at random 50–250 ms intervals) and times append → first s
 answer that finds the word, through the SDK's ClientSession over `moraine mcp`. Twice: with
 the default read-before-answer (`daemon.catch_up_on_call`), and with only the watcher
 (watchdog + `ingest.debounce_ms`), polling every 20 ms. Then measures the idle daemon's CPU
-time over `--idle` seconds with no log activity, from /proc.
+time over `--idle` seconds with no log activity, from /proc. With `--flood-mb N`, once more with
+the default while a new Claude transcript of N MB is written beside the appends, in 2 MB bursts
+every 0.2 s (a large log arriving: the daemon's passes are slices, so an agent's own new line is
+found and no call waits for the flood); the slowest call is reported too.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -75,7 +79,29 @@ class Logs:
             fh.write(json.dumps(line) + "\n")
 
 
-async def latencies(env: dict[str, str], logs: Logs, appends: int, rng: random.Random) -> list[float]:
+def flood(path: Path, megabytes: int, done: threading.Event) -> None:
+    """Write a Claude transcript of `megabytes` MB in 2 MB bursts every 0.2 s."""
+    sid = str(uuid.uuid4())
+    rng = random.Random(11)
+    words = [f"flood{i}" for i in range(2000)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    while written < megabytes << 20 and not done.is_set():
+        lines = []
+        while sum(map(len, lines)) < 2 << 20:
+            ms = int(time.time() * 1000)
+            lines.append(json.dumps({"type": "user", "sessionId": sid, "uuid": str(uuid.uuid4()), "timestamp": iso(ms),
+                                     "cwd": "/flood", "message": {"role": "user",
+                                                                  "content": " ".join(rng.choices(words, k=300))}})
+                         + "\n")
+        with path.open("a") as fh:
+            fh.write("".join(lines))
+        written += sum(map(len, lines))
+        time.sleep(0.2)
+
+
+async def latencies(env: dict[str, str], logs: Logs, appends: int, rng: random.Random,
+                    calls: list[float] | None = None) -> list[float]:
     server = StdioServerParameters(command=str(MORAINE), args=["mcp"], env=env)
     samples: list[float] = []
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
@@ -87,7 +113,10 @@ async def latencies(env: dict[str, str], logs: Logs, appends: int, rng: random.R
             logs.append(word)
             started = time.perf_counter()
             while True:
+                call_started = time.perf_counter()
                 result = await session.call_tool("search_sessions", {"query": word})
+                if calls is not None:
+                    calls.append(time.perf_counter() - call_started)
                 if result.structured_content["data"]["result_count"]:
                     break
                 if time.perf_counter() - started > 30:
@@ -124,7 +153,24 @@ def summary(samples: list[float]) -> dict[str, float]:
             "max_ms": float(ms.max()), "n": len(samples)}
 
 
-def run(corpus: Path, appends: int, idle: float, seed: int) -> dict[str, Any]:
+def flooded(env: dict[str, str], logs: Logs, appends: int, rng: random.Random, corpus: Path,
+            megabytes: int) -> dict[str, Any]:
+    """Append → searchable, and every call's time, while a large transcript is being written."""
+    done, calls = threading.Event(), []
+    writer = threading.Thread(target=flood, args=(corpus / "claude" / "projects" / "-flood" / f"{uuid.uuid4()}.jsonl",
+                                                  megabytes, done))
+    writer.start()
+    try:
+        report = summary(anyio.run(latencies, env, logs, appends, rng, calls))
+    finally:
+        done.set()
+        writer.join()
+    report["slowest_call_ms"] = max(calls) * 1000
+    report["calls"] = len(calls)
+    return report
+
+
+def run(corpus: Path, appends: int, idle: float, seed: int, flood_mb: int = 0) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="mbd-"))
     try:
         shutil.copytree(corpus, work / "logs")
@@ -141,6 +187,8 @@ def run(corpus: Path, appends: int, idle: float, seed: int) -> dict[str, Any]:
             subprocess.run([str(MORAINE), "daemon"], env=env, check=True, capture_output=True)
             wait_backfilled(home)
             report[mode] = summary(anyio.run(latencies, env, logs, appends, rng))
+            if mode == "read_before_answer" and flood_mb:
+                report["during_flood"] = flooded(env, logs, appends, rng, work / "logs", flood_mb)
             if mode == "watcher_only":
                 pid = daemon_pid(home)
                 time.sleep(5)  # let the last pass and status writes settle
@@ -164,9 +212,10 @@ def main() -> None:
     parser.add_argument("--appends", type=int, default=200)
     parser.add_argument("--idle", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--flood-mb", type=int, default=0, help="also measure while a log of this many MB is written")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    report = run(args.corpus, args.appends, args.idle, args.seed)
+    report = run(args.corpus, args.appends, args.idle, args.seed, args.flood_mb)
     if args.json:
         print(json.dumps(report, indent=2))
         return
@@ -174,6 +223,11 @@ def main() -> None:
         r = report[mode]
         print(f"append → searchable ({mode}): P50 {r['p50_ms']:.0f} ms, P95 {r['p95_ms']:.0f} ms, "
               f"max {r['max_ms']:.0f} ms over {r['n']} appends")
+    if "during_flood" in report:
+        r = report["during_flood"]
+        print(f"append → searchable while {args.flood_mb} MB are written: P50 {r['p50_ms']:.0f} ms, "
+              f"P95 {r['p95_ms']:.0f} ms, max {r['max_ms']:.0f} ms over {r['n']} appends; "
+              f"slowest of {r['calls']} calls {r['slowest_call_ms']:.0f} ms")
     i = report["idle"]
     print(f"idle daemon: {i['cpu_s']:.2f} s CPU in {i['seconds']:.0f} s = "
           f"{i['cpu_percent_of_one_core']:.2f}% of one core")

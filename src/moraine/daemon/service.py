@@ -82,7 +82,7 @@ T = TypeVar("T")
 LOOP_SLICE_S = 0.05
 CALL_SLICE_S = 0.05
 CALL_WRITER_WAIT_S = 0.5
-CALL_WRITER_CAP_S = 2.0
+CALL_WRITER_CAP_S = 1.0
 CALL_BUSY_BACKOFF_S = 1.0  # after a call found the writer busy, the next calls answer at once this long
 
 
@@ -105,7 +105,6 @@ class Daemon:
         self.callers = threading.Condition()  # the loop waits between its slices while a call catches up
         self.catching_up = 0
         self.loop_thread: int | None = None  # the ingest loop's thread ident, once it runs
-        self.slicing = False  # the ingest loop is in a slice (a short hold of the writer lock)
         self.observer: Any = None  # the watcher, once running
         self.watched: set[Path] = set()
         self.last_call_catch_up = float("-inf")
@@ -379,8 +378,8 @@ class Daemon:
     def _call_slice(self, store: Store, named: set[str] | None) -> list[str]:
         """A call's catch-up: a slice of CALL_SLICE_S over `named` (None: every live log), the
         logs it left. It waits CALL_WRITER_WAIT_S for the writer lock, and on while the ingest
-        loop holds it, whose slices are as short and which lets calls in after each, up to
-        CALL_WRITER_CAP_S; then WriterBusy."""
+        loop holds it (its slices are as short, it lets calls in after each, and a periodic
+        publish takes well under a second), up to CALL_WRITER_CAP_S; then WriterBusy."""
         from moraine.errors import WriterBusy
         from moraine.ingest.pipeline import ingest_once
 
@@ -391,8 +390,7 @@ class Daemon:
                     return ingest_once(store, only=named, live_only=named is None, slice_s=CALL_SLICE_S,
                                        wait=CALL_WRITER_WAIT_S).left
                 except WriterBusy:
-                    in_slice = self.slicing and store.writer_thread == self.loop_thread
-                    if not in_slice or time.monotonic() - started > CALL_WRITER_CAP_S:
+                    if store.writer_thread != self.loop_thread or time.monotonic() - started > CALL_WRITER_CAP_S:
                         raise
 
     @contextlib.contextmanager
@@ -561,10 +559,8 @@ class Daemon:
             self._watch_appeared()
         left: list[str] = []
         if dirty or full:
-            self.slicing = True
             left = self._guarded(lambda: ingest_once(store, only=None if full else dirty, slice_s=LOOP_SLICE_S).left,
                                  retry=dirty) or []
-            self.slicing = False
             self.last_pass_ms = int(time.time() * 1000)
         with self.dirty_lock:
             self.reading = set()
