@@ -79,6 +79,7 @@ _CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
 
 
 _DIGIT_RUN = re.compile(r"[0-9]+")
+_WORDS_THEN_NUMBER = re.compile(r"(?:[A-Z][a-z]{2,}){2,}(?!(?:128|256|384|512|1024|2048|4096)$)[0-9]{3,}")
 
 
 def is_placeholder(value: str) -> bool:
@@ -110,8 +111,11 @@ def is_reference(value: str) -> bool:
     if (value.startswith(("/", "./", "~/", "../")) and not _base64_secret(value)) or (
             value.count("/") >= 2 and not random_looking(value)):
         return True  # a path (a base64 secret holds slashes too, but looks random)
-    # a type's name holds one number at most (`Ed25519PrivateKey`, `Int32Array`); `Hunter2Secret99` is chosen
-    return bool((TYPE_NAME.fullmatch(value) and len(_DIGIT_RUN.findall(value)) < 2) or _CODE_WORD.fullmatch(value))
+    # a type's name holds one number at most (`Ed25519PrivateKey`, `Int32Array`); `Hunter2Secret99` is chosen,
+    # and so is `MirrorRabbit451`: words, then a number no type ends with (a bit size does: `Uint256`)
+    if TYPE_NAME.fullmatch(value) and len(_DIGIT_RUN.findall(value)) < 2:
+        return not _WORDS_THEN_NUMBER.fullmatch(value)
+    return bool(_CODE_WORD.fullmatch(value))
 
 
 def _base64_secret(value: str) -> bool:
