@@ -111,11 +111,16 @@ def is_reference(value: str) -> bool:
     if (value.startswith(("/", "./", "~/", "../")) and not _base64_secret(value)) or (
             value.count("/") >= 2 and not random_looking(value)):
         return True  # a path (a base64 secret holds slashes too, but looks random)
-    # a type's name holds one number at most (`Ed25519PrivateKey`, `Int32Array`); `Hunter2Secret99` is chosen,
-    # and so is `MirrorRabbit451`: words, then a number no type ends with (a bit size does: `Uint256`)
-    if TYPE_NAME.fullmatch(value) and len(_DIGIT_RUN.findall(value)) < 2:
-        return not _WORDS_THEN_NUMBER.fullmatch(value)
-    return bool(_CODE_WORD.fullmatch(value))
+    return _names_a_type(value) or bool(_CODE_WORD.fullmatch(value))
+
+
+def _names_a_type(value: str) -> bool:
+    """A type's name holds one number at most (`Ed25519PrivateKey`, `Int32Array`); `Hunter2Secret99`
+    is chosen, and so is `MirrorRabbit451`: words, then a number no type ends with (a bit size
+    does: `Uint256`)."""
+    if not TYPE_NAME.fullmatch(value) or len(_DIGIT_RUN.findall(value)) >= 2:
+        return False
+    return not _WORDS_THEN_NUMBER.fullmatch(value)
 
 
 def _base64_secret(value: str) -> bool:
