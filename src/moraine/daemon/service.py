@@ -75,10 +75,10 @@ def socket_owner(path: Path) -> tuple[int, int] | None:
 
 T = TypeVar("T")
 
-# The ingest loop's passes are slices of about LOOP_SLICE_S with the writer lock held, and a
-# pause between them (the debounce) in which a waiting call takes the lock; a call's catch-up
-# is a slice of CALL_SLICE_S and waits at most CALL_WRITER_WAIT_S for the lock: an agent's own
-# new line is found however much the loop has still to read, and no log holds a call up.
+# The ingest loop's passes are slices that read for LOOP_SLICE_S with the writer lock held; between
+# two, the calls waiting for the lock go first. A call's catch-up is a slice of CALL_SLICE_S; it
+# waits CALL_WRITER_WAIT_S for another process's lock, and up to CALL_WRITER_CAP_S for the loop's:
+# an agent's own new line is found however much the loop has still to read, and no log holds a call up.
 LOOP_SLICE_S = 0.05
 CALL_SLICE_S = 0.05
 CALL_WRITER_WAIT_S = 0.5

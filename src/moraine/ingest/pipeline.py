@@ -54,10 +54,14 @@ class IngestSummary:
     events: int = 0
     issues: int = 0
     bytes_read: int = 0
-    cut: bool = False  # a slice ended before every new line was read: a later pass reads them
-    left: list[str] = field(default_factory=list)  # the logs it left, for the next slice
+    left: list[str] = field(default_factory=list)  # the logs a slice left unread, for the next one
     seconds: float = 0.0
     roots_missing: list[str] = field(default_factory=list)
+
+    @property
+    def cut(self) -> bool:
+        """A slice ended before every new line was read: a later pass reads them."""
+        return bool(self.left)
 
     def as_dict(self) -> dict[str, object]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -336,7 +340,6 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
             normalized.close()
             store.defer_merges = 0
         summary.left = _left(store, work, problems)
-        summary.cut = bool(summary.left)
         if not summary.cut:
             ingest_state(store).lag_bytes = 0  # every complete line seen in this pass is now indexed
         built = bulk or (use_pool and store.index.n_docs >= 2 * docs_before)
