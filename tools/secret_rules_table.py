@@ -23,9 +23,12 @@ GENERAL = (
      "keywords (a random-looking value a few words from a secret word or a service's name, before or after it)"),
     ("secret-beside-id", "`secret_context.py`", "GitHub secret scanning's pairs; detect-secrets AWSKeyDetector "
      "(an AWS, Twilio, Alibaba or Tencent key id beside its secret)"),
+    ("secret-record", "`secret_records.py`", "vendor: records that hold a name and its value apart (Kubernetes "
+     "and ECS `env` entries, Postman and Insomnia variables, CloudFormation parameters, Terraform variables, XML "
+     "properties, JMeter arguments) and Markdown tables with a secret-named column"),
     ("cookie-value", "`secret_context.py`", "vendor: Cookie and Set-Cookie headers, curl -b"),
-    ("password-in-prose", "`secret_prose.py`", "people's own words: a password word in nine languages and other "
-     "scripts, a copula, a value a person chose"),
+    ("password-in-prose", "`secret_prose.py`", "people's own words: a password word in about thirty languages "
+     "(native script and romanized), a copula, a value a person chose"),
     ("password-shape", "`secret_chosen.py`", "the passwords people choose, by their shape alone: a symbol "
      "between runs of letters and digits, a capital (`Winter6975!bFb7gQO`), not the shapes of code, addresses, "
      "pins and tags"),

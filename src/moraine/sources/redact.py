@@ -57,8 +57,9 @@ from moraine.sources.secret_chosen import CHOSEN, chosen_spans
 from moraine.sources.secret_context import CONTEXT, COOKIES, PARTNERS, context_spans, cookie_spans, partner_spans
 from moraine.sources.secret_decode import ENCODED_TRIGGERS, blob_spans, fold_wide, unescaped
 from moraine.sources.secret_keys import KEY_WORDS, assignment_spans
-from moraine.sources.secret_names import after_public, claude_folder, holds_context, random_runs, spaced
+from moraine.sources.secret_names import after_public, claude_folder, holds_context, id_prefixed, random_runs, spaced
 from moraine.sources.secret_prose import PASSWORD_WORDS, name_prose_spans, other_script_spans, prose_spans
+from moraine.sources.secret_records import record_spans
 from moraine.sources.secret_rules import END, TOKEN_RULES, Rule
 from moraine.sources.secret_values import Span, is_placeholder, is_reference, mixed
 
@@ -169,6 +170,8 @@ def _shape_span(text: str, match: re2._Match, group: int, rule: Rule, own: bool)
     value = text[start:end]
     if start < 0 or (rule.starts_word and not _starts_word(text, first)) or "EXAMPLE" in value:
         return None
+    if is_placeholder(value):
+        return None  # `ghp_xxxxxxxx…`, `sk-your-key-here`: written to be replaced
     if (rule.mixed and not mixed(value) and not _basic_credentials(value)) or (rule.needs and rule.needs not in text):
         return None
     if own and rule.name not in _BASE64_GROUPS and is_reference(value.strip("\"'")):
@@ -272,7 +275,7 @@ def rules_fingerprint(settings: Settings | None = None) -> str:
     return digest.hexdigest()
 
 
-RULES_REVISION = 5  # bump when the context or assignment logic changes what it redacts
+RULES_REVISION = 6  # bump when the context or assignment logic changes what it redacts
 
 
 def spans(text: str) -> list[Span]:
@@ -342,7 +345,7 @@ def all_passes(proxy: str, data: bytes, decode: bool = True, kinds: frozenset[in
     """The passes of the kinds of evidence found (every pass by default: the gate test compares)."""
     found = _shape_spans(proxy, data) if _SHAPE in kinds else []
     if _KEY in kinds:
-        found += assignment_spans(proxy, data)
+        found += assignment_spans(proxy, data) + record_spans(proxy, data)
     if _CONTEXT_WORD in kinds:
         found += context_spans(proxy, data)
     if _PARTNER in kinds:
@@ -374,7 +377,9 @@ def _scan_decoded(text: str) -> list[Span]:
 
 
 def _merged(text: str, found: list[Span]) -> list[Span]:
-    """The user's patterns added, the allowed values taken out, overlaps resolved."""
+    """The user's patterns added, the allowed values taken out, overlapping spans joined (the
+    earlier one's name kept: a span that starts inside another and ends past it must not leave
+    its tail in the clear)."""
     for name, regex in _settings._extra:
         found.extend((m.start(), m.end(), f"user-{name}") for m in regex.finditer(text) if m.end() > m.start())
     if _settings._allow:
@@ -383,6 +388,8 @@ def _merged(text: str, found: list[Span]) -> list[Span]:
     kept: list[Span] = []
     for span in found:
         if kept and span[0] < kept[-1][1]:
+            if span[1] > kept[-1][1]:
+                kept[-1] = (kept[-1][0], span[1], kept[-1][2])
             continue
         kept.append(span)
     return kept
@@ -423,7 +430,8 @@ def name_spans(proxy: str, name: str | None = None) -> list[Span]:
     if not holds_context(proxy):
         return found  # no word a credential goes with (most ids and names): the spaced copies hold none
     read = [span for variant in spaced(proxy) for span in _rule_spans(variant) + name_prose_spans(proxy, variant)]
-    return found + [span for span in read if not after_public(proxy, span[0]) and not _spaced_reference(proxy, span)] \
+    return found + [span for span in read if not after_public(proxy, span[0]) and not id_prefixed(proxy, span[0])
+                    and not _spaced_reference(proxy, span)] \
         + random_runs(proxy)
 
 

@@ -58,7 +58,7 @@ def _provider(word: str) -> bool:
 # -- ids -------------------------------------------------------------------------------------------
 
 # Object ids of APIs whose names are context words: Stripe, Anthropic, OpenAI, Twilio, GitHub Actions.
-_ID_PREFIXES = (
+ID_PREFIXES = (
     "ch_", "cus_", "pi_", "pm_", "in_", "ii_", "sub_", "si_", "prod_", "price_", "evt_", "req_", "msg_", "toolu_",
     "srvtoolu_", "chatcmpl-", "call_", "run_", "thread_", "asst_", "file-", "file_", "batch_", "resp_", "ft-",
     "ftjob-", "org-", "proj_", "cs_", "txn_", "po_", "re_", "tr_", "acct_", "src_", "card_", "seti_", "py_", "dp_",
@@ -88,7 +88,7 @@ def is_id(text: str, start: int, end: int, keys_are_uuids: bool = False) -> bool
     """Whether `text[start:end]` is an id, a hash or a digest rather than a credential (a UUID
     is one unless a copula gives it to a secret word: Snyk's and Heroku's keys are UUIDs)."""
     value = text[start:end]
-    if value.startswith(_ID_PREFIXES) or _TWILIO_SID.fullmatch(value):
+    if value.startswith(ID_PREFIXES) or _TWILIO_SID.fullmatch(value):
         return True
     if _UUID.fullmatch(value) and not keys_are_uuids:
         return True

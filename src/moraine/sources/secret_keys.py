@@ -47,6 +47,18 @@ _SECRET_KEY_FIRST = frozenset({
     "xsrf", "totp", "otp", "mfa", "recovery", "wifi", "wpa", "ssh", "gpg", "pgp", "kms", "vault", "bot",
     *PROVIDERS,  # `STRIPE_KEY`, `MAPBOX_KEY` (a `SORT_KEY`, `CACHE_KEY` or `PRIMARY_KEY` is no secret)
 })
+# Keys that are no secret whatever their value (`SORT_KEY`, `IDEMPOTENCY_KEY`, `VAPID_PUBLIC_KEY`). A
+# key named otherwise but not by a word above (`MAPS_SERVER_KEY`, `KEY`) counts when its value is
+# random-looking (`_needs_random`).
+_NOT_SECRET_KEY_FIRST = frozenset({
+    "public", "publishable", "pub", "site", "sort", "cache", "primary", "foreign", "partition", "routing", "dedup",
+    "dedupe", "idempotency", "unique", "composite", "range", "hash", "row", "lookup", "map", "dict", "group",
+    "object", "message", "event", "request", "i18n", "translation", "locale", "react", "list", "item", "index",
+    "cursor", "shard", "order", "search", "query", "storage_class", "distribution", "element", "node", "field",
+    "column", "table", "parent", "child", "next", "prev", "previous", "last", "first", "start", "end", "hot",
+    "short", "long", "keyboard", "music", "piano", "host", "fingerprint", "known", "authorized", "verify",
+    "verification", "trusted", "root_ca", "ca", "cert", "certificate",
+})
 # The owners of a password: `DB_PASS`, `SMTP_PASS` hold one (a plain word too); a `render_pass` or
 # `first_pass` is a compiler's or renderer's pass, whose values are words.
 _PASS_OWNERS = frozenset({
@@ -58,11 +70,13 @@ _PASS_OWNERS = frozenset({
 _GLUED = ("password", "passwd", "passphrase", "token", "secret", "apikey", "sessionid", "sessid")
 # Whole keys known to hold secrets although their last word says otherwise.
 _SECRET_KEYS = frozenset({("secret", "key", "base"), ("private", "key", "id")})
+# Keys public by design: `publicKeyToken`, the Push API's `applicationServerKey`, a captcha's `sitekey`.
+_PUBLIC_NAMES = ("public", "applicationserverkey", "sitekey", "site_key")
 _FLAG = re.compile(r"-{1,2}[A-Za-z]")
 # `define('DB_PASSWORD', '…')`, `setdefault("API_TOKEN", "…")`: a quoted key, a comma, a quoted value.
 _PAIR_SEP = re.compile(r"(\\*[\"'])[ \t]*(,)(?=[ \t]*\\*[\"'])")
 _SEP = re.compile(r"(\\*[\"']\]?)?[ \t]*(:=|=>|=(?!=)|:(?![:/])(?=[\s\"'\\]|$))")  # `["KEY"] = …` too
-_OPEN_QUOTE = re.compile(r"[ \t]*(\\*)([\"'])")
+_OPEN_QUOTE = re.compile(r"[ \t]*(?:[bBrRuUfF]{1,2}(?=[\"']))?(\\*)([\"'])")  # `b"…"`, `r'…'` too
 _VALUE_END = re.compile(r"[\s\"'`\\&]|</")  # `</` closes an element (`<cwd>…/KEY=value</cwd>`)
 _VALUE_END_LINE = re.compile(r"[\s\"'`\\]|</")  # `DB_PASS=Velvet&96…` of a .env line: `&` is no query's end
 _VALUE_END_CODE = re.compile(r"[\s\"'`\\&,;)}\]]")
@@ -95,7 +109,7 @@ def _is_secret_key(identifier: str) -> bool:
         return True
     if words[-1] in _SECRET_LAST_OWNED and len(words) >= 2:
         return True
-    return words[-1] == "key" and len(words) >= 2 and words[-2] in _SECRET_KEY_FIRST
+    return words[-1] == "key" and (len(words) == 1 or words[-2] not in _NOT_SECRET_KEY_FIRST)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +132,7 @@ def _key_at(text: str, hit: int) -> _Key | None:
     identifier = text[start:end]
     flag = bool(_FLAG.match(identifier))
     named = _is_secret_key(identifier.lstrip("-")) or (flag and identifier.lower().endswith("pass"))  # `-storepass`
-    if not named or "public" in identifier.lower():  # `publicKeyToken`
+    if not named or any(word in identifier.lower() for word in _PUBLIC_NAMES):  # `publicKeyToken`
         return None
     line = text.rfind("\n", 0, start)
     lead = text[line + 1:start]
@@ -225,8 +239,18 @@ def _needs_random(identifier: str) -> bool:
     """Keys whose last word is also an ordinary word of code (`pat` a pattern, `pass` a render
     pass, `sessionid` a log's field): only a random-looking value counts."""
     words = _words(identifier)
+    if words[-1:] == ["key"] and (len(words) == 1 or words[-2] not in _SECRET_KEY_FIRST):
+        return True  # `MAPS_SERVER_KEY`, `KEY`: a key of some kind; only a random-looking value is a credential
     return words[-1:] in (["pat"], ["sessionid"], ["sessid"]) or (words[-1:] == ["pass"] and not _names_password(
         identifier))
+
+
+def _generated(value: str) -> bool:
+    """Random-looking, and not words run together (`ServerlessV2PlatformVersions`): what a key of
+    some kind (`result_key`, `pat`) holds when it holds a credential."""
+    chunks = _CAMEL.findall(value)
+    words = [c for c in chunks if len(c) >= 5 and c.istitle()]
+    return random_looking(value) and not (len(value) / max(len(chunks), 1) >= 4 and len(words) >= 2)
 
 
 def _may_assign(text: str, end: int) -> bool:
@@ -267,14 +291,16 @@ def assignment_spans(text: str, data: bytes) -> list[Span]:
 def _holds_secret(text: str, key: _Key, start: int, end: int, context: str) -> bool:
     """A secret-named key is assigned names, words and code as often as credentials: only a
     value that could be one is redacted, so logs keep their meaning."""
-    if context != "quoted" and _UPPER_CAMEL.fullmatch(text[key.start:key.end]):
-        return False  # `MLKEM768X25519PrivateKey = …`: a class; `"ClientSecret": "…"` still counts
+    if context == "code" and _UPPER_CAMEL.fullmatch(text[key.start:key.end]):
+        return False  # `MLKEM768X25519PrivateKey = …`: a class; `"ClientSecret": "…"`, `RootPass: …` still count
     value = text[start:end]
     bare = value.strip().rstrip(":;,.*")
     if not bare or is_reference(bare):
         return False
     identifier = text[key.start:key.end]
-    if _needs_random(identifier.lstrip("-")) and not random_looking(bare) and not (
+    if identifier.lower() == "key" and not key.line_start and context != "quoted" and text[key.start - 1] not in "?&":
+        return False  # "restored from key: …" (prose); `KEY = …`, `"key": "…"` are read
+    if _needs_random(identifier.lstrip("-")) and not _generated(bare) and not (
             _words(identifier)[-1:] == ["pass"] and password_like(bare)):
         return False  # `ansible_become_pass: ki5bzaP+K1…` holds one, `render_pass: shadow` does not
     if not _names_password(identifier) and (_PLAIN.fullmatch(bare) or _PROSE.fullmatch(bare)):
@@ -284,3 +310,25 @@ def _holds_secret(text: str, key: _Key, start: int, end: int, context: str) -> b
     if key.flag and value.isalpha() and value.islower():
         return False  # `the --password option`: prose about a flag
     return not (context == "yaml" and _PROSE.fullmatch(value.strip()))  # `Token: see the docs`: prose
+
+
+def names_secret(name: str) -> bool:
+    """Whether a name held as a value (`name: API_TOKEN`, a table's `DB password` column) names a
+    secret, by the words that decide for a key."""
+    identifier = "_".join(name.split())
+    return bool(identifier) and _is_secret_key(identifier) and not any(
+        word in identifier.lower() for word in _PUBLIC_NAMES)
+
+
+def value_may_be_secret(name: str, value: str) -> bool:
+    """Whether a value stored under a secret's name could be the secret (`_holds_secret` for a
+    value read from a record's own field: names, words and references are not)."""
+    bare = value.strip("\"' ").rstrip(":;,.")
+    if not bare or is_reference(bare):
+        return False
+    identifier = "_".join(name.split())
+    if _needs_random(identifier) and not _generated(bare):
+        return False
+    if _names_password(identifier):
+        return password_like(bare) or random_looking(bare) or not _PROSE.fullmatch(bare)
+    return not (_PLAIN.fullmatch(bare) or _PROSE.fullmatch(bare))

@@ -16,7 +16,7 @@ import re
 
 import re2
 
-from moraine.sources.secret_context import is_id
+from moraine.sources.secret_context import ID_PREFIXES, is_id
 from moraine.sources.secret_values import HEX, Span, entropy, mixed
 
 # A run of dashes in a name made of text stood for a space and the rest (`sshpass--p-x`: `sshpass -p x`).
@@ -31,7 +31,14 @@ _CONTEXT = re2.compile(r"(?i)(?:^|[^A-Za-z0-9])(?:pass|pwd|secret|token|key|auth
 _RUN = re.compile(r"[A-Za-z0-9]{12,}")
 _FOLDER_RUN = re.compile(r"[A-Za-z0-9]{10,}")  # a Claude folder: the cwd's punctuation is gone, runs are short
 _CHUNK = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-_PUBLIC_BEFORE = re.compile(r"(?:pk_live_|pk_test_|pk\.|base64,)[A-Za-z0-9]{0,8}\Z")
+# Values public by design, known by what comes before them (a publishable key, a data URI's image,
+# a Subresource Integrity hash, an SSH key's fingerprint, a public key's field, an ACME challenge,
+# a Nix store path, a PKCE challenge) or after them (a Tor address, a Google OAuth client id).
+_PUBLIC_BEFORE = re.compile(r"(?:pk_live_|pk_test_|pk\.|phc_|base64,|sha(?:256|384|512)-|SHA256:"
+                            r"|(?i:public_?key)\W{0,4}|acme-challenge/|/nix/store/|code_challenge=|jid=)[A-Za-z0-9+/_-]{0,8}\Z")
+_PUBLIC_OPENING = re.compile(_PUBLIC_BEFORE.pattern.split(")[A-Za-z0-9")[0] + ")")
+_WORD_ENDS = frozenset(" \t\n\"'`(),;")
+_PUBLIC_AFTER = re.compile(r"[A-Za-z0-9_-]{0,8}(?:\.onion\b|\.apps\.googleusercontent\.com|--[\w-]+\.netlify\.app)")
 # A Claude Code project folder: its cwd with every other character as `-`.
 _CLAUDE_FOLDER = re.compile(r"-[A-Za-z0-9-]+")
 
@@ -52,7 +59,17 @@ def holds_context(proxy: str) -> bool:
 def after_public(proxy: str, at: int) -> bool:
     """Whether position `at` follows the prefix of a value public by design (`pk_test_…`,
     `base64,` of a data URI): spacing a name cuts such a prefix, so it is looked for here."""
-    return _PUBLIC_BEFORE.search(proxy, max(0, at - 16), at) is not None
+    if _PUBLIC_BEFORE.search(proxy, max(0, at - 24), at) is not None:
+        return True
+    start = at  # the word the run stands in may hold the marker (`sha384-Bh7V…+…`), or follow it
+    while start > 0 and at - start < 160 and proxy[start - 1] not in _WORD_ENDS:
+        start -= 1
+    return _PUBLIC_OPENING.search(proxy, max(0, start - 16), at) is not None  # (`PublicKey = …`)
+
+
+def before_public(proxy: str, end: int) -> bool:
+    """Whether the run ending at `end` is followed by the suffix of a public value (`….onion`)."""
+    return _PUBLIC_AFTER.match(proxy, end) is not None
 
 
 def _random_run(run: str) -> bool:
@@ -77,13 +94,22 @@ def random_runs(proxy: str, folder: bool = False) -> list[Span]:
     finder = _FOLDER_RUN if folder else _RUN
     paths = [m.span(1) for m in _URL_PATH.finditer(proxy)]
     return [(m.start(), m.end(), "secret-in-name") for m in finder.finditer(proxy)
-            if _random_run(m.group()) and not after_public(proxy, m.start())
+            if _random_run(m.group()) and not after_public(proxy, m.start()) and not before_public(proxy, m.end())
             and not _named_id(proxy, m.start(), m.end()) and not any(a <= m.start() < b for a, b in paths)]
 
 
 # The path of a URL (ids, digests and slugs live there; a credential in one has its own shape rule,
 # and one in its userinfo or query is read by the text rules).
 _URL_PATH = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s?#@]+(/[^\s?#]*)")
+
+
+_ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
+_ID_PREFIXED = re.compile(r"(?:^|[^A-Za-z0-9])(?:" + "|".join(re.escape(p) for p in ID_PREFIXES) + r")\Z")
+
+
+def id_prefixed(proxy: str, at: int) -> bool:
+    """Whether position `at` follows the prefix of an API object's id (`req_`, `msg_`, `sess_`)."""
+    return _ID_PREFIXED.search(proxy, max(0, at - 12), at) is not None
 
 
 def _named_id(proxy: str, start: int, end: int) -> bool:
@@ -93,6 +119,8 @@ def _named_id(proxy: str, start: int, end: int) -> bool:
     run = proxy[start:end]
     if run.startswith("0x") and HEX.fullmatch(run[2:]) and len(run) == 42:
         return True
+    if _ULID.fullmatch(run) or id_prefixed(proxy, start):
+        return True  # a ULID (a time, then randomness), `req_…`, `sess_…` of an API's objects
     if proxy[max(0, start - 8):start].endswith(('"_id":"', '"id":"', '"id": "')):
         return True
     return HEX.fullmatch(run) is not None and is_id(proxy, start, end)

@@ -31,27 +31,34 @@ PASSWORD_WORDS = re2.compile(
     r"|hes(?:lo|la|lem)|l[o]senord(?:et)?|passord(?:et)?|adgangskoden?|salasana|jelszo|parol[ai]?|parolata"
     r"|sifre(?:si|niz|n)?|lozink[aue]|geslo|parool|parole|slaptazodis|kata ?sandi(?:nya)?|mat khau"
     r"|palavra-passe|kata laluan|nenosiri|pasword|passowrd|passwrod|paswd|master password|unlock phrase"
+    r"|bimil ?beonho|bimil ?bunho|amho|kodikos(?: prosvasis)?|synthimatiko|kalimat (?:al |el )?(?:sir|murur|ser)"
+    r"|kelmet (?:el )?ser|mima|pasuwa-?do|ramz(?:-e)?(?: ?obur)?|paas ?word|parol'"
+    r"|pre-?shared key|psk|setup key|recovery (?:key|code)|backup code|unlock code|api key|api token"
+    r"|access token|secret key|vault password|pass (?:is|was)"
     r"|pass[ \t]+[^\s.,;]{8,}|credentials?|creds|login|log in|sign in|signin)\b"
     # words whose ASCII copy holds a `?` (a letter outside ASCII): no word boundary beside it
     r"|\?ifre(?:si|niz|n)?\b|\bcontrase\?as?\b|\bhas\?(?:[oa]\b|em\b)|\bl\?senord(?:et)?\b|\bjelsz\?"
     r"|\bslapta\?odis\b|\bm\?t kh\?u\b|\bparol\?")
 # The words above that are English: after the others, "to" is a copula (Polish "hasło to …").
-_ENGLISH = re.compile(r"(?i)pass|pwd|pw|wi-?fi|wpa|credential|creds|log|sign|master|unlock")
+_ENGLISH = re.compile(r"(?i)pass|pwd|pw|wi-?fi|wpa|credential|creds|log|sign|master|unlock|pre|psk|setup|recovery"
+                      r"|backup|api|access|secret|vault")
 # Words of other scripts, looked for in the original text.
-_OTHER_SCRIPTS = re.compile(r"пароль|парол|パスワード|暗証番号|密码|密碼|口令|비밀번호|비번|암호|סיסמה"
+_OTHER_SCRIPTS = re.compile(r"پاس ?ورڈ|گذرواژه|رمز|пароль|парол|パスワード|暗証番号|密码|密碼|口令"
+                            r"|비밀번호|비번|암호|סיסמה"
                             r"|كلمة المرور|كلمة السر|รหัสผ่าน|κωδικ[όο]ς?|συνθηματικό|पासवर्ड|रमज़|رمز عبور|гасло"
                             r"|পাসওয়ার্ড|лозинк|מפתח|مفتاح|κλειδί|ключ|kh\u00f3a API|kh\u00f3a"
                             r"|APIキー|API キー|アクセスキー|シークレット(?:キー)?|トークン|秘密鍵"
                             r"|密钥|秘钥|令牌|토큰|API 키|비밀 키"
                             r"|ключ API|API-ключ|токен")
 # Letters each of those words holds one of.
-_SCRIPT_LETTERS = re.compile("[парключтокенгслозинПパ暗密口비암סמكرمキアシト秘令토키κσपरপ\u00f3]")
+_SCRIPT_LETTERS = re.compile("[\u0e23رپگпарключтокенгслозинПパ暗密口비암סמكرمキアシト秘令토키κσपरপ\u00f3]")
 _LOGIN = re.compile(r"(?i)credentials?|creds|login|log in|sign in|signin")
 # A line that ends after the word and a copula; the value then opens the next non-empty line.
 _ENDS_IN_COPULA = re.compile(r"(?i)[^\n]{0,40}?(?:\b(?:is|was|are)|:|=)?[ \t]*$", re.MULTILINE)
 _NEXT_LINE = re.compile(r"\n(?:[ \t]*\n){0,2}[ \t]*[\"'`]?([^\s\"'`<\\]{8,128})")
 # A passphrase of words: three or more, letters or digits, up to the clause's end.
 _PHRASE = re.compile(r"[A-Za-z0-9]+(?:[ ][A-Za-z0-9]+){2,7}(?=[ \t]*(?:[.,;!\n]|$))")
+_QUOTED_PHRASE = re.compile(r"[A-Za-z0-9]+(?:[ _.-][A-Za-z0-9]+){2,9}")
 # After "pass" (a verb as often): not an identifier, an argument (`ssl=True`) or `*marked*`.
 _BARE_PASS = re.compile(r"(?![A-Za-z_][A-Za-z0-9_]*$)[^=*`]+")
 _CODE_AFTER = frozenset("'\"`])}.(_")
@@ -64,7 +71,10 @@ _USE_BEFORE = re.compile(r"(?i)\buse\s+[\"'`]?([^\s\"'`]{8,128})[\"'`]?\s+(?:to|
 _COPULAS = frozenset({"is", "was", "are", "be", "ist", "lautet", "war", "es", "est", "era", "e", "é", "is:", "to", "?",
                       ":", "=", "->", "=>", "/", "|", "-", "with", "using", "como", "als", "ist:", "es:", "est:",
                       "je", "jest", "?r", "er", "on", "este", "adalah", "ialah", "l?", "hai", "h", "wa", "ni",
-                      "c'est", "c?est", "?s", "ay", "nya:"})
+                      "c'est", "c?est", "?s", "ay", "nya:", "nya", "howa", "hiya", "hia"})
+# Words between a copula and the value that leave it joined ("is literally …", "is now …").
+_FILLERS = frozenset({"literally", "just", "now", "still", "actually", "simply", "currently", "basically", "also",
+                      "temporarily", "really", "ofc", "lol"})
 _TO_VERBS = re.compile(r"(?i)\b(?:set|change[ds]?|reset|update[ds]?|rotate[ds]?|chang(?:ing|ed))\b")
 # A token ends at a backslash too: in a raw JSON line (a quarantined one) it opens an escape, and a
 # redaction must not cut through one.
@@ -72,6 +82,10 @@ _TO_VERBS = re.compile(r"(?i)\b(?:set|change[ds]?|reset|update[ds]?|rotate[ds]?|
 _TOKEN = re.compile(r"[^\s\"'`<\\]+|\"[^\"\s][^\"\n]{0,127}\"|'[^'\s][^'\n]{0,127}'|`[^`\s][^`\n]{0,127}`")
 _REACH = 64  # characters after a password word its value may start in
 _STRONG_SYMBOLS = frozenset("!#$%^&*+?~@=")
+# A symbol closing a value of words and a number (`TheVikingAte41Fossil!`, `NutmegCastle375?`): a
+# password's, where a type's name ends bare.
+_CLOSING_SYMBOLS = frozenset("!#$%&*?")
+_MASK = re.compile(r"(?:[A-Za-z0-9]+[_-])*(?:\?{4,}|\*{4,}|\.{3,})[A-Za-z0-9]{0,6}")
 _WORD_AND_YEAR = re.compile(r"[A-Z]?[a-z]{3,}[0-9]{2,}")  # the password people choose most
 # A part people make a password of (`cedar.Cedar591`, `oyster.Falcon463`): no attribute of code
 # is a capitalised word with three digits or more.
@@ -89,9 +103,12 @@ def password_like(value: str) -> bool:
     """A value a person chose as a password: eight characters or more, letters with a digit or a
     symbol, and none of the things that follow such words in ordinary text."""
     core = value.strip("\"'`").rstrip(".,;:!?)")
+    if _MASK.fullmatch(core):
+        return False  # a mask (`sk_live_••••••••4242` is `sk_live_????????4242` in the ASCII copy)
+    closed = value.strip("\"'`").rstrip(".,;:)")[-1:] in _CLOSING_SYMBOLS and any(c.isdigit() for c in core)
     if len(core) < 8 or len(core) > 128 or not any(c.isalpha() for c in core):
         return False
-    if not (_WORD_AND_YEAR.fullmatch(core) or _CHOSEN_PART.search(core)) and is_reference(core.rstrip("([")):
+    if not (closed or _WORD_AND_YEAR.fullmatch(core) or _CHOSEN_PART.search(core)) and is_reference(core.rstrip("([")):
         return False  # (`Summer2024`, `Evergreen1972` read as a type name otherwise)
     if not (any(c.isdigit() for c in core) or any(c in _STRONG_SYMBOLS for c in core)):
         return False  # `read-only`, `user-facing`: words; `Sommer!Regen` a password
@@ -103,10 +120,11 @@ def password_like(value: str) -> bool:
 
 
 def _value_span(text: str, start: int, end: int, token: str) -> Span:
-    """The token's span without its quotes and the punctuation that ends a sentence."""
+    """The token's span without its quotes (escaped ones too: `\\"…\\"` of a raw JSON line) and
+    the punctuation that ends a sentence."""
     lead = len(token) - len(token.lstrip("\"'`"))
     core = token.strip("\"'`")
-    trimmed = core.rstrip(".,;!?)") if not token.startswith(("\"", "'", "`")) else core
+    trimmed = core.rstrip(".,;!?)") if not token.startswith(("\"", "'", "`")) else core.rstrip("\\")
     return start + lead, start + lead + len(trimmed), "password-in-prose"
 
 
@@ -146,19 +164,31 @@ def _after(text: str, word_start: int, word_end: int, login: bool, phrase: bool 
     for token in _TOKEN.finditer(text, word_end, stop):
         value, start = token.group(), token.start()
         low = value.lower()
-        if low in _COPULAS or low.rstrip(":") in _COPULAS or set(low) == {"?"}:
-            previous = low.rstrip(":") or low
+        if low in _COPULAS or low.rstrip(":") in _COPULAS or set(low) == {"?"} or (
+                low in _FILLERS and previous in _COPULAS):  # "is literally …" leaves "is" joining
+            previous = previous if low in _FILLERS else low.rstrip(":") or low
             continue
         if value[0] in ":=" and len(value) > 1:  # `Passwort:Sommer…`, `pw=x` without a space
             value, start, previous = value[1:], start + 1, previous if login else ":"
         joined = _joins(previous, login, text, word_end, skipped, english)
-        if phrase and joined and (words := _PHRASE.match(text, start)):
-            return start, words.end(), "password-in-prose"  # "…is: cricket sunshine tortoise 730 iceberg"
+        if phrase and joined and (span := _phrase_at(text, start, token.end(), value)):
+            return span
         if joined and password_like(value) and (
                 not bare or _BARE_PASS.fullmatch(value)):
             return _value_span(text, start, token.end(), value)
         previous = ":" if value.endswith(":") else low
         skipped.append(low)
+    return None
+
+
+def _phrase_at(text: str, start: int, end: int, token: str) -> Span | None:
+    """A passphrase of words opening at `start`: "…is: cricket sunshine tortoise 730 iceberg",
+    or in quotes, its words joined by spaces, `_`, `-` or `.` ("…is "eagle_zebra_popcorn_biscuit"")."""
+    words = _PHRASE.match(text, start)
+    if words is not None:
+        return start, words.end(), "password-in-prose"
+    if token[:1] in "\"'`" and _QUOTED_PHRASE.fullmatch(token[1:-1]):
+        return start + 1, end - 1, "password-in-prose"
     return None
 
 

@@ -385,6 +385,23 @@ TOKEN_RULES: tuple[Rule, ...] = (
          # `Credentials.basic("u", "p")`, Ruby's `req.basic_auth 'u', 'p'` (no parentheses)
          r"|(?:Credentials\.basic|basic_auth)\s*\(?\s*\\?[\"'][^\"'\n\\]{1,64}\\?[\"']\s*,\s*\\?[\"']([^\"'\n\\]{4,128})\\?[\"']",
          starts_word=False),
+    Rule("bitlocker-recovery-key", "vendor:Microsoft BitLocker recovery password (48 digits in 8 groups of 6)",
+         r"([0-9]{6}(?:-[0-9]{6}){7})" + _END),
+    Rule("k3s-token", "vendor:k3s and RKE2 join token (K10<CA hash>::<user>:<password>)",
+         r"(K10[0-9a-f]{64}::[A-Za-z0-9_-]{1,32}:[A-Za-z0-9]{16,64})" + _END),
+    Rule("call-secret", "vendor:APIs taking a secret as a literal argument: JWT signing (PyJWT, jsonwebtoken), Go's "
+         "smtp.PlainAuth, MySQL's C API, libcurl's CURLOPT_USERPWD, Redis AUTH (redis-py, lua-resty-redis), "
+         "builders' .password(), pydantic's SecretStr, cryptography's Fernet",
+         r"(?:jwt\.(?:encode|decode|sign|verify)\s*\((?:\{[^{}\n]{0,200}\}|[^,\n]{0,100}),\s*b?\\?[\"']"
+         r"([^\"'\n\\]{6,128})\\?[\"']"
+         r"|PlainAuth\s*\(\s*\\?\"[^\"\n]*\\?\"\s*,\s*\\?\"[^\"\n]*\\?\"\s*,\s*\\?\"([^\"\n\\]{4,128})\\?\""
+         r"|mysql_real_connect\s*\([^,\n]+,\s*\\?\"[^\"\n]*\\?\"\s*,\s*\\?\"[^\"\n]*\\?\"\s*,\s*\\?\""
+         r"([^\"\n\\]{4,128})\\?\""
+         r"|CURLOPT_(?:PROXY)?USERPWD\s*,\s*\\?\"[^\":\n]*:([^\"\n\\]{4,128})\\?\""
+         r"|CURLOPT_(?:PROXY)?PASSWORD\s*,\s*\\?\"([^\"\n\\]{4,128})\\?\""
+         r"|(?:[.:](?:auth|password|passwd|set_password|setPassword)|SecretStr|SecretBytes|Fernet)\s*\(\s*b?\\?[\"']"
+         r"([^\"'\n\\]{6,128})\\?[\"']\s*\))",
+         starts_word=False),
     Rule("pgpass-line", "vendor:PostgreSQL .pgpass (hostname:port:database:username:password)",
          r"(?:^|[\n\"'>]|\\n)[ \t]*(?:localhost|\*|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+):(?:[0-9]{2,5}|\*)"
          r":[^\s:\"'\\]+:[^\s:\"'\\]+:([^\s\"'\\]*[^\s\"'\\0-9][^\s\"'\\]*)(?:[\s\"'\\]|$)", starts_word=False),

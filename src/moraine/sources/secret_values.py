@@ -15,9 +15,10 @@ def mixed(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+# (and masks: `sk-...Ab3d`, `••••`)
 _STOP_WORDS = ("example", "placeholder", "changeme", "change_me", "change-me", "dummy", "sample", "redacted",
                "notasecret", "your_", "your-", "yourpass", "xxxx", "****", "....", "…", "{{", "${",
-               "todo", "fixme", "replace", "insert", "goes_here", "-here")
+               "todo", "fixme", "replace", "insert", "goes_here", "-here", "...", "\u2022")
 # A placeholder in angle brackets (`<password>`, `Bearer <your token>`); a salt holds `<` and `>` bare.
 _ANGLED = re.compile(r"<[A-Za-z][\w .:-]*(?:>|$)|^<|>$")
 # A template of identifier characters (`"__attr_factory_%s"`), not a password that holds `%r`.
@@ -61,6 +62,8 @@ def _is_call(value: str) -> bool:
     if call is None:
         return False
     rest = value[call.end():]
+    if rest.count("(") > rest.count(")"):
+        return False  # `eDDH(oKl(t+Xuk7Jvj`: two calls opened, none closed
     if _PASSWORD_MARKS.search(rest) and not any(q in rest for q in "\"'"):
         return False  # `q9(x!v2m^k7&…` of a Django key: no call's arguments hold these bare
     name = call.group(1)
@@ -79,7 +82,15 @@ _CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
 
 
 _DIGIT_RUN = re.compile(r"[0-9]+")
+# A version or a version range (`^0.30.16`, `~=2.1`, `>=1.4.0-rc.1`): a dependency's, not a secret.
+_VERSION_RANGE = re.compile(r"(?:[\^~]|[<>]=?|~=|==)?v?[0-9]+(?:\.[0-9x*]+){1,3}(?:[-+][0-9A-Za-z.-]+)?")
+
 _WORDS_THEN_NUMBER = re.compile(r"(?:[A-Z][a-z]{2,}){2,}(?!(?:128|256|384|512|1024|2048|4096)$)[0-9]{3,}")
+
+
+def _three_classes(value: str) -> bool:
+    """Lower and upper case letters and a digit: what a generator or a person making a password writes."""
+    return any(c.islower() for c in value) and any(c.isupper() for c in value) and any(c.isdigit() for c in value)
 
 
 def is_placeholder(value: str) -> bool:
@@ -94,14 +105,14 @@ def is_reference(value: str) -> bool:
     lowered = value.lower()
     if len(value) < 4 or lowered.rstrip(":;,.") in _LITERAL_WORDS or value.startswith(_REFERENCE_START):
         return True
-    if value[0] in "%@#*&!" and _MARKED_REFERENCE.match(value):
-        return True
+    if value[0] in "%@#*&!" and _MARKED_REFERENCE.match(value) and not (value[0] == "*" and _three_classes(value)):
+        return True  # (`*jKwhtRI6gXP`: no YAML alias mixes cases and digits)
     if value.startswith(_PUBLIC_VALUES) or value.startswith(("#{", "ENC[")) or _CONSTANT.fullmatch(value):
         return True  # (a Ruby interpolation, a sops-encrypted value, a constant's name)
     if any(word in lowered for word in _STOP_WORDS) or len(set(value)) <= 2 or _FORMAT.fullmatch(value):
         return True
-    if ("<" in value or ">" in value) and _ANGLED.search(value):
-        return True
+    if (("<" in value or ">" in value) and _ANGLED.search(value)) or _VERSION_RANGE.fullmatch(value):
+        return True  # (`<password>`, `^0.30.16`)
     if _is_call(value) or " | " in value or " = " in value:  # a call, a subscript, a type
         return True
     if value.endswith("!") and ("." in value or value[:-1].lower() in _LITERAL_WORDS or value[:-1] in _SCALARS):
