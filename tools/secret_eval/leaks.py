@@ -27,7 +27,7 @@ import numpy as np
 from secret_eval.kinds import WINDOW, one_line, rendered
 from secret_eval.places import Placement, kinds_of
 
-SECRET_CORPORA = ("public", "people", "outsider", "outsider2", "outsider3", "outsider4")
+SECRET_CORPORA = ("public", "people", "outsider", "outsider2", "outsider3", "outsider4", "outsider5")
 
 
 def needles(p: Placement) -> list[tuple[str, int]]:

@@ -38,12 +38,14 @@ CORPORA = ("public", "people", "lookalike")  # what runs by default
 # `--corpus outsider2 --corpus outsider2-lookalike`.
 # A third outsider's (outsider3_kinds.py, outsider3_lookalikes.py): `--corpus outsider3 --corpus outsider3-lookalike`.
 # A fourth outsider's (outsider4_kinds.py, outsider4_lookalikes.py): `--corpus outsider4 --corpus outsider4-lookalike`.
+# A fifth outsider's (outsider5_kinds.py, outsider5_lookalikes.py): `--corpus outsider5 --corpus outsider5-lookalike`.
 EXTRA_CORPORA = ("outsider", "outsider-lookalike", "outsider2", "outsider2-lookalike",
-                 "outsider3", "outsider3-lookalike", "outsider4", "outsider4-lookalike")
+                 "outsider3", "outsider3-lookalike", "outsider4", "outsider4-lookalike",
+                 "outsider5", "outsider5-lookalike")
 ALL_CORPORA = CORPORA + EXTRA_CORPORA
 # values that must come back whole
 LOOKALIKE_CORPORA = ("lookalike", "outsider-lookalike", "outsider2-lookalike", "outsider3-lookalike",
-                     "outsider4-lookalike")
+                     "outsider4-lookalike", "outsider5-lookalike")
 
 EPOCH = datetime(2026, 2, 1, tzinfo=UTC)
 WINDOW_START = "2026-01-31T00:00:00Z"
@@ -54,7 +56,7 @@ PER_SESSION = 24  # packed placements per session
 @dataclass
 class Placement:
     pid: int
-    corpus: str  # public | people | lookalike | outsider[234] | outsider[234]-lookalike | canary
+    corpus: str  # public | people | lookalike | outsider[2345] | outsider[2345]-lookalike | canary
     kind: str
     family: str
     render: int  # index of the rendering; -1: the one-line writing
@@ -102,6 +104,12 @@ def kinds_of(corpus: str) -> list[Kind]:
     if corpus == "outsider4-lookalike":
         from secret_eval.outsider4_lookalikes import OUTSIDER4_LOOKALIKES
         return OUTSIDER4_LOOKALIKES
+    if corpus == "outsider5":
+        from secret_eval.outsider5_kinds import OUTSIDER5_KINDS
+        return OUTSIDER5_KINDS
+    if corpus == "outsider5-lookalike":
+        from secret_eval.outsider5_lookalikes import OUTSIDER5_LOOKALIKES
+        return OUTSIDER5_LOOKALIKES
     from secret_eval.lookalikes import LOOKALIKES
     return LOOKALIKES
 
