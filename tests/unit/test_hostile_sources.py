@@ -130,6 +130,30 @@ def test_the_issue_stays_until_the_database_is_read(tmp_path: Path, monkeypatch:
     assert any(WORD in text for text in _texts(store).values())
 
 
+def test_a_database_locked_by_its_writer_is_passed_over_not_waited_on(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer holding an exclusive lock (a database not in WAL mode) costs a pass BUSY_MS, not
+    seconds under the writer lock: the database is reported busy and read once the lock is gone."""
+    ws = make_workspace(tmp_path / "w", copy_logs=False)
+    db = _opencode_root(ws) / "opencode.db"
+    opencode_db(db, "plain", WORD)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("UPDATE session SET title = title")
+    store = _store(ws)
+    started = time.monotonic()
+    ingest_once(store)
+    waited = time.monotonic() - started
+    assert store.file_issues[str(db)].startswith("busy: the database is locked"), store.file_issues
+    assert waited < 1.5, f"a pass over a locked database took {waited:.2f}s (BUSY_MS {opencode.BUSY_MS})"
+    holder.execute("COMMIT")
+    holder.close()
+    monkeypatch.setattr(opencode, "RETRY_S", 0.0)
+    ingest_once(store)
+    assert str(db) not in store.file_issues
+    assert any(WORD in text for text in _texts(store).values())
+
+
 def test_a_query_that_runs_too_long_is_stopped_by_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The deadline is enforced inside SQLite: a never-ending statement is interrupted after
     SLICE_S, whichever query runs it, and the database is reported, never waited on."""

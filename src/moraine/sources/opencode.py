@@ -53,7 +53,10 @@ MESSAGE_RE = re.compile(r"/storage/message/([^/]+)/[^/]+\.json$")
 DEFAULT_TITLE_RE = re.compile(r"^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$",
                               re.IGNORECASE)
 SLACK_MS = 5_000  # `time_updated` is the app's wall clock: rows may land slightly behind the cursor
-BUSY_MS = 2_000
+# How long a read waits for a writer's lock (a database not in WAL mode): a write by the app takes
+# milliseconds; a lock held longer is passed over and tried again (RETRY_S), never waited on while
+# the reader holds Moraine's writer lock.
+BUSY_MS = 100
 NOT_FINISHED = (None, "", "tool-calls", "unknown")
 # The data folder also holds git snapshots: walk only where logs are (a session whose session
 # file is missing is found by its messages' folder).
@@ -113,8 +116,8 @@ class _Refused(Exception):
 
 
 def _connect(path: str, *, immutable: bool = False) -> sqlite3.Connection:
-    """Read-only, never creating the file, waiting briefly for a writer's lock (a database not
-    in WAL mode), never holding a transaction longer than one read; the schema untrusted (no
+    """Read-only, never creating the file, waiting BUSY_MS at most for a writer's lock (a database
+    not in WAL mode), never holding a transaction longer than one read; the schema untrusted (no
     function with side effects runs from it) and no value longer than MAX_VALUE_BYTES."""
     uri = f"file:{quote(path)}?mode=ro" + ("&immutable=1" if immutable else "")
     con = sqlite3.connect(uri, uri=True, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
@@ -344,6 +347,8 @@ def _read_db(path: str, cursor: dict[str, Any]) -> Read:
         db = _Db(path)
     except sqlite3.Error as exc:
         _RETRY.failure(path)
+        if _busy(exc):
+            return Read(problem=_problem(exc))
         return Read(problem=f"cannot read: cannot open the database read-only ({exc}): read again when it changes")
     try:
         db.check()
@@ -376,7 +381,18 @@ def _sessions(path: str, db: _Db, changed: list[str]) -> Iterator[list[dict[str,
         db.close()
 
 
+_BUSY_ERRORS = ("database is locked", "database is busy")
+
+
+def _busy(exc: Exception) -> bool:
+    """A writer holds the lock: the file is fine, only not readable for now."""
+    return isinstance(exc, sqlite3.OperationalError) and str(exc).lower().startswith(_BUSY_ERRORS)
+
+
 def _problem(exc: Exception) -> str:
+    if _busy(exc):
+        return (f"busy: the database is locked by its writer (waited {BUSY_MS} ms): read again in "
+                f"{RETRY_S:g} s or when it changes")
     if isinstance(exc, sqlite3.OperationalError) and "interrupt" in str(exc).lower():
         return (f"cannot read: a query on the database ran over {SLICE_S:g} s and was stopped "
                 "(a hostile or damaged database?): read again when it changes")
