@@ -130,6 +130,32 @@ def test_the_issue_stays_until_the_database_is_read(tmp_path: Path, monkeypatch:
     assert any(WORD in text for text in _texts(store).values())
 
 
+def test_a_refused_database_is_not_read_again_by_the_next_process(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each CLI command is a new process: a database already reported stays reported, unread, until
+    it changes (before, every command re-read it and said it was reading its whole size)."""
+    ws = make_workspace(tmp_path / "w", copy_logs=False)
+    db = _opencode_root(ws) / "opencode.db"
+    opencode_db(db, "view-part", WORD)
+    checks: list[str] = []
+    real_check = opencode._Db.check
+
+    def counting(db_: Any) -> None:
+        checks.append(db_.path)
+        real_check(db_)
+
+    monkeypatch.setattr(opencode._Db, "check", counting)
+    for _ in range(3):
+        monkeypatch.setattr(opencode, "_RETRY", opencode._Retry())  # what a new process starts with
+        store = _store(ws)
+        ingest_once(store)
+        assert store.file_issues[str(db)].startswith("cannot read: ")
+    assert checks == [str(db)]
+    (ws.root / "xdg-data" / "opencode" / "opencode.db").touch()  # changed: read again
+    ingest_once(_store(ws))
+    assert checks == [str(db)] * 2
+
+
 def test_a_database_locked_by_its_writer_is_passed_over_not_waited_on(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A writer holding an exclusive lock (a database not in WAL mode) costs a pass BUSY_MS, not
