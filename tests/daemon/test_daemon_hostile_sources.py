@@ -79,14 +79,15 @@ def test_hostile_databases_never_hold_up_a_call(ws: Workspace) -> None:  # noqa:
     probe.start()
     staging = ws.root / "staging"
     try:
-        # A database its writer holds locked: reading it waits SQLite's busy timeout, then fails.
+        # A database its writer holds locked: reading it waits SQLite's busy timeout (BUSY_MS), then
+        # reports it busy.
         locked_path = staging / "opencode-locked.db"
         opencode_db(locked_path, "trigger", _word("locked"))
         holder = sqlite3.connect(locked_path, isolation_level=None)
         holder.execute("BEGIN EXCLUSIVE")
         os.rename(locked_path, root / locked_path.name)
         locked = root / locked_path.name
-        _wait(lambda: _unreadable(ws).get(str(locked), "").startswith("cannot read: "), 60,
+        _wait(lambda: _unreadable(ws).get(str(locked), "").startswith("busy: the database is locked"), 60,
               "the locked database to be reported", interval=0.5)
         for variant in VARIANTS:
             path = staging / f"opencode-{variant}.db"

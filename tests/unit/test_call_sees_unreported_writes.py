@@ -6,6 +6,7 @@ appended lines on its own. Also which logs count as the newest."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -84,3 +85,36 @@ def test_a_call_reads_new_logs_the_watcher_has_not_reported(tmp_path: Path) -> N
         assert ingest_once(store).events == 0  # a full walk finds nothing left
     finally:
         daemon.observer.stop()
+
+
+def test_a_call_does_not_wait_while_the_loop_publishes(tmp_path: Path) -> None:
+    """A publish holds the writer lock for seconds on a large state: a call arriving meanwhile
+    answers from what is indexed at once, instead of waiting up to CALL_WRITER_CAP_S, and the
+    next call after it reads the new lines."""
+    writer, store = _store(tmp_path)
+    daemon = Daemon(store.config)
+    held, release = threading.Event(), threading.Event()
+
+    def publishing() -> None:  # the loop, holding the writer lock as its publish does
+        with store.writer():
+            held.set()
+            release.wait(10)
+
+    loop = threading.Thread(target=publishing)
+    daemon.loop_thread = loop
+    loop.start()
+    held.wait(5)
+    before = store.live_event_count()
+    grow(writer, 0, (5, 10))
+    try:
+        daemon.publishing = True
+        started = time.monotonic()
+        daemon._catch_up_for_call(store, time.monotonic())
+        assert time.monotonic() - started < 0.3
+        assert store.live_event_count() == before
+    finally:
+        daemon.publishing = False
+        release.set()
+        loop.join(5)
+    daemon._catch_up_for_call(store, time.monotonic())
+    assert store.live_event_count() > before
