@@ -107,13 +107,13 @@ def test_a_call_does_not_wait_while_the_loop_publishes(tmp_path: Path) -> None:
     before = store.live_event_count()
     grow(writer, 0, (5, 10))
     try:
-        daemon.publishing = True
+        store.publishing = True
         started = time.monotonic()
         daemon._catch_up_for_call(store, time.monotonic())
         assert time.monotonic() - started < 0.3
         assert store.live_event_count() == before
     finally:
-        daemon.publishing = False
+        store.publishing = False
         release.set()
         loop.join(5)
     daemon._catch_up_for_call(store, time.monotonic())

@@ -109,7 +109,6 @@ class Daemon:
         self.watched: set[Path] = set()
         self.last_call_catch_up = float("-inf")
         self.writer_busy_until = 0.0  # calls skip their catch-up until then (a long pass holds the writer)
-        self.publishing = False  # the loop publishes a snapshot: calls answer at once (seconds on a large state)
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.store: Store | None = None
@@ -357,7 +356,7 @@ class Daemon:
         from moraine.ingest.pipeline import moved_newest, unread_new_logs
 
         with self.call_catch_up:
-            if self.last_call_catch_up >= arrived or time.monotonic() < self.writer_busy_until or self.publishing:
+            if self.last_call_catch_up >= arrived or time.monotonic() < self.writer_busy_until or store.publishing:
                 return  # shared, or a long pass or a publish holds the writer: one call a second waits, not each
             self.last_call_catch_up = time.monotonic()
             changed = self._changed_for_call()
@@ -379,8 +378,8 @@ class Daemon:
     def _call_slice(self, store: Store, named: set[str] | None) -> list[str]:
         """A call's catch-up: a slice of CALL_SLICE_S over `named` (None: every live log), the
         logs it left. It waits CALL_WRITER_WAIT_S for the writer lock, and on while the ingest
-        loop holds it (its slices are as short, and it lets calls in after each; a publish is not
-        waited on at all: `publishing`), up to CALL_WRITER_CAP_S; then WriterBusy."""
+        loop holds it (its slices are as short, and it lets calls in after each; a publish, periodic or
+        inside a pass, is not waited on at all: `Store.publishing`), up to CALL_WRITER_CAP_S; then WriterBusy."""
         from moraine.errors import WriterBusy
         from moraine.ingest.pipeline import ingest_once
 
@@ -549,17 +548,7 @@ class Daemon:
                 next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
             if time.monotonic() >= next_snapshot:
                 next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
-                self._publish(store)
-
-    def _publish(self, store: Store) -> None:
-        """The periodic snapshot. It holds the writer lock for as long as it writes (seconds on a
-        large state): meanwhile calls do not wait for the lock, they answer from what is indexed
-        and report the lag (searches never wait for a publish: `Store._publish`)."""
-        self.publishing = True
-        try:
-            self._guarded(_publish_if_changed, store)
-        finally:
-            self.publishing = False
+                self._guarded(_publish_if_changed, store)
 
     def _slice(self, store: Store, dirty: set[str], full: bool) -> list[str]:
         """One slice of the ingest loop over the logs that changed (all, when `full`); the logs it

@@ -154,6 +154,7 @@ class Store(FrameApplier, Reading):
         self.frames_since_snapshot = 0
         self.issue_keys: set[tuple[str, int, int, int]] = set()
         self.file_issues: dict[str, str] = {}  # log (key or display name) → why it cannot be read now
+        self.publishing = False  # a publish is under way (see `publish`)
         self.tombstones: set[str] = set()  # session keys forgotten by retention: never indexed again
         self.forgotten: dict[str, int] = {}  # logs forgotten on purpose → their inode (0: any): not read again
         self.forgot_since_publish = False  # sessions or logs forgotten since the last publish
@@ -367,7 +368,8 @@ class Store(FrameApplier, Reading):
 
     def publish(self) -> Manifest:
         """Seal, merge, rotate the WAL and publish a snapshot generation; then drop what it
-        covers. Call inside `writer()`."""
+        covers. Call inside `writer()`. While it runs `publishing` is true: the daemon's calls
+        then answer without waiting for the writer lock (a publish takes seconds on a large state)."""
         return self._publish()
 
     def _new_segment_dir(self) -> Path:
@@ -376,6 +378,15 @@ class Store(FrameApplier, Reading):
         return self.home / "segments" / name
 
     def _publish(self) -> Manifest:
+        """A generation published, with `publishing` true meanwhile (every path: a pass's, the
+        daemon's periodic one, `merge_all`'s)."""
+        self.publishing = True
+        try:
+            return self._publish_generation()
+        finally:
+            self.publishing = False
+
+    def _publish_generation(self) -> Manifest:
         """Only the writer changes the state, and this runs inside `writer()`: so it reads the
         state without `self.lock`, which readers hold for a whole tool call, and takes that lock
         only to swap in what it built (the sealed memtable, a merged or saved segment, a
