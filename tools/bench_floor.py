@@ -43,7 +43,7 @@ from moraine.index.tokenize import _COMPOUND, query_terms
 from moraine.index.vocab import Vocabulary
 from moraine.mcp_server.tools import search_sessions
 from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE
-from moraine.sources.redact import _ANY_EVIDENCE
+from moraine.redaction.redact import _ANY_EVIDENCE
 from moraine.store.engine import Store
 
 

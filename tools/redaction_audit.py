@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from moraine.sources.redact import spans
+from moraine.redaction.redact import spans
 
 
 def main() -> None:

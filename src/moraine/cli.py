@@ -27,9 +27,11 @@ from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateE
 from moraine.ingest.pipeline import IngestSummary, Progress, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.tools import index_status
-from moraine.sources import ADAPTERS, path_key
-from moraine.store.admin import copy_snapshot, daemon_holding, doctor, install_snapshot, verify_snapshot
+from moraine.redaction.structured import path_key
+from moraine.sources import ADAPTERS
+from moraine.store.admin import copy_snapshot, doctor, install_snapshot, verify_snapshot
 from moraine.store.engine import Store
+from moraine.store.run_files import daemon_holding
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -334,7 +336,7 @@ def _daemon(config: Config, foreground: bool, for_host: bool = False) -> int:
         error = MoraineError(str(exc))
         error.exit_code = exc.exit_code  # the daemon's own reason: 4 state, 5 no logs, …
         raise error from exc
-    from moraine.daemon.service import read_status
+    from moraine.store.run_files import read_status
 
     status = read_status(config.home) or {}
     print(f"moraine daemon running (pid {status.get('pid', '?')}) on {config.socket_path}; "
@@ -343,7 +345,7 @@ def _daemon(config: Config, foreground: bool, for_host: bool = False) -> int:
 
 
 def _stop(config: Config) -> int:
-    from moraine.daemon.service import read_status
+    from moraine.store.run_files import read_status
 
     status = read_status(config.home)
     if not daemon_holding(config.home) or status is None:

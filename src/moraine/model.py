@@ -30,6 +30,12 @@ SEARCHABLE_TYPES: tuple[str, ...] = EVENT_TYPES[:-1]
 DEFAULT_SEARCH_TYPES: tuple[str, ...] = ("user_input", "assistant_response", "tool_response")
 MODES: tuple[str, ...] = ("web_search", "mcp_internal", "tool_calling", "chat")
 
+# What a stored event may hold: exit codes and log coordinates fit 32 bits; these metadata
+# keys hold text (or nothing). The adapters' gate makes events so, the store checks it again.
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+META_TEXT = frozenset({"cwd", "parent", "title_custom", "title_ai", "title_summary", "status", "subtype",
+                       "record_type", "event_type", "item_type", "block_type", "originator", "git_branch"})
+
 # How a record ends a turn: a normal finish points the turn at its final response,
 # an abort (interrupt, error, cancellation) is itself the terminal event.
 TERMINAL_NONE = 0

@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from moraine.sources.redact import redact
+from moraine.redaction.redact import redact
 
 FILE = "queries.jsonl"
 OPENED_WITHIN_S = 3600  # an open counts for the latest search that returned its ID, within this

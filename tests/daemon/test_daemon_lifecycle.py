@@ -55,8 +55,8 @@ from mcp.shared.exceptions import MCPError
 from moraine.config import Config, load_config
 from moraine.daemon.service import socket_alive
 from moraine.ingest.pipeline import ingest_once
-from moraine.store.admin import daemon_holding
 from moraine.store.engine import Store
+from moraine.store.run_files import daemon_holding
 from moraine.store.snapshot import current_manifest
 
 MORAINE = Path(sys.executable).parent / "moraine"

@@ -35,7 +35,7 @@ def _run_daemon(tmp_path: Path, extra: dict[str, str]) -> tuple[dict[str, str], 
 
 
 def _pid_from_status(home: Path) -> int:
-    from moraine.daemon.service import read_status
+    from moraine.store.run_files import read_status
 
     status = read_status(home)
     assert status is not None and "pid" in status, status
@@ -59,7 +59,7 @@ def test_workers_start_after_the_backfill_when_the_state_has_enough_text(tmp_pat
 
 
 def test_a_small_state_starts_no_workers(tmp_path: Path) -> None:
-    from moraine.daemon.service import read_status
+    from moraine.store.run_files import read_status
 
     env, home = _run_daemon(tmp_path, {})  # 32 MB by default: far more than this state holds
     try:

@@ -15,10 +15,10 @@ import msgpack
 import numpy as np
 import pytest
 
-from moraine.batch import COMMENTARY, EXCLUDED, STARTS_TURN, TERMINAL_SHIFT, Batch, BatchError
 from moraine.config import load_config
 from moraine.index.tokenize import query_terms
 from moraine.model import EVENT_TYPES, TYPE_CODE, Event, make_uid
+from moraine.store.batch import COMMENTARY, EXCLUDED, STARTS_TURN, TERMINAL_SHIFT, Batch, BatchError
 from moraine.store.contents import pack_rows
 from moraine.store.engine import Store
 from moraine.store.session import transcript_lines

@@ -19,7 +19,7 @@ from moraine.config import load_config
 from moraine.index.tokenize import query_terms
 from moraine.ingest.pipeline import ingest_once
 from moraine.model import EVENT_TYPES
-from moraine.sources import path_key
+from moraine.redaction.structured import path_key
 from moraine.store.engine import Store
 from moraine.store.retention import cleanup
 

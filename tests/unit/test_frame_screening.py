@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from moraine.batch import Batch
 from moraine.config import load_config
 from moraine.index.tokenize import query_terms
 from moraine.model import Event
 from moraine.store import catalog as catalog_module
+from moraine.store.batch import Batch
 from moraine.store.engine import Store
 from moraine.store.validate import event_row_problem, screen_frame
 

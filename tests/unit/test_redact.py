@@ -14,7 +14,7 @@ from moraine.config import load_config
 from moraine.index.tokenize import query_terms, tokenize
 from moraine.ingest.pipeline import ingest_once
 from moraine.model import SEARCHABLE_TYPES
-from moraine.sources.redact import redact
+from moraine.redaction.redact import redact
 from moraine.store.engine import Store
 
 _RNG = random.Random(1234)
@@ -85,7 +85,7 @@ def test_pem_private_key_inside_a_json_string_is_redacted() -> None:
     "text",
     [
         "snake_case_name parse_ts_ms getHTTPResponse ConnectionRefusedError",
-        "edit /home/dev/.ssh/config and src/moraine/sources/redact.py",
+        "edit /home/dev/.ssh/config and src/moraine/redaction/redact.py",
         "commit 3f2c9a1b7e4d5c6f8a9b0c1d2e3f4a5b6c7d8e9f fixed the flaky test",
         "reverted 9fceb02d0ae598e95dc970b74767f19372d61af8 after review",
         "password=changeme_example_value",
@@ -391,14 +391,14 @@ def test_cookies_lose_their_credentials_only() -> None:
 
 
 def test_a_claude_folder_named_after_a_cwd_with_a_token_is_redacted() -> None:
-    from moraine.sources.redact import redact_path
+    from moraine.redaction.redact import redact_path
     body = _rand(_ALNUM, 36)
     path = f"/home/dev/.claude/projects/-home-dev-ghp-{body}/s.jsonl"
     assert body not in redact_path(path)
 
 
 def test_a_value_under_a_secret_key_is_redacted_as_a_field() -> None:
-    from moraine.sources.redact import redact_field
+    from moraine.redaction.redact import redact_field
     assert redact_field("password", "hunter22!") == "[REDACTED:secret-assignment]"
     assert redact_field("path", "hunter22!") == "hunter22!"
     assert redact_field("token_type", "bearer") == "bearer"

@@ -12,7 +12,7 @@ import string
 import pytest
 from _secret_corpus import family_lookalikes, family_secrets, lookalikes, secrets
 
-redact_module = importlib.import_module("moraine.sources.redact")
+redact_module = importlib.import_module("moraine.redaction.redact")
 
 
 def _ungated(proxy: str) -> list[tuple[int, int, str]]:
@@ -58,7 +58,7 @@ def test_the_gate_lets_plain_prose_and_code_through() -> None:
 def test_key_words_passed_over_hold_no_assignment(monkeypatch: pytest.MonkeyPatch) -> None:
     """`secret_keys._may_assign` skips a key word before its identifier is looked at; with it
     forced true (every key word looked at whole, as before) the spans are the same."""
-    keys = importlib.import_module("moraine.sources.secret_keys")
+    keys = importlib.import_module("moraine.redaction.secret_keys")
     rng = random.Random(20261127)
     texts = _texts() + ["".join(rng.choice(["token", " ", "-", "--", "=", ":", "\t", "x", "'", '"', "\\", "pass",
                                             "key", "_", ".", "abc123XYZ", "\n"]) for _ in range(rng.randint(1, 30)))

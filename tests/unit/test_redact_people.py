@@ -11,7 +11,7 @@ import base64
 
 import pytest
 
-from moraine.sources.redact import redact, redact_name, redact_path
+from moraine.redaction.redact import redact, redact_name, redact_path
 
 # PowerShell's -EncodedCommand: base64 of UTF-16LE
 _POWERSHELL = base64.b64encode("$p = ConvertTo-SecureString 'Kq8vLm2Zx7Rt' -AsPlainText -Force"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from moraine.sources.redact import redact
+from moraine.redaction.redact import redact
 
 CHOSEN = ["Winter6975!bFb7gQO", "Coco6279$Qq9hK", "Gr@n1t3c3d@r943vgIN", "#*4RJpwmCZD#5W", "Simba1748#5zhM2",
           "Tul1pl0tu$096y9pH", "Milo4484?BSFu3", "L@nt3rnumb3r9056lv3", "Ajax@78kW0uy1ho"]

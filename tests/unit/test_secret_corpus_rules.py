@@ -10,7 +10,7 @@ import json
 import pytest
 from _secret_corpus import Lookalike, Secret, family_lookalikes, family_secrets, lookalikes, secrets
 
-from moraine.sources.redact import redact
+from moraine.redaction.redact import redact
 
 SEEDS = range(25)
 # More seeds for the text alone: a rule that misses a few percent of random values (a `/` too

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from moraine.sources.redact import redact, redact_name
+from moraine.redaction.redact import redact, redact_name
 
 SECRET = "Vq8Lr2Xn7Kw4Tz9Hb3Jd"  # a generated credential
 CHOSEN = "HarborLantern82Quill!"  # a chosen one

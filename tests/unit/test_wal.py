@@ -13,11 +13,11 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from moraine.batch import Batch
 from moraine.config import load_config
 from moraine.errors import StateError
 from moraine.index.tokenize import query_terms, tokenize
 from moraine.ingest.pipeline import ingest_once
+from moraine.store.batch import Batch
 from moraine.store.engine import Store
 from moraine.store.wal import FRAME, HEADER, Wal
 

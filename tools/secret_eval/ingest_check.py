@@ -4,7 +4,7 @@ Each log line goes through `moraine.sources.normalize_line` with the harness's a
 `moraine.sources.ADAPTERS` (as the pipeline calls it); every string of the events it returns
 (`Event.to_wire`: text, tool name, call id, arguments with their keys, model, metadata), of a
 quarantined line's issue (its fragment) and the name the log goes by in the state
-(`moraine.sources.path_key`) is what would be stored. The redactor itself is not called here:
+(`moraine.redaction.structured.path_key`) is what would be stored. The redactor itself is not called here:
 this is a black-box check of what ingest hands to the store.
 
     .venv/bin/python tools/secret_eval/ingest_check.py --seed 1
@@ -51,7 +51,8 @@ def _strings(node: Any) -> Iterator[str]:
 def normalized_strings(files: Sequence[LogFile]) -> list[tuple[str, str]]:
     """(where, string) for every string ingest would store from these logs."""
     from moraine.model import LineRef
-    from moraine.sources import ADAPTERS, normalize_line, path_key
+    from moraine.redaction.structured import path_key
+    from moraine.sources import ADAPTERS, normalize_line
 
     out: list[tuple[str, str]] = []
     for f in files:

@@ -1,7 +1,7 @@
 # ruff: noqa: E501  (a table of kinds: one kind a line or two reads better than wrapped)
 """An outsider's corpus: credentials written the way developers write them to a coding agent.
 
-Composed by someone who has read neither the redaction rules (`src/moraine/sources/redact.py`,
+Composed by someone who has read neither the redaction rules (`src/moraine/redaction/redact.py`,
 `secret_*.py`), their tests, `docs/security.md`, nor the two earlier corpora (`public_kinds.py`,
 `people_kinds.py`): only the harness (`kinds.py`, `places.py`, `leaks.py`, `lookalikes.py` for
 the style). Vendor shapes are written from general knowledge of the vendors' public token formats

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import fcntl
-import json
 import os
 import signal
 import socket
@@ -33,23 +32,15 @@ from moraine.daemon.bridge import check_private_dir, make_private_dirs, peer_cre
 from moraine.errors import DaemonRunningError, StateError, UntrustedSocketError
 from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.state import ingest_state
-from moraine.store.admin import DAEMON_LOCK
 from moraine.store.engine import Store
+from moraine.store.run_files import DAEMON_LOCK, STATUS_FILE, read_status, write_status
 from moraine.wire import SERVER_ERROR, error_reply
 
-STATUS_FILE = Path("run") / "daemon.json"
 BACKFILL_WAIT_S = 3.0  # calls wait for a first backfill until it has run this long, then answer with a warning
 
 
 def log(message: str) -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} moraine daemon: {message}", file=sys.stderr, flush=True)
-
-
-def read_status(home: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads((home / STATUS_FILE).read_text())
-    except (OSError, ValueError):
-        return None
 
 
 def socket_alive(path: Path) -> bool:
@@ -326,13 +317,7 @@ class Daemon:
                   "idle_exit_s": self.idle_exit_s,
                   "connections": self.connections, "lag_bytes": self._lag_bytes(), "backfilled": self.backfilled,
                   "last_pass_ms": self.last_pass_ms}
-        path = self.home / STATUS_FILE
-        temp = path.with_name(path.name + ".tmp")
-        try:
-            temp.write_text(json.dumps(status))
-            os.replace(temp, path)
-        except OSError:
-            pass
+        write_status(self.home, status)
 
     # -- freshness -------------------------------------------------------------------------
 

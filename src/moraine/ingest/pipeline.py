@@ -18,11 +18,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from moraine.batch import Batch
 from moraine.collector import freeze_held, sparse_collections
 from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.state import NEWEST_LOGS, ingest_state
@@ -30,17 +29,10 @@ from moraine.ingest.tailer import complete_lines, needs_reset, record_head
 from moraine.ingest.whole import Replaces, WholeRead, change_token, claim, delta, release
 from moraine.model import WIRE_TS, Checkpoint, LineRef
 from moraine.pool import executor as pool_executor
-from moraine.sources import (
-    ADAPTERS,
-    MAX_LINE_BYTES,
-    REDACTED_PATH,
-    Adapter,
-    configure_redaction,
-    display_path,
-    normalize_line,
-    path_key,
-)
-from moraine.sources.redact import current
+from moraine.redaction.redact import current
+from moraine.redaction.structured import REDACTED_PATH, configure_redaction, display_path, path_key
+from moraine.sources import ADAPTERS, MAX_LINE_BYTES, Adapter, normalize_line
+from moraine.store.batch import Batch
 from moraine.store.engine import Store
 from moraine.store.validate import packed_batch, storable
 
@@ -618,19 +610,29 @@ def _changed(store: Store, files: Iterable[tuple[str, str, Adapter]], problems: 
             if whole is not None:
                 work.append(whole)
             continue
-        if checkpoint is None:
-            checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, adapter.initial_state(key))
-        elif needs_reset(checkpoint, stat, path if stat.st_size != checkpoint.size else None):
-            checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, checkpoint.generation + 1, 0, 0,
-                                    adapter.initial_state(key))
-        elif stat.st_size == checkpoint.size:
-            continue  # no new bytes (a half-written last line waits without a re-read)
-        else:
-            checkpoint = copy.deepcopy(checkpoint)
-        checkpoint.inode = stat.st_ino
-        checkpoint.size = stat.st_size
-        work.append((path, key, adapter, checkpoint, stat.st_size))
+        resume = _resume_from(path, key, adapter, checkpoint, stat)
+        if resume is not None:
+            work.append((path, key, adapter, resume, stat.st_size))
     return work
+
+
+def _resume_from(path: str, key: str, adapter: Adapter, checkpoint: Checkpoint | None, stat: os.stat_result
+                 ) -> Checkpoint | None:
+    """The checkpoint an appended log is read on from (a copy: the store's stays as it is),
+    None when it holds no new bytes (a half-written last line waits without a re-read)."""
+    if checkpoint is None:
+        resume = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, adapter.initial_state(key))
+    elif needs_reset(checkpoint, stat, path if stat.st_size != checkpoint.size else None):
+        resume = Checkpoint(adapter.name, stat.st_ino, 0, checkpoint.generation + 1, 0, 0, adapter.initial_state(key))
+    elif stat.st_size == checkpoint.size:
+        return None
+    elif checkpoint.offset == 0:  # nothing read yet (or rewound by a repair): the adapter's first state
+        resume = replace(checkpoint, state=adapter.initial_state(key))
+    else:
+        resume = copy.deepcopy(checkpoint)
+    resume.inode = stat.st_ino
+    resume.size = stat.st_size
+    return resume
 
 
 def _whole_changed(store: Store, path: str, key: str, adapter: Adapter, checkpoint: Checkpoint | None,

@@ -25,10 +25,10 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from moraine.batch import Batch
 from moraine.model import WIRE_FIELDS, WIRE_TS, Checkpoint, LineRef
 from moraine.sources import ADAPTERS, normalize_record
 from moraine.sources._document import Unreadable
+from moraine.store.batch import Batch
 from moraine.store.contents import TEXT
 from moraine.store.validate import storable
 

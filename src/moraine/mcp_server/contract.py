@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from moraine.errors import ContractError, DeadlineExceeded
 from moraine.ingest.state import ingest_state
 from moraine.model import ID_RE, TS_MAX_MS
-from moraine.sources.redact import redact
+from moraine.redaction.redact import redact
 from moraine.wire import loads_bounded
 
 if TYPE_CHECKING:

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from moraine.errors import ContractError
 from moraine.mcp_server.views import native_id
-from moraine.sources import ADAPTERS, path_key
+from moraine.redaction.structured import path_key
+from moraine.sources import ADAPTERS
 from moraine.store.engine import Store
 from moraine.store.session import Session
 

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import orjson
 
 from moraine.model import Event, IngestIssue, LineRef
+from moraine.redaction.redact import redact, redact_name_cached
+from moraine.redaction.structured import redact_value
 from moraine.sources import claude_code, codex, copilot_cli, cursor, gemini_cli, kimi_cli, opencode, pi, qwen_code
 from moraine.sources._clean import COERCED, clean_event
 from moraine.sources._common import redact_short
 from moraine.sources._document import Read
 from moraine.sources._json import decode as _decode
-from moraine.sources.redact import Settings, configure, redact, redact_field, redact_name_cached, redact_path
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 FRAGMENT_CHARS = 2000
@@ -68,38 +67,6 @@ ADAPTERS: dict[str, Adapter] = {
 }
 
 
-# Metadata and argument values repeat from event to event (a cwd, a branch, a model, a
-# path): short ones are redacted once per worker and remembered.
-_SHORT = 256
-
-
-_field_cached = lru_cache(maxsize=65_536)(redact_field)
-
-
-# Metadata that holds a name (a folder, a branch, a model), not text: redacted as a name.
-_NAME_FIELDS = frozenset({"cwd", "git_branch", "branch", "model", "parent", "originator"})
-
-
-def _field(key: str, value: str) -> str:
-    """`redact_field`, remembered for short values (a path, a command: they repeat)."""
-    if key in _NAME_FIELDS and len(value) <= _SHORT:
-        return redact_name_cached(value)
-    return _field_cached(key, value) if len(value) <= _SHORT else redact_field(key, value)
-
-
-def _redacted(node: Any) -> Any:
-    """Every string inside a value (tool arguments, metadata), keys included, with
-    credentials redacted."""
-    if isinstance(node, str):
-        return redact_short(node) if len(node) <= _SHORT else redact(node)
-    if isinstance(node, list):
-        return [_redacted(item) for item in node]
-    if isinstance(node, dict):  # a string value is judged with its key: {"password": "hunter22"}
-        return {redact_name_cached(key): _field(key, value) if isinstance(value, str) and isinstance(key, str)
-                else _redacted(value) for key, value in node.items()}
-    return node
-
-
 def _redact_events(events: list[Event]) -> list[Event]:
     """Redaction covers every field that is stored: text, names, ids, arguments and
     metadata. Working on the extracted values (not the raw line) skips what is never stored,
@@ -120,45 +87,10 @@ def _redact_events(events: list[Event]) -> list[Event]:
         if event.phase is not None:
             event.phase = short(event.phase)
         if event.arguments is not None:
-            event.arguments = _redacted(event.arguments)
+            event.arguments = redact_value(event.arguments)
         if event.meta:
-            event.meta = _redacted(event.meta)
+            event.meta = redact_value(event.meta)
     return events
-
-
-REDACTED_PATH = "redacted-path:"
-
-
-@lru_cache(maxsize=65_536)
-def path_key(path: str) -> str | None:
-    """The name a log file goes by in the state: its path, unless the path holds a
-    credential (a Claude project folder is named after its cwd) — then the redacted path
-    behind `redacted-path:<hash of the real path>:`, so two such files never share a key and
-    no secret byte is stored. None for a name that is not valid UTF-8 (it cannot be stored;
-    the pipeline reports the file instead of reading it)."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return None
-    clean = redact_path(path)
-    if clean == path:
-        return path
-    digest = hashlib.blake2b(path.encode("utf-8"), digest_size=6).hexdigest()
-    return f"{REDACTED_PATH}{digest}:{clean}"
-
-
-def display_path(path: str) -> str:
-    """A path as it can be shown and stored: invalid UTF-8 bytes as U+FFFD, credentials redacted."""
-    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return redact_path(text)
-
-
-def configure_redaction(settings: Settings) -> None:
-    """Make `settings` the redaction rules of this process, forgetting every cached result."""
-    configure(settings)
-    path_key.cache_clear()
-    redact_name_cached.cache_clear()
-    _field_cached.cache_clear()
 
 
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/=.~%-]+$")

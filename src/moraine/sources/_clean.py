@@ -24,14 +24,11 @@ from typing import Any
 
 import orjson
 
-from moraine.model import EVENT_TYPES, Event
+from moraine.model import EVENT_TYPES, INT32_MAX, INT32_MIN, META_TEXT, Event
 
 MAX_DEPTH = 32  # deeper JSON subtrees are kept as text (msgpack and recursive readers stay safe)
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 TEXT_FIELDS = ("tool_name", "tool_call_id", "model", "phase")
-META_TEXT = frozenset({"cwd", "parent", "title_custom", "title_ai", "title_summary", "status", "subtype",
-                       "record_type", "event_type", "item_type", "block_type", "originator", "git_branch"})
 META_FLAGS = frozenset({"web", "moraine", "encrypted", "header", "api_error", "is_error"})
 _TYPES = frozenset(EVENT_TYPES)
 _DIGITS_AS_ZERO = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))

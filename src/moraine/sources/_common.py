@@ -15,8 +15,8 @@ from typing import Any, overload
 import orjson
 
 from moraine.model import TS_MAX_MS, Event, LineRef, make_uid
+from moraine.redaction.redact import redact_cached, redact_name_cached
 from moraine.sources._clean import COERCED, as_text, has_long_digit_run, text_or_none
-from moraine.sources.redact import redact_cached, redact_name_cached
 
 UUID_TAIL_RE = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
 

@@ -5,7 +5,6 @@ takes the same writer lock as ingest, so it is safe while other processes use th
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import time
@@ -34,22 +33,6 @@ from moraine.store.validate import screen_frame
 from moraine.store.wal import FRAME, HEADER, MAX_FRAME, Wal, WalSet
 
 Progress = Callable[[int, int], None]
-DAEMON_LOCK = Path("run") / "daemon.lock"
-
-
-def daemon_holding(home: Path) -> bool:
-    """True when a live daemon holds the state (its lock file is flock-ed)."""
-    path = home / DAEMON_LOCK
-    if not path.exists():
-        return False
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
 
 
 def snapshot_files(home: Path, manifest: Manifest) -> list[str]:

@@ -10,12 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from moraine.batch import Batch
 from moraine.config import Config
 from moraine.index.memtable import BatchPostings
 from moraine.index.searcher import InvertedIndex
 from moraine.model import Checkpoint, IngestIssue
-from moraine.sources import ADAPTERS
+from moraine.store.batch import Batch
 from moraine.store.catalog import Catalog
 from moraine.store.redactions import Redactions
 from moraine.store.session import Session
@@ -88,9 +87,9 @@ class FrameApplier:
         self._count_frame(payload, len(batch) if batch is not None else 0)
 
     def _rewind_checkpoints(self) -> None:
-        """Every log is read again from its start (same inode and generation, fresh adapter state)."""
-        self.checkpoints = {path: Checkpoint(cp.source, cp.inode, 0, cp.generation, 0, 0,
-                                             ADAPTERS[cp.source].initial_state(path))
+        """Every log is read again from its start (same inode and generation; a checkpoint at
+        offset 0 is read with the adapter's initial state, which ingest supplies)."""
+        self.checkpoints = {path: Checkpoint(cp.source, cp.inode, 0, cp.generation, 0, 0, {})
                             for path, cp in self.checkpoints.items()}
 
     def _apply_retirements(self, payload: dict[str, Any], touched: Touched) -> None:

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 from sortedcontainers import SortedKeyList, SortedList
 
-from moraine.batch import COMMENTARY, STARTS_TURN, TERMINAL_SHIFT, Batch
 from moraine.index.growable import Column
 from moraine.model import TYPE_CODE, Event, event_ref, make_uid, session_ref, turn_ref
 from moraine.store import columns
+from moraine.store.batch import COMMENTARY, STARTS_TURN, TERMINAL_SHIFT, Batch
 from moraine.store.contents import Contents
 from moraine.store.session import Session, command_title, first_line, fold_event_meta
 from moraine.store.turns import Turn, build_turns, one_turn

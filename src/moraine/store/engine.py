@@ -22,17 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from moraine.batch import Batch
 from moraine.config import Config
 from moraine.durable import file_crc
 from moraine.errors import MoraineError, StateError, WriterBusy
 from moraine.index.searcher import Hits, InvertedIndex
 from moraine.index.segment import Segment
 from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
-from moraine.sources import configure_redaction
-from moraine.sources.redact import Settings, rules_fingerprint
+from moraine.redaction.redact import Settings, rules_fingerprint
+from moraine.redaction.structured import configure_redaction
 from moraine.store import checkpoint_files, columns, session_files, snapshot, uid_files
 from moraine.store.apply import FrameApplier, StoreStats
+from moraine.store.batch import Batch
 from moraine.store.catalog import Catalog
 from moraine.store.invariants import check_invariants
 from moraine.store.reading import Reading

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from moraine.model import IngestIssue
-from moraine.sources.redact import count_placeholders
+from moraine.redaction.redact import count_placeholders
 
 MARK = "[REDACTED:"
 

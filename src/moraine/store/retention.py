@@ -17,7 +17,7 @@ import os
 import time
 from typing import Any
 
-from moraine.sources import REDACTED_PATH
+from moraine.redaction.structured import REDACTED_PATH
 from moraine.store.engine import Store
 from moraine.store.session import Session
 

@@ -14,9 +14,8 @@ from typing import Any
 
 import msgpack
 
-from moraine.batch import Batch, BatchError
-from moraine.model import EVENT_TYPES, TS_MAX_MS, UID_RE, Event, IngestIssue, LineRef
-from moraine.sources._clean import INT32_MAX, INT32_MIN, META_TEXT
+from moraine.model import EVENT_TYPES, INT32_MAX, INT32_MIN, META_TEXT, TS_MAX_MS, UID_RE, Event, IngestIssue, LineRef
+from moraine.store.batch import Batch, BatchError
 
 _TYPES = frozenset(EVENT_TYPES)
 _OPTIONAL_TEXT = (6, 7, 10, 14)  # tool_name, tool_call_id, model, phase

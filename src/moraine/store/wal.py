@@ -4,7 +4,7 @@ Format (version 1), little-endian:
     header  16 bytes: b"MORAINEW", uint16 format version, 6 zero bytes
     frame   uint32 payload length, uint32 CRC32 of the payload, msgpack payload
 A payload is a map {"batch": {...}, "issues": [...], "checkpoints": {...}, "at": ms, ...}: the
-events as one columnar `moraine.batch.Batch` in its wire form (absent when the frame has none).
+events as one columnar `moraine.store.batch.Batch` in its wire form (absent when the frame has none).
 Frames written before the batch (2026-11) hold the events as rows, "events": [[...], ...]
 (`Event.to_wire`); they are still read, and applied as a batch. A frame is
 valid only whole and with a matching CRC: a torn or bad-CRC tail (a crash mid-append)

@@ -20,7 +20,7 @@ from moraine.mcp_server.contract import (
     respond,
 )
 from moraine.model import format_ts
-from moraine.sources.redact import rules_fingerprint
+from moraine.redaction.redact import rules_fingerprint
 from moraine.store.engine import Store
 
 NAME = "index_status"
@@ -35,8 +35,7 @@ SLA = 500
 
 def daemon_report(home: Path) -> dict[str, Any] | None:
     """The running daemon as its status file describes it (None when none holds the state)."""
-    from moraine.daemon.service import read_status
-    from moraine.store.admin import daemon_holding
+    from moraine.store.run_files import daemon_holding, read_status
 
     status = read_status(home)
     if status is None or not daemon_holding(home):

@@ -10,7 +10,7 @@ from typing import Any
 from moraine.errors import ContractError
 from moraine.mcp_server.contract import ToolResult, parse_id, seed_error
 from moraine.mcp_server.refs import resolve
-from moraine.sources.redact import redact
+from moraine.redaction.redact import redact
 from moraine.store.engine import Store
 
 NAME = "track_input_event"

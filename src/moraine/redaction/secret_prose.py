@@ -21,7 +21,7 @@ import re
 
 import re2
 
-from moraine.sources.secret_values import Span, is_reference
+from moraine.redaction.secret_values import Span, is_reference
 
 # Words naming a password, in the Latin-script languages people write to agents in (matched on
 # the ASCII copy: an accented letter is a `?` there).

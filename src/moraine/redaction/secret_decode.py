@@ -29,8 +29,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from moraine.sources.secret_prose import password_like
-from moraine.sources.secret_values import Span, mixed, random_looking
+from moraine.redaction.secret_prose import password_like
+from moraine.redaction.secret_values import Span, mixed, random_looking
 
 # Words whose base64 or hex marks a blob worth decoding: token prefixes (gitleaks', trufflehog's)
 # and the words of a `.env` file or PEM block.

@@ -21,8 +21,8 @@ import re
 
 import re2
 
-from moraine.sources.secret_context import is_id
-from moraine.sources.secret_values import Span, entropy, mixed
+from moraine.redaction.secret_context import is_id
+from moraine.redaction.secret_values import Span, entropy, mixed
 
 _SYMBOLS = "!@#$%^&*?~"
 # The gate: a symbol touching a run that mixes letters and digits (RE2, one pass over the text).

@@ -16,8 +16,8 @@ import re
 
 import re2
 
-from moraine.sources.secret_context import ID_PREFIXES, is_id
-from moraine.sources.secret_values import HEX, Span, entropy, mixed
+from moraine.redaction.secret_context import ID_PREFIXES, is_id
+from moraine.redaction.secret_values import HEX, Span, entropy, mixed
 
 # A run of dashes in a name made of text stood for a space and the rest (`sshpass--p-x`: `sshpass -p x`).
 _DASHES = re.compile(r"-+")

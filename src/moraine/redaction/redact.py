@@ -53,15 +53,15 @@ from functools import lru_cache
 
 import re2
 
-from moraine.sources.secret_chosen import CHOSEN, chosen_spans
-from moraine.sources.secret_context import CONTEXT, COOKIES, PARTNERS, context_spans, cookie_spans, partner_spans
-from moraine.sources.secret_decode import ENCODED_TRIGGERS, blob_spans, fold_wide, unescaped
-from moraine.sources.secret_keys import KEY_WORDS, assignment_spans
-from moraine.sources.secret_names import after_public, claude_folder, holds_context, id_prefixed, random_runs, spaced
-from moraine.sources.secret_prose import PASSWORD_WORDS, name_prose_spans, other_script_spans, prose_spans
-from moraine.sources.secret_records import record_spans
-from moraine.sources.secret_rules import END, TOKEN_RULES, Rule
-from moraine.sources.secret_values import Span, is_placeholder, is_reference, mixed
+from moraine.redaction.secret_chosen import CHOSEN, chosen_spans
+from moraine.redaction.secret_context import CONTEXT, COOKIES, PARTNERS, context_spans, cookie_spans, partner_spans
+from moraine.redaction.secret_decode import ENCODED_TRIGGERS, blob_spans, fold_wide, unescaped
+from moraine.redaction.secret_keys import KEY_WORDS, assignment_spans
+from moraine.redaction.secret_names import after_public, claude_folder, holds_context, id_prefixed, random_runs, spaced
+from moraine.redaction.secret_prose import PASSWORD_WORDS, name_prose_spans, other_script_spans, prose_spans
+from moraine.redaction.secret_records import record_spans
+from moraine.redaction.secret_rules import END, TOKEN_RULES, Rule
+from moraine.redaction.secret_values import Span, is_placeholder, is_reference, mixed
 
 PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9_.-]{0,63})\]")
 

@@ -41,8 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from moraine.model import EVENT_TYPES, TS_MAX_MS, TYPE_CODE
-from moraine.sources._clean import INT32_MAX, META_TEXT
+from moraine.model import EVENT_TYPES, INT32_MAX, META_TEXT, TS_MAX_MS, TYPE_CODE
 from moraine.store.contents import pack_rows
 
 STARTS_TURN, EXCLUDED, COMMENTARY = 1, 2, 4

@@ -10,9 +10,9 @@ from functools import lru_cache
 
 import re2
 
-from moraine.sources.secret_prose import password_like
-from moraine.sources.secret_rules import PROVIDERS
-from moraine.sources.secret_values import Span, is_reference, random_looking
+from moraine.redaction.secret_prose import password_like
+from moraine.redaction.secret_rules import PROVIDERS
+from moraine.redaction.secret_values import Span, is_reference, random_looking
 
 # A key names a secret by its last word(s), so a look at an identifier starts only where one
 # of these words ends it (`token_count` and `tokenizer` never get this far).

@@ -16,8 +16,8 @@ import re
 
 import re2
 
-from moraine.sources.secret_keys import names_secret, value_may_be_secret
-from moraine.sources.secret_values import Span
+from moraine.redaction.secret_keys import names_secret, value_may_be_secret
+from moraine.redaction.secret_values import Span
 
 # A field holding a secret's *name*: `name: X`, `"key": "X"`, `ParameterKey=X`, `variable "X"`,
 # `name="X"` of an XML element (RE2, on the ASCII copy's bytes: most texts with a key word hold none).

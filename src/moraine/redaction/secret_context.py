@@ -21,9 +21,9 @@ import re
 
 import re2
 
-from moraine.sources.secret_rules import PROVIDERS
-from moraine.sources.secret_values import DOTTED, HEX, TYPE_NAME, Span, entropy, is_reference, mixed, random_looking
-from moraine.sources.secret_vendors import VENDORS
+from moraine.redaction.secret_rules import PROVIDERS
+from moraine.redaction.secret_values import DOTTED, HEX, TYPE_NAME, Span, entropy, is_reference, mixed, random_looking
+from moraine.redaction.secret_vendors import VENDORS
 
 # A word, or the last words of an identifier (`MISTRAL_API_KEY`: `_` joins words there).
 _NAMES = sorted(set(PROVIDERS) | set(VENDORS))
