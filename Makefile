@@ -10,7 +10,7 @@ BIN_DIR ?= $(HOME)/.local/bin
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	@$(BIN)/python -m pip install -q --upgrade pip >/dev/null
-	@$(BIN)/python -m pip install -q -e '.[test,bench]'
+	@$(BIN)/python -m pip install -q -e '.[test,bench,fast]'
 	@touch $(STAMP)
 
 ## install: the virtualenv, and `moraine` linked into $(BIN_DIR) (default ~/.local/bin)

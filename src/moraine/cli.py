@@ -23,7 +23,7 @@ import msgpack
 
 from moraine import __version__, cli_query, cli_status
 from moraine.config import Config, default_home, load_config
-from moraine.errors import DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
+from moraine.errors import ConfigError, DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
 from moraine.ingest.pipeline import IngestSummary, Progress, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.tools import index_status
@@ -109,6 +109,14 @@ def _caught_up_store(config: Config) -> Store:
     """The state with the logs' new lines read; when they cannot be (a full disk, a
     read-only state), the answer comes from what is indexed, with a warning that says why."""
     store = Store(config, busy=_WaitingNote(config.home))
+    if config.search.backend == "numba":  # asked for: loaded now (auto leaves one command to numpy: see compiled.py)
+        from moraine.index import compiled
+
+        kernel = compiled.load(config.home / "cache" / "numba")
+        if kernel is None:
+            raise ConfigError("[search] backend = \"numba\", but numba is not installed: pip install 'moraine[fast]'")
+        compiled.warm(kernel)
+        store.use_kernel(kernel)
     try:
         ingest_once(store, _catch_up_note())
     except OSError as exc:

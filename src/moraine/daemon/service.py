@@ -493,6 +493,28 @@ class Daemon:
         except Exception as exc:  # the first history call starts them instead
             log(f"history search workers did not start: {type(exc).__name__}: {exc}")
 
+    def _start_kernel(self, store: Store) -> None:
+        """The compiled window search, loaded from its cache (or compiled) in the background; the
+        calls meanwhile are answered by the numpy path, which gives the same answers."""
+        backend = self.config.search.backend
+        if backend == "numpy":
+            return
+        from moraine.index import compiled
+
+        started = time.monotonic()
+        try:
+            kernel = compiled.load(self.home / "cache" / "numba")
+            if kernel is None:
+                if backend == "numba":
+                    log("search backend numba: numba is not installed (pip install 'moraine[fast]'); numpy serves")
+                return
+            compiled.warm(kernel)
+        except Exception as exc:  # a broken numba install must not stop the daemon: numpy serves
+            log(f"the compiled search did not load ({type(exc).__name__}: {exc}); numpy serves")
+            return
+        store.use_kernel(kernel)
+        log(f"compiled search ready in {time.monotonic() - started:.1f} s")
+
     def _take_dirty(self) -> set[str]:
         """The logs marked since the last pass; they count as being read until the pass ends."""
         with self.dirty_lock:
@@ -510,6 +532,7 @@ class Daemon:
             return
         self.store = store
         cfg = self.config
+        threading.Thread(target=self._start_kernel, args=(store,), name="moraine-kernel", daemon=True).start()
         self._backfill(store)
         threading.Thread(target=self._start_history_workers, args=(store,), name="moraine-history-workers",
                          daemon=True).start()

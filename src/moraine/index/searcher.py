@@ -12,10 +12,12 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
 from moraine.errors import DeadlineExceeded
+from moraine.index import compiled
 from moraine.index.bm25 import idf, max_attainable, term_scores
 from moraine.index.growable import Column
 from moraine.index.memtable import BatchPostings, MemTable, batch_postings
@@ -58,6 +60,7 @@ class InvertedIndex:
         self.deletions = 0  # documents ever deleted: a segment's live document frequencies change only then
         self.purge: list[int] = []  # documents deleted since `purge_segments` last wrote their segments again
         self._clean: tuple[tuple[int, tuple[int, ...]], list[bool]] = ((-1, ()), [])
+        self.kernel: ModuleType | None = None  # the compiled window search (`compiled.load`); None: numpy
 
     def reserve_doc(self) -> int:
         """Every event gets a doc id (so ids equal catalog rows); only some get postings."""
@@ -156,17 +159,22 @@ class InvertedIndex:
     def pieces(self, term: str, k1: float, b: float) -> tuple[list[Piece], int]:
         """`live_parts`, each with its window bounds (as multiples of the term's weight, at
         today's avgdl) where its segment keeps them for (k1, b)."""
+        parts, df = self.parts(term, k1, b)
+        return [piece for _, _, piece in parts], df
+
+    def parts(self, term: str, k1: float, b: float) -> tuple[list[tuple[Segment | None, int, Piece]], int]:
+        """`pieces`, each with where it lies: its segment (None: the memtable) and the term's index there."""
         found, df = self._found(term)
         avgdl = self.avgdl()
-        pieces = []
+        parts: list[tuple[Segment | None, int, Piece]] = []
         for segment, i, docs, tfs in found:
             held = segment.window_bounds(i, (k1, b)) if segment is not None else None
             if held is None:
-                pieces.append(Piece(docs, tfs))
+                parts.append((segment, i, Piece(docs, tfs)))
             else:
                 row, first, a_ref = held
-                pieces.append(Piece(docs, tfs, row * (max(1.0, avgdl / a_ref) / 255.0), first))
-        return pieces, df
+                parts.append((segment, i, Piece(docs, tfs, row * (max(1.0, avgdl / a_ref) / 255.0), first)))
+        return parts, df
 
     def _found(self, term: str) -> tuple[list[tuple[Segment | None, int, DocList, np.ndarray]], int]:
         """(segment or None for the memtable, term index there, docs, tfs) of each non-empty
@@ -369,16 +377,22 @@ class InvertedIndex:
         many postings without bounds (segments written before them, another k1 or b), or a
         count that cannot say whether more than k documents match."""
         n = self.n_docs
-        per_term, idfs, unbounded = [], [], 0
+        per_term: list[tuple[float, list[tuple[Segment | None, int, Piece]]]] = []
+        idfs, unbounded = [], 0
         for term in terms:
-            pieces, df = self.pieces(term, k1, b)
+            parts, df = self.parts(term, k1, b)
             term_idf = idf(n, df)
             idfs.append(term_idf)
-            per_term.append((term_idf, pieces))
-            unbounded += sum(len(p.docs) for p in pieces if p.bound is None)
+            per_term.append((term_idf, parts))
+            unbounded += sum(len(p.docs) for _, _, p in parts if p.bound is None)
         if unbounded > UNBOUNDED_POSTINGS:
             return None
-        cand, raw, seen, exact = score_windows(per_term, ok, self.doc_len.view, k, k1, b, self.avgdl(), deadline)
+        if self.kernel is not None:
+            cand, raw, seen, exact = compiled.score_windows(self.kernel, per_term, ok, self.doc_len.view, k, k1, b,
+                                                            self.avgdl(), deadline)
+        else:
+            pieces = [(term_idf, [p for _, _, p in parts]) for term_idf, parts in per_term]
+            cand, raw, seen, exact = score_windows(pieces, ok, self.doc_len.view, k, k1, b, self.avgdl(), deadline)
         if not exact and seen <= k:
             return None
         return cand, raw, seen, idfs

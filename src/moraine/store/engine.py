@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -100,6 +101,7 @@ class Store(FrameApplier, Reading):
         self.bad_frames: dict[tuple[int, int], str] = {}
         self._writer_thread: int | None = None  # the thread inside `writer()`
         self.defer_merges = 0  # segments below which a publish merges none (set by a pass building the index)
+        self.kernel: ModuleType | None = None  # the compiled window search, once loaded (`use_kernel`)
         rules = config.redaction
         configure_redaction(Settings(rules.enabled, tuple((p.name, p.pattern) for p in rules.extra_patterns),
                                      tuple(rules.allow)))
@@ -128,7 +130,8 @@ class Store(FrameApplier, Reading):
         raise StateError(f"{self.home}: too many write-ahead log frames fail to apply; run `moraine reindex`")
 
     # What a reload keeps: the store's identity in this process, not its state.
-    _IDENTITY = frozenset({"config", "home", "lock_path", "lock", "bad_frames", "_writer_thread", "defer_merges"})
+    _IDENTITY = frozenset({"config", "home", "lock_path", "lock", "bad_frames", "_writer_thread", "defer_merges",
+                           "kernel"})
 
     def _reload_aside(self) -> None:
         """Load the state again (another process's snapshot) into a fresh object, with the readers'
@@ -142,9 +145,15 @@ class Store(FrameApplier, Reading):
         with self.lock:
             self.__dict__.update({k: v for k, v in fresh.__dict__.items() if k not in self._IDENTITY})
 
+    def use_kernel(self, kernel: ModuleType | None) -> None:
+        """Search with the compiled window search from now on (None: the numpy path), reloads included."""
+        self.kernel = kernel
+        self.index.kernel = kernel
+
     def _reset(self) -> None:
         self.catalog = Catalog()
         self.index = InvertedIndex((self.config.bm25.k1, self.config.bm25.b))
+        self.index.kernel = self.kernel
         self.checkpoints: dict[str, Checkpoint] = {}
         self.stats = StoreStats()
         self.manifest: Manifest | None = None
