@@ -234,6 +234,7 @@ def run(events: int, n_queries: int, seed: int, keep: Path | None, pi_share: flo
         return store.search(terms[q], 10, list(DEFAULT_SEARCH_TYPES), None, None, exact_total=False)
 
     report["index_only_cold"] = timed(index_cold, queries)
+    compiled_search(store, report, queries, cold, index_cold, ok)
     report["search_global"] = timed(lambda q: search(store, {"query": q}), queries, ok)
     report["search_global_repeat"] = timed(lambda q: search(store, {"query": q}), queries, ok)
     report["search_session"] = timed(
@@ -261,9 +262,10 @@ def run(events: int, n_queries: int, seed: int, keep: Path | None, pi_share: flo
 
 def table(report: dict[str, Any]) -> str:
     rows = ["| operation | P50 ms | P95 ms | P99 ms |", "|---|---:|---:|---:|"]
-    keys = ("search_global_cold", "index_only_cold", "search_global", "search_global_repeat", "search_session",
-            "search_turn", "open_event", "open_turn", "open_session", "list_sessions", "list_sessions_broad")
-    for key in keys:
+    keys = ("search_global_cold", "index_only_cold", "search_global_cold_numba", "index_only_cold_numba",
+            "search_global", "search_global_repeat", "search_session", "search_turn", "open_event", "open_turn",
+            "open_session", "list_sessions", "list_sessions_broad")
+    for key in (key for key in keys if key in report):  # the numba rows only where numba is installed
         r = report[key]
         rows.append(f"| {key} | {r['p50']:.2f} | {r['p95']:.2f} | {r['p99']:.2f} |")
     for name, r in report["reference"].items():
@@ -279,6 +281,26 @@ def table(report: dict[str, Any]) -> str:
     builds = ", ".join(f"{name} {secs:.1f}s" for name, secs in report["reference_index_s"].items())
     rows.append(f"reference engines indexing the {report['searchable_default']:,} extracted texts alone: {builds}")
     return "\n".join(rows)
+
+
+def compiled_search(store: Store, report: dict[str, Any], queries: list[str], cold: Callable[[str], Any],
+                    index_cold: Callable[[str], Any], ok: Callable[[Any], bool]) -> None:
+    """The same cold searches with the compiled window search ([search] backend = "numba"), when
+    numba is installed: the tool and the engine alone, then back to numpy for the rest."""
+    from moraine.index import compiled
+
+    kernel = compiled.load(Path(tempfile.mkdtemp(prefix="moraine-numba-")))
+    if kernel is None:
+        return
+    started = time.perf_counter()
+    compiled.warm(kernel)
+    report["compiled_warm_s"] = time.perf_counter() - started
+    store.use_kernel(kernel)
+    try:
+        report["search_global_cold_numba"] = timed(cold, queries, ok)
+        report["index_only_cold_numba"] = timed(index_cold, queries)
+    finally:
+        store.use_kernel(None)
 
 
 def main() -> None:

@@ -6,8 +6,9 @@ numba is optional (`pip install 'moraine[fast]'`; `[search] backend`). `load` im
 (numba compiles it on first use, or loads it from its cache under `$MORAINE_HOME/cache/numba`);
 `warm` runs it once on a tiny input so no query pays the compilation. The daemon does both in the
 background and answers with numpy meanwhile; a one-shot command uses numpy unless `backend` is
-"numba" (importing numba and loading the kernel take longer than one query saves). The numpy path (`windows.py`) stays the reference: a seeded
-test compares both over a thousand queries of every shape.
+"numba" (importing numba and loading the kernel take longer than one query saves). The numpy
+path (`windows.py`) stays the reference: a seeded test compares both over a thousand queries of
+every shape.
 
 The work is cut by group: a segment (its postings scored in the kernel where they keep window
 bounds, the rest prepared here as (doc, contribution) pairs) or the memtable (all prepared).

@@ -292,6 +292,7 @@ def search_group(order: np.ndarray, pos: int, stop: int, reach: np.ndarray, boun
             np.zeros(nt, dtype=np.bool_), np.zeros(WINDOW, dtype=np.int64), np.zeros(WINDOW))
     hit, at, scores = work[1], work[4], work[5]
     seen = 0
+    settled = 0  # candidates held when the k-th score was last taken
     while pos < stop:
         w = order[pos]
         cut = theta * SLACK
@@ -306,8 +307,9 @@ def search_group(order: np.ndarray, pos: int, stop: int, reach: np.ndarray, boun
         for i in range(n):
             cand_d[size], cand_s[size] = w * WINDOW + at[i], scores[i]
             size += 1
-        if n and size >= k:
+        if size >= k and size - settled >= max(k, settled // 4):  # amortized: ties can hold thousands
             theta = max(theta, kth(cand_s[:size], k))
             if size > 4 * k + 256:
                 size = _compact(cand_d, cand_s, size, theta)
+            settled = size
     return pos, size, theta, seen, cand_d, cand_s, False
