@@ -366,14 +366,14 @@ class Daemon:
         loop holds it (its slices are as short, and it lets calls in after each; a publish, periodic or
         inside a pass, is not waited on at all: `Store.publishing`), up to CALL_WRITER_CAP_S; then WriterBusy."""
         from moraine.errors import WriterBusy
-        from moraine.ingest.pipeline import ingest_once
+        from moraine.ingest.pipeline import SLICE_POOL_BYTES, ingest_once
 
         started = time.monotonic()
-        with self._catching_up():
+        with self._catching_up():  # a log with megabytes of new lines is left to the loop (worker processes)
             while True:
                 try:
                     return ingest_once(store, only=named, live_only=named is None, slice_s=CALL_SLICE_S,
-                                       wait=CALL_WRITER_WAIT_S).left
+                                       wait=CALL_WRITER_WAIT_S, defer_bytes=SLICE_POOL_BYTES).left
                 except WriterBusy:
                     if store.writer_thread != self.loop_thread or time.monotonic() - started > CALL_WRITER_CAP_S:
                         raise

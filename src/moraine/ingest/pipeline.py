@@ -149,6 +149,37 @@ def _file_problems(store: Store, files: list[tuple[str, Adapter]]) -> tuple[list
 # A pass bigger than this is normalized in a worker process while this one indexes:
 # parsing/redaction and indexing then run on two cores instead of one.
 PARALLEL_BYTES = 8 * 1024 * 1024
+# A daemon's slice parses in worker processes when a log's new bytes hold a huge line: redacting
+# megabytes of one text holds the GIL for seconds (12 MB: ~6 s), which would stall every tool
+# call's thread meanwhile; waiting on a worker holds nothing. Only then: starting the workers
+# costs about a second, which many short lines (a burst, junk) never repay.
+SLICE_POOL_BYTES = 2 * 1024 * 1024
+HUGE_LINE_BYTES = 1024 * 1024  # new bytes per line, on average, that make a log's lines huge
+SCAN_BYTES = 64 * 1024 * 1024  # how much of a log's new bytes is looked at for that
+
+
+def _use_pool(work: list[Work], sizes: list[int], slice_s: float | None, parallel: bool | None) -> bool:
+    """Whether this pass parses its logs in worker processes (never on one CPU)."""
+    if parallel is not None:
+        return parallel
+    if (os.cpu_count() or 1) < 2:
+        return False
+    if slice_s is None:
+        return sum(sizes) >= PARALLEL_BYTES
+    return any(_holds_huge_line(path, cp.offset, size) for path, _, _, cp, size in work)
+
+
+def _holds_huge_line(path: str, start: int, end: int) -> bool:
+    """Whether a log's new bytes [start, end) are lines of a megabyte or more on average."""
+    if end - start < SLICE_POOL_BYTES:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(start)
+            data = fh.read(min(end - start, SCAN_BYTES))
+    except OSError:
+        return False
+    return len(data) >= HUGE_LINE_BYTES * (data.count(b"\n") + 1)
 
 # A sliced pass reads this many bytes of its smallest logs whatever the time (about 0.15 s of
 # lines that are all junk, a few ms of real ones).
@@ -285,7 +316,8 @@ def catch_up(store: Store) -> IngestSummary:
 
 def ingest_once(store: Store, progress: Progress | None = None, *, parallel: bool | None = None,
                 live_only: bool = False, snapshot: bool = False, only: set[str] | None = None,
-                slice_s: float | None = None, wait: float | None = None) -> IngestSummary:
+                slice_s: float | None = None, wait: float | None = None, defer_bytes: int | None = None
+                ) -> IngestSummary:
     """Catch up every configured log; safe to run concurrently from several processes.
 
     A snapshot is published whenever `store.snapshot_events` accumulated in the WAL, and at
@@ -310,16 +342,16 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         _note_newest(store, files, walked=only is None and not live_only)
         limit = store.config.ingest.batch_events
         deadline = 0.0 if slice_s is None else time.monotonic() + slice_s
-        tasks, sizes = _tasks(work, limit, deadline)
+        now = [w for w in work if defer_bytes is None or w[4] - w[3].offset < defer_bytes]  # the rest is left
+        tasks, sizes = _tasks(now, limit, deadline)
         total = sum(sizes) + sum(size for *_, size in whole)
         summary.files_read = len(tasks) + len(whole)
-        use_pool = slice_s is None and (parallel if parallel is not None else (sum(sizes) >= PARALLEL_BYTES
-                                                                               and (os.cpu_count() or 1) > 1))
+        use_pool = _use_pool(now, sizes, slice_s, parallel)
         pending = _Pending()
         docs_before = store.index.n_docs
         # A pass with at least as many new bytes as the index holds builds it, and ends merging
         # its segments into one: merging on the way would rewrite each posting several times.
-        bulk = use_pool and total >= sum(cp.offset for cp in store.checkpoints.values())
+        bulk = slice_s is None and use_pool and total >= sum(cp.offset for cp in store.checkpoints.values())
         store.defer_merges = BULK_SEGMENTS if bulk else 0
         normalized = _normalized(tasks, sizes, use_pool, store.config.ingest.workers)
         try:
@@ -334,7 +366,7 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         summary.left = _left(store, work, problems)
         if not summary.cut:
             ingest_state(store).lag_bytes = 0  # every complete line seen in this pass is now indexed
-        built = bulk or (use_pool and store.index.n_docs >= 2 * docs_before)
+        built = bulk or (slice_s is None and use_pool and store.index.n_docs >= 2 * docs_before)
         if not whole or only is not None or live_only:
             _publish(store, snapshot, built=built)
     if whole:  # a full pass waits for them; a catch-up (a call's, the watcher's) only a moment
