@@ -112,10 +112,9 @@ def _caught_up_store(config: Config) -> Store:
     if config.search.backend == "numba":  # asked for: loaded now (auto leaves one command to numpy: see compiled.py)
         from moraine.index import compiled
 
-        kernel = compiled.load(config.home / "cache" / "numba")
+        kernel = compiled.prepare(config.home / "cache" / "numba")
         if kernel is None:
             raise ConfigError("[search] backend = \"numba\", but numba is not installed: pip install 'moraine[fast]'")
-        compiled.warm(kernel)
         store.use_kernel(kernel)
     try:
         ingest_once(store, _catch_up_note())

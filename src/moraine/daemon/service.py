@@ -503,12 +503,11 @@ class Daemon:
 
         started = time.monotonic()
         try:
-            kernel = compiled.load(self.home / "cache" / "numba")
+            kernel = compiled.prepare(self.home / "cache" / "numba")
             if kernel is None:
                 if backend == "numba":
                     log("search backend numba: numba is not installed (pip install 'moraine[fast]'); numpy serves")
                 return
-            compiled.warm(kernel)
         except Exception as exc:  # a broken numba install must not stop the daemon: numpy serves
             log(f"the compiled search did not load ({type(exc).__name__}: {exc}); numpy serves")
             return

@@ -18,7 +18,10 @@ the groups are read best reach first and share the candidates and the k-th score
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
+import sys
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -34,10 +37,12 @@ from moraine.index.postings import Blocks
 from moraine.index.segment import Segment
 from moraine.index.windows import SLACK, WINDOW, Piece, _raise_to
 
+COMPILE_NICE = 10  # the compiling child yields the CPU to the daemon and the agents
+COMPILE_TIMEOUT_S = 600
 CHUNK = 256  # windows per kernel call: between calls the deadline is checked
 FIRST_CAPACITY = 1024  # candidates held before the kernel grows its arrays
-ABSENT, BLOCKS, EXACT = 0, 1, 2
 
+ABSENT, BLOCKS, EXACT = 0, 1, 2  # a term's mode in a group: `kernel.py` reads `meta[t, 0]` so
 Part = tuple[Segment | None, int, Piece]  # (segment or None for the memtable, term index there, the piece)
 
 
@@ -75,6 +80,30 @@ def load(cache_dir: Path | None) -> ModuleType | None:
         os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir))
     from moraine.index import kernel
 
+    return kernel
+
+
+def prepare(cache_dir: Path) -> ModuleType | None:
+    """The kernel ready to search, None without numba. An empty cache is filled by a child
+    process first (`python -m moraine.index.compiled DIR`, at a lower priority): numba's
+    compilation holds the GIL for seconds at a time, a minute under load, and a daemon's
+    calls would wait on it. Loading from the cache then takes a second or two here."""
+    if not available():
+        return None
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    used = Path(os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir)))  # the first one set stays numba's
+    if not any(used.rglob("*.nbi")):
+        child = subprocess.Popen([sys.executable, "-m", "moraine.index.compiled", str(used)],
+                                 env={**os.environ, "NUMBA_CACHE_DIR": str(used)},
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, child.pid, COMPILE_NICE)
+        _, err = child.communicate(timeout=COMPILE_TIMEOUT_S)
+        if child.returncode:
+            raise RuntimeError(f"compiling the search kernel failed: {err.decode(errors='replace')[-500:]}")
+    kernel = load(used)
+    if kernel is not None:
+        warm(kernel)
     return kernel
 
 
@@ -240,3 +269,10 @@ def _floor(todo: list[_Group], n_terms: int, ok: np.ndarray, k: int) -> float:
         if len(contrib) >= k:
             best = max(best, float(np.partition(contrib, len(contrib) - k)[len(contrib) - k]))
     return best
+
+
+if __name__ == "__main__":  # `prepare`'s child: compile every kernel function into the cache named
+    compiled_kernel = load(Path(sys.argv[1]))
+    if compiled_kernel is None:
+        sys.exit("numba is not installed")
+    warm(compiled_kernel)

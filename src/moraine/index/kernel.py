@@ -24,12 +24,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from moraine.index.compiled import BLOCKS, EXACT
 from moraine.index.postings import BLOCK
+from moraine.index.segment import TF_CAP
+from moraine.index.windows import SLACK, WINDOW
 
-WINDOW = 512  # as windows.WINDOW (kept apart: this module holds only compiled code)
-SLACK = 1.0 - 1e-12
-TF_CAP = 255
-ABSENT, BLOCKS, EXACT = 0, 1, 2
 DENSE_MIN = 16  # documents of a window past which an optional term's postings there are read, not probed
 
 

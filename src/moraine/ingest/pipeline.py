@@ -149,13 +149,12 @@ def _file_problems(store: Store, files: list[tuple[str, Adapter]]) -> tuple[list
 # A pass bigger than this is normalized in a worker process while this one indexes:
 # parsing/redaction and indexing then run on two cores instead of one.
 PARALLEL_BYTES = 8 * 1024 * 1024
-# A daemon's slice parses in worker processes when a log's new bytes hold a huge line: redacting
-# megabytes of one text holds the GIL for seconds (12 MB: ~6 s), which would stall every tool
-# call's thread meanwhile; waiting on a worker holds nothing. Only then: starting the workers
-# costs about a second, which many short lines (a burst, junk) never repay.
-SLICE_POOL_BYTES = 2 * 1024 * 1024
-HUGE_LINE_BYTES = 1024 * 1024  # new bytes per line, on average, that make a log's lines huge
-SCAN_BYTES = 64 * 1024 * 1024  # how much of a log's new bytes is looked at for that
+# A daemon's slice parses in worker processes when a log's next line is huge: redacting megabytes
+# of one text holds the GIL for seconds (12 MB: ~6 s), which would stall every tool call's
+# thread meanwhile; waiting on a worker holds nothing. Only then: starting the workers costs
+# about a second, which many short lines (a burst, junk) never repay.
+SLICE_POOL_BYTES = 2 * 1024 * 1024  # new bytes of a log below which it is read in the loop's thread
+HUGE_LINE_BYTES = 1024 * 1024  # a next line at least this long is huge
 
 
 def _use_pool(work: list[Work], sizes: list[int], slice_s: float | None, parallel: bool | None) -> bool:
@@ -170,16 +169,17 @@ def _use_pool(work: list[Work], sizes: list[int], slice_s: float | None, paralle
 
 
 def _holds_huge_line(path: str, start: int, end: int) -> bool:
-    """Whether a log's new bytes [start, end) are lines of a megabyte or more on average."""
+    """Whether a log's new bytes [start, end) begin with a line of HUGE_LINE_BYTES or more (one
+    read of that much, and only for a log with SLICE_POOL_BYTES of new bytes)."""
     if end - start < SLICE_POOL_BYTES:
         return False
     try:
         with open(path, "rb") as fh:
             fh.seek(start)
-            data = fh.read(min(end - start, SCAN_BYTES))
+            return b"\n" not in fh.read(HUGE_LINE_BYTES)
     except OSError:
         return False
-    return len(data) >= HUGE_LINE_BYTES * (data.count(b"\n") + 1)
+
 
 # A sliced pass reads this many bytes of its smallest logs whatever the time (about 0.15 s of
 # lines that are all junk, a few ms of real ones).
