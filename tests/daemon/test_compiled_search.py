@@ -57,7 +57,8 @@ def test_the_daemon_loads_the_kernel_in_the_background_and_answers_alike(tmp_pat
     try:
         before = _search(env)  # answered at once, whether the kernel is ready or not
         daemon_log = home / "run" / "daemon.log"
-        deadline = time.monotonic() + 300  # a cold cache compiles in a child at low priority: minutes on a loaded machine
+        # a cold cache compiles in a child at low priority: minutes on a loaded machine
+        deadline = time.monotonic() + 300
         while "compiled search ready" not in daemon_log.read_text():
             assert time.monotonic() < deadline, daemon_log.read_text()
             time.sleep(0.2)
