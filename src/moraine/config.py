@@ -102,7 +102,7 @@ class RetentionConfig(_Strict):
 
 class SearchConfig(_Strict):
     backend: Literal["auto", "numpy", "numba"] = Field(
-        default="numpy", description="the window search: numba compiled (auto: when numba is installed; the daemon "
+        default="auto", description="the window search: numba compiled (auto: when numba is installed; the daemon "
         "loads it in the background and answers with numpy meanwhile) or numpy")
     min_should_match: int = Field(default=1, ge=1, le=256, description="default: query terms a hit must contain")
     min_score: float = Field(default=0.0, ge=0, le=1, description="default: hits scoring below this are left out")

@@ -95,7 +95,9 @@ class Corpus:
     live: list[LogFile]
 
     def env(self) -> dict[str, str]:
-        return {**self.writer.env(), "MORAINE_HOME": str(self.home), "MORAINE_DAEMON_IDLE_EXIT_S": "30"}
+        # the compiled search where numba is installed: it takes over mid-run, under these calls
+        return {**self.writer.env(), "MORAINE_HOME": str(self.home), "MORAINE_DAEMON_IDLE_EXIT_S": "30",
+                "MORAINE_SEARCH_BACKEND": "auto"}
 
 
 def build_corpus(root: Path) -> Corpus:
