@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from moraine.config import load_config
-from moraine.ingest.pipeline import backfill_times, ingest_once
+from moraine.ingest.normalize import backfill_times
+from moraine.ingest.pipeline import ingest_once
 from moraine.mcp_server.tools import list_sessions
 from moraine.mcp_server.tools import open as open_tool
 from moraine.model import WIRE_TS

@@ -366,7 +366,8 @@ class Daemon:
         loop holds it (its slices are as short, and it lets calls in after each; a publish, periodic or
         inside a pass, is not waited on at all: `Store.publishing`), up to CALL_WRITER_CAP_S; then WriterBusy."""
         from moraine.errors import WriterBusy
-        from moraine.ingest.pipeline import SLICE_POOL_BYTES, ingest_once
+        from moraine.ingest.normalize import SLICE_POOL_BYTES
+        from moraine.ingest.pipeline import ingest_once
 
         started = time.monotonic()
         with self._catching_up():  # a log with megabytes of new lines is left to the loop (worker processes)

@@ -6,35 +6,34 @@ the daemon's watcher. Each batch is one WAL frame carrying its files' checkpoint
 
 from __future__ import annotations
 
-import copy
-import errno
 import fnmatch
 import heapq
 import os
-import pickle
 import sys
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from moraine.collector import freeze_held, sparse_collections
+from moraine.ingest.changes import changed_logs
 from moraine.ingest.checkpoint import pending_bytes
+from moraine.ingest.normalize import (
+    Part,
+    Task,
+    Work,
+    normalize_tasks,
+    pool_serves,
+    whole_parts,
+)
 from moraine.ingest.state import NEWEST_LOGS, ingest_state
-from moraine.ingest.tailer import complete_lines, needs_reset, record_head
-from moraine.ingest.whole import Replaces, WholeRead, change_token, claim, delta, release
-from moraine.model import WIRE_TS, Checkpoint, LineRef
-from moraine.pool import executor as pool_executor
-from moraine.redaction.redact import current
-from moraine.redaction.structured import REDACTED_PATH, configure_redaction, display_path, path_key
-from moraine.sources import ADAPTERS, MAX_LINE_BYTES, Adapter, normalize_line
+from moraine.ingest.whole import claim, delta, release
+from moraine.redaction.structured import REDACTED_PATH, display_path, path_key
+from moraine.sources import ADAPTERS, Adapter
 from moraine.store.batch import Batch
 from moraine.store.engine import Store
-from moraine.store.validate import packed_batch, storable
 
 Progress = Callable[[int, int], None]
 
@@ -146,156 +145,9 @@ def _file_problems(store: Store, files: list[tuple[str, Adapter]]) -> tuple[list
     return keyed, problems
 
 
-# A pass bigger than this is normalized in a worker process while this one indexes:
-# parsing/redaction and indexing then run on two cores instead of one.
-PARALLEL_BYTES = 8 * 1024 * 1024
-# A daemon's slice parses in worker processes when a log's next line is huge: redacting megabytes
-# of one text holds the GIL for seconds (12 MB: ~6 s), which would stall every tool call's
-# thread meanwhile; waiting on a worker holds nothing. Only then: starting the workers costs
-# about a second, which many short lines (a burst, junk) never repay.
-SLICE_POOL_BYTES = 2 * 1024 * 1024  # new bytes of a log below which it is read in the loop's thread
-HUGE_LINE_BYTES = 1024 * 1024  # a next line at least this long is huge
-
-
-def _use_pool(work: list[Work], sizes: list[int], slice_s: float | None, parallel: bool | None) -> bool:
-    """Whether this pass parses its logs in worker processes (never on one CPU)."""
-    if parallel is not None:
-        return parallel
-    if (os.cpu_count() or 1) < 2:
-        return False
-    if slice_s is None:
-        return sum(sizes) >= PARALLEL_BYTES
-    return any(_holds_huge_line(path, cp.offset, size) for path, _, _, cp, size in work)
-
-
-def _holds_huge_line(path: str, start: int, end: int) -> bool:
-    """Whether a log's new bytes [start, end) begin with a line of HUGE_LINE_BYTES or more (one
-    read of that much, and only for a log with SLICE_POOL_BYTES of new bytes)."""
-    if end - start < SLICE_POOL_BYTES:
-        return False
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(start)
-            return b"\n" not in fh.read(HUGE_LINE_BYTES)
-    except OSError:
-        return False
-
-
 # A sliced pass reads this many bytes of its smallest logs whatever the time (about 0.15 s of
 # lines that are all junk, a few ms of real ones).
 SLICE_FLOOR_BYTES = 64 * 1024
-
-# key, events, issues, checkpoint (None: keep the old one), bytes read, why the file could not
-# be read to its end (None: it was), what the events replace (a log read whole, see `whole`;
-# None: they are new lines)
-Part = tuple[str, Batch, list[list[Any]], list[Any] | None, int, str | None, Replaces | None]
-# path, key, adapter, checkpoint, events (and quarantined lines) per part, the time.monotonic()
-# after which reading stops at a line's end (0: none; a line is always read, so every pass moves on)
-Task = tuple[str, str, str, list[Any], int, float]
-Work = tuple[str, str, Adapter, Checkpoint, int]  # path, key, adapter, checkpoint to resume from, size
-
-
-def normalize_file(task: Task) -> list[Part]:
-    """Read a file's complete new lines and normalize them (pure of the Store: runs anywhere).
-
-    Returns parts of at most `limit` events, each with the checkpoint reached at its end,
-    so every WAL frame carries exactly the checkpoint its events cover. The events come as a
-    `Batch`, packed and in columns as the store keeps them: that work done here, in a worker,
-    is off the indexing process, which is the one that bounds a bulk pass.
-    """
-    path, key, adapter_name, checkpoint_wire, limit, deadline = task
-    adapter = ADAPTERS[adapter_name]
-    checkpoint = Checkpoint.from_wire(checkpoint_wire)
-    if adapter.whole(path):
-        return _normalize_whole(path, key, adapter_name, checkpoint)
-    state = checkpoint.adapter_state()
-    parts: list[Part] = []
-    events: list[list[Any]] = []
-    issues: list[list[Any]] = []
-    start = checkpoint.offset
-    try:
-        for line in complete_lines(path, checkpoint.offset, checkpoint.line, max_line=MAX_LINE_BYTES):
-            if deadline and checkpoint.offset > start and time.monotonic() > deadline:
-                return [*parts, _part(path, key, events, issues, checkpoint, start, middle=True)]
-            ref = LineRef(key, checkpoint.generation, line.number, line.offset)
-            new, issue = normalize_line(adapter, line.raw, ref, state, size=line.end - line.offset - 1)
-            events.extend(storable(new, issues, ref))
-            if issue:
-                issues.append(issue.to_wire())
-            checkpoint.offset, checkpoint.line = line.end, line.number
-            if len(events) + len(issues) >= limit:  # a frame's size is bounded by junk lines too
-                parts.append(_part(path, key, events, issues, checkpoint, start, middle=True))
-                events, issues, start = [], [], checkpoint.offset
-    except OSError as exc:  # unreadable, vanished, an I/O error: what was read counts, the rest waits
-        problem = f"cannot read: {exc.strerror or exc}"
-        if checkpoint.offset == start and not events and not issues:
-            return [*parts, (key, Batch(), [], None, 0, problem, None)]
-        return [*parts, (*_part(path, key, events, issues, checkpoint, start, middle=True)[:5], problem, None)]
-    checkpoint.size = max(checkpoint.size, checkpoint.offset)
-    parts.append(_part(path, key, events, issues, checkpoint, start, middle=False))
-    return parts
-
-
-def _normalize_whole(path: str, key: str, adapter_name: str, checkpoint: Checkpoint) -> list[Part]:
-    return list(_whole_parts(path, key, adapter_name, checkpoint))
-
-
-def _whole_parts(path: str, key: str, adapter_name: str, checkpoint: Checkpoint) -> Iterator[Part]:
-    """A log read whole: one part per group of records (a document, a session of a database;
-    a large one in pieces), each packed as soon as it is read (`WholeRead` streams them), the
-    checkpoint on the last, so a crash between them reads the log again (IDs dedupe)."""
-    whole = WholeRead(path, key, adapter_name, checkpoint)
-    last: Part | None = None
-    try:
-        for events, issues, replaces in whole.groups():
-            if last is not None:
-                yield last
-            batch, issues = _batch(events, issues)
-            last = (key, batch, issues, None, 0, None, replaces)
-    except OSError as exc:
-        yield (key, Batch(), [], None, 0, f"cannot read: {exc.strerror or exc}", None)
-        return
-    reached = whole.reached
-    if whole.problem is not None:  # remembered with the token: read again when the log changes
-        yield (key, Batch(), [], reached.to_wire(), 0, whole.problem, None)
-    elif last is None:
-        yield (key, Batch(), [], reached.to_wire(), reached.size, None, None)
-    else:
-        yield (*last[:3], reached.to_wire(), reached.size, None, last[6])
-
-
-def _part(path: str, key: str, events: list[list[Any]], issues: list[list[Any]], checkpoint: Checkpoint,
-          start: int, *, middle: bool) -> Part:
-    """A part with the checkpoint reached at its end. Mid-file, the size seen means nothing
-    yet: size = offset, so if a later frame is lost in a crash the next pass reads on."""
-    record_head(path, checkpoint)
-    reached = checkpoint
-    if middle:
-        reached = copy.deepcopy(checkpoint)
-        reached.size = checkpoint.offset
-    batch, issues = _batch(events, issues)
-    return (key, batch, issues, reached.to_wire(), checkpoint.offset - start, None, None)
-
-
-def backfill_times(rows: list[list[Any]]) -> None:
-    """Rows read before any timed record of their log carry time 0 (a Claude Code transcript
-    opens with `permission-mode` and `file-history-snapshot` records, which have none): they
-    take the time of the first timed row after them. A log that holds no timed record yet
-    leaves them at 0, which every reader shows as an absent time, never as 1970."""
-    first = next((row[WIRE_TS] for row in rows if row[WIRE_TS]), 0)
-    if first:
-        for row in rows:
-            if row[WIRE_TS]:
-                break
-            row[WIRE_TS] = first
-
-
-def _batch(events: list[list[Any]], issues: list[list[Any]]) -> tuple[Batch, list[list[Any]]]:
-    """The screened rows as a batch (packed, in columns), a row msgpack refuses quarantined."""
-    backfill_times(events)
-    batch, rejected = packed_batch(events)
-    return batch, [*issues, *rejected] if rejected else issues
-
 
 FULL_SWEEP_S = 2.0  # a quick catch-up re-stats every log at least this often
 RECENT_S = 3600.0  # logs modified within this window count as live: stat-ed on every catch-up
@@ -337,7 +189,7 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         if live_only:
             horizon, mtimes = time.time() - RECENT_S, ingest_state(store).mtimes
             files = [f for f in files if f[1] not in store.checkpoints or mtimes.get(f[1], 0.0) >= horizon]
-        work = _changed(store, files, problems)
+        work = changed_logs(store, files, problems)
         work, whole = _apart(work)  # logs read whole: read after this section, outside the writer lock
         _note_newest(store, files, walked=only is None and not live_only)
         limit = store.config.ingest.batch_events
@@ -346,14 +198,14 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
         tasks, sizes = _tasks(now, limit, deadline)
         total = sum(sizes) + sum(size for *_, size in whole)
         summary.files_read = len(tasks) + len(whole)
-        use_pool = _use_pool(now, sizes, slice_s, parallel)
+        use_pool = pool_serves(now, sizes, slice_s, parallel)
         pending = _Pending()
         docs_before = store.index.n_docs
         # A pass with at least as many new bytes as the index holds builds it, and ends merging
         # its segments into one: merging on the way would rewrite each posting several times.
         bulk = slice_s is None and use_pool and total >= sum(cp.offset for cp in store.checkpoints.values())
         store.defer_merges = BULK_SEGMENTS if bulk else 0
-        normalized = _normalized(tasks, sizes, use_pool, store.config.ingest.workers)
+        normalized = normalize_tasks(tasks, sizes, use_pool, store.config.ingest.workers)
         try:
             _index_parts(store, tasks, normalized, pending, summary, problems, (progress, total))
             pending.file_issues = _file_issue_changes(store, problems, {key for _, key, _ in files},
@@ -491,7 +343,7 @@ class _WholeReader:
         problems: dict[str, str] = {}
         waiting: list[Part] = []
         for path, key, adapter, checkpoint, _ in logs:
-            for part in _whole_parts(path, key, adapter.name, checkpoint):
+            for part in whole_parts(path, key, adapter.name, checkpoint):
                 waiting.append(part)
                 if part[5] is not None:
                     problems[key] = part[5]
@@ -515,7 +367,7 @@ class _WholeReader:
 
     def _moved(self, logs: list[Work]) -> list[Work]:
         """The logs whose change token moved since they were read."""
-        return _changed(self.store, [(path, key, adapter) for path, key, adapter, _, _ in logs], {})
+        return changed_logs(self.store, [(path, key, adapter) for path, key, adapter, _, _ in logs], {})
 
 
 def _publish(store: Store, snapshot: bool, built: bool) -> None:
@@ -544,10 +396,10 @@ def _note_newest(store: Store, files: list[tuple[str, str, Adapter]], walked: bo
 
 def moved_newest(store: Store) -> set[str]:
     """Those of the logs written last that hold something unread, by the test every pass makes
-    (`_changed`: a stat each, a log read whole by its change token), so a call sees a write the
+    (`changed_logs`: a stat each, a log read whole by its change token), so a call sees a write the
     watcher has not reported yet (its note travels through three threads; under load a call can
     arrive first)."""
-    return {path for path, _, _, _, _ in _changed(store, list(ingest_state(store).newest.values()), {})}
+    return {path for path, _, _, _, _ in changed_logs(store, list(ingest_state(store).newest.values()), {})}
 
 
 def unread_new_logs(store: Store) -> set[str]:
@@ -579,109 +431,6 @@ def _file_issue_changes(store: Store, problems: dict[str, str], listed: set[str]
 # Segments a pass building the index lets accumulate before its publishes merge any: a query
 # pays per segment it reads (see `_publish`), a merge rewrites every posting of its run.
 BULK_SEGMENTS = 16
-AHEAD = 4  # task groups in flight per worker at least: enough to keep them busy on small logs
-GROUP = 4  # files per task group (one round trip to a worker each)
-# Log bytes the workers may parse ahead of the indexer. The indexer stops for seconds at a
-# time to seal, merge and publish; the workers parse on through those stops only if this
-# covers them (at 1M events, with a bound of 8 groups, they idled 40 s of 200).
-RUN_AHEAD_BYTES = 128 * 1024 * 1024
-
-
-def _normalized(tasks: list[Task], sizes: list[int], use_pool: bool, workers: int
-                ) -> Generator[list[Part], None, None]:
-    """Normalized parts in task order (`sizes`: each task's new log bytes). With a pool, the
-    workers run ahead of the indexer by at most RUN_AHEAD_BYTES of logs (back-pressure:
-    `Executor.map` would submit every file at once and hold every finished result until the
-    indexer reached it, the corpus in memory). Finished results wait pickled, about a third
-    of their size as objects, so running far ahead costs little memory."""
-    if not use_pool:
-        yield from map(normalize_file, tasks)
-        return
-    groups = ((tasks[i : i + GROUP], sum(sizes[i : i + GROUP])) for i in range(0, len(tasks), GROUP))
-    with pool_executor(workers, configure_redaction, (current(),)) as pool:  # the same rules as this process
-        in_flight: deque[tuple[Future[bytes], int]] = deque()
-        ahead = 0
-        while True:
-            while len(in_flight) < workers * AHEAD or ahead < RUN_AHEAD_BYTES:
-                group = next(groups, None)
-                if group is None:
-                    break
-                in_flight.append((pool.submit(_normalize_group, group[0]), group[1]))
-                ahead += group[1]
-            if not in_flight:
-                return
-            future, size = in_flight.popleft()
-            ahead -= size
-            done = pickle.loads(future.result())
-            del future  # and its pickled copy of `done`: one large log's results are held once
-            yield from done
-
-
-def _normalize_group(tasks: list[Task]) -> bytes:
-    return pickle.dumps([normalize_file(task) for task in tasks], protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def _changed(store: Store, files: Iterable[tuple[str, str, Adapter]], problems: dict[str, str]
-             ) -> list[tuple[str, str, Adapter, Checkpoint, int]]:
-    """Files with new bytes, each with the checkpoint to resume from (a new generation when
-    the file was replaced or truncated). Checkpoints are keyed by the file's key."""
-    work = []
-    for path, key, adapter in files:
-        try:
-            stat = os.stat(path)
-        except OSError as exc:
-            if exc.errno != errno.ENOENT:  # vanished between listing and stat: nothing to say
-                problems[key] = f"cannot read: {exc.strerror}"
-            continue
-        ingest_state(store).mtimes[key] = stat.st_mtime
-        if store.forgotten.get(key) in (0, stat.st_ino):  # forgotten on purpose: stays forgotten
-            continue
-        checkpoint = store.checkpoints.get(key)
-        if adapter.whole(path):
-            whole = _whole_changed(store, path, key, adapter, checkpoint, stat)
-            if whole is not None:
-                work.append(whole)
-            continue
-        resume = _resume_from(path, key, adapter, checkpoint, stat)
-        if resume is not None:
-            work.append((path, key, adapter, resume, stat.st_size))
-    return work
-
-
-def _resume_from(path: str, key: str, adapter: Adapter, checkpoint: Checkpoint | None, stat: os.stat_result
-                 ) -> Checkpoint | None:
-    """The checkpoint an appended log is read on from (a copy: the store's stays as it is),
-    None when it holds no new bytes (a half-written last line waits without a re-read)."""
-    if checkpoint is None:
-        resume = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, adapter.initial_state(key))
-    elif needs_reset(checkpoint, stat, path if stat.st_size != checkpoint.size else None):
-        resume = Checkpoint(adapter.name, stat.st_ino, 0, checkpoint.generation + 1, 0, 0, adapter.initial_state(key))
-    elif stat.st_size == checkpoint.size:
-        return None
-    elif checkpoint.offset == 0:  # nothing read yet (or rewound by a repair): the adapter's first state
-        resume = replace(checkpoint, state=adapter.initial_state(key))
-    else:
-        resume = copy.deepcopy(checkpoint)
-    resume.inode = stat.st_ino
-    resume.size = stat.st_size
-    return resume
-
-
-def _whole_changed(store: Store, path: str, key: str, adapter: Adapter, checkpoint: Checkpoint | None,
-                   stat: os.stat_result) -> tuple[str, str, Adapter, Checkpoint, int] | None:
-    """A log read whole is read again when its change token moved (its size and mtime, and its
-    database's write-ahead file's)."""
-    token, ingest_state(store).mtimes[key] = change_token(path, stat, adapter.token(path) if adapter.token else None)
-    if checkpoint is not None and checkpoint.version == token:
-        return None
-    if checkpoint is None:
-        checkpoint = Checkpoint(adapter.name, stat.st_ino, 0, 1, 0, 0, {})
-    else:
-        checkpoint = copy.deepcopy(checkpoint)
-    checkpoint.inode, checkpoint.size, checkpoint.version = stat.st_ino, stat.st_size, token
-    return path, key, adapter, checkpoint, stat.st_size
-
-
 class _Pending:
     """Parts waiting to become one WAL frame (several small files share a frame)."""
 
