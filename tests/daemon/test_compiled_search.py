@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -12,10 +13,12 @@ from pathlib import Path
 
 import anyio
 import pytest
+from _processes import all_gone, children
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from moraine.index import compiled
+from moraine.store.run_files import read_status
 
 MORAINE = str(Path(sys.executable).parent / "moraine")
 SID = "5b0c7c1e-1111-4222-8333-444455556677"
@@ -77,3 +80,19 @@ def test_backend_numpy_never_loads_it(tmp_path: Path) -> None:
         assert not (home / "cache" / "numba").exists()
     finally:
         subprocess.run([MORAINE, "stop"], env=env, capture_output=True, timeout=120, check=False)
+
+
+@pytest.mark.skipif(not compiled.available(), reason="numba is not installed (pip install '.[fast]')")
+def test_the_compiler_ends_with_a_daemon_killed_with_sigkill(tmp_path: Path) -> None:
+    """A cold cache is compiled by a child process; a daemon killed meanwhile leaves none behind."""
+    _, home = _start(tmp_path, "auto")
+    status = read_status(home)
+    assert status is not None
+    pid = int(status["pid"])
+    deadline = time.monotonic() + 60
+    while not (compilers := children(pid)):
+        assert time.monotonic() < deadline, "no compiler process was started"
+        assert "compiled search ready" not in (home / "run" / "daemon.log").read_text()
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    assert all_gone(compilers, 15), f"the compiler outlived its daemon: {compilers}"

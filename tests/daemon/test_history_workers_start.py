@@ -28,7 +28,7 @@ def _run_daemon(tmp_path: Path, extra: dict[str, str]) -> tuple[dict[str, str], 
     home = tmp_path / "s"
     env = {**os.environ, "MORAINE_HOME": str(home), "CODEX_HOME": str(tmp_path / "codex"),
            "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "MORAINE_DAEMON_IDLE_EXIT_S": "60",
-           "MORAINE_SEARCH_HISTORY_WORKERS": "2", **extra}
+           "MORAINE_SEARCH_HISTORY_WORKERS": "2", "MORAINE_SEARCH_BACKEND": "numpy", **extra}  # its only children
     subprocess.run([MORAINE, "index"], env=env, check=True, capture_output=True, timeout=120)  # chunk files
     subprocess.run([MORAINE, "daemon"], env=env, check=True, capture_output=True, timeout=120)
     return env, home

@@ -17,7 +17,7 @@ import pytest
 from _agentlogs import LogWriter, grow, populate
 
 from moraine import collector
-from moraine.ingest import pipeline
+from moraine.ingest import normalize, pipeline
 from moraine.ingest.pipeline import ingest_once
 from moraine.model import DEFAULT_SEARCH_TYPES, Checkpoint
 from moraine.sources import ADAPTERS
@@ -30,7 +30,7 @@ def _logs(tmp_path: Path, seed: int, files: int) -> LogWriter:
     return writer
 
 
-def _tasks(writer: LogWriter) -> tuple[list[pipeline.Task], list[int]]:
+def _tasks(writer: LogWriter) -> tuple[list[normalize.Task], list[int]]:
     tasks, sizes = [], []
     for log in writer.files:
         adapter = "codex" if log.harness == "codex" else "claude-code"
@@ -44,10 +44,10 @@ def _tasks(writer: LogWriter) -> tuple[list[pipeline.Task], list[int]]:
 def test_workers_run_ahead_by_at_most_the_byte_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     writer = _logs(tmp_path, seed=7, files=60)
     tasks, sizes = _tasks(writer)
-    groups = [sum(sizes[i : i + pipeline.GROUP]) for i in range(0, len(tasks), pipeline.GROUP)]
+    groups = [sum(sizes[i : i + normalize.GROUP]) for i in range(0, len(tasks), normalize.GROUP)]
     bound = 3 * max(groups)
-    monkeypatch.setattr(pipeline, "AHEAD", 1)
-    monkeypatch.setattr(pipeline, "RUN_AHEAD_BYTES", bound)
+    monkeypatch.setattr(normalize, "AHEAD", 1)
+    monkeypatch.setattr(normalize, "RUN_AHEAD_BYTES", bound)
     submitted: list[int] = []
     real_submit = ProcessPoolExecutor.submit
 
@@ -56,10 +56,10 @@ def test_workers_run_ahead_by_at_most_the_byte_bound(tmp_path: Path, monkeypatch
         return real_submit(self, fn, *args, **kwargs)
 
     monkeypatch.setattr(ProcessPoolExecutor, "submit", counting_submit)
-    parts: list[pipeline.Part] = []
-    for consumed_files, file_parts in enumerate(pipeline._normalized(tasks, sizes, True, 2), start=1):
+    parts: list[normalize.Part] = []
+    for consumed_files, file_parts in enumerate(normalize.normalize_tasks(tasks, sizes, True, 2), start=1):
         parts.extend(file_parts)
-        consumed_groups = consumed_files // pipeline.GROUP
+        consumed_groups = consumed_files // normalize.GROUP
         # Unconsumed groups in flight: their bytes stay within the bound plus the one group
         # that crossed it.
         in_flight = sum(groups[consumed_groups : len(submitted)])
@@ -69,7 +69,7 @@ def test_workers_run_ahead_by_at_most_the_byte_bound(tmp_path: Path, monkeypatch
             assert len(submitted) - consumed_groups >= 3
     assert len(submitted) == len(groups)
     assert [p[0] for p in parts] == [t[1] for t in tasks]  # in task order
-    assert parts == [p for task in tasks for p in pipeline.normalize_file(task)]  # as parsed in-process
+    assert parts == [p for task in tasks for p in normalize.normalize_file(task)]  # as parsed in-process
 
 
 def _doc_rows(store: Store) -> list[tuple[str, int, str]]:
@@ -106,8 +106,8 @@ def test_a_pass_with_workers_builds_the_state_a_pass_without_them_builds(
     """Also: the pooled pass built the whole index, so it ends merged into one published
     segment, where the serial pass (seals every 100 docs) keeps the usual tiers."""
     writer = _logs(tmp_path, seed=11, files=40)
-    monkeypatch.setattr(pipeline, "AHEAD", 1)
-    monkeypatch.setattr(pipeline, "RUN_AHEAD_BYTES", 64 * 1024)
+    monkeypatch.setattr(normalize, "AHEAD", 1)
+    monkeypatch.setattr(normalize, "RUN_AHEAD_BYTES", 64 * 1024)
     small = {"ingest": {"batch_events": 50}, "store": {"seal_events": 100, "snapshot_events": 400, "fsync": "never"}}
     pooled = Store(writer.config(tmp_path / "pooled", **small))
     serial = Store(writer.config(tmp_path / "serial", **small))

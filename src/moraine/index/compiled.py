@@ -93,7 +93,7 @@ def prepare(cache_dir: Path) -> ModuleType | None:
     cache_dir.mkdir(parents=True, exist_ok=True)
     used = Path(os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir)))  # the first one set stays numba's
     if not any(used.rglob("*.nbi")):
-        child = subprocess.Popen([sys.executable, "-m", "moraine.index.compiled", str(used)],
+        child = subprocess.Popen([sys.executable, "-m", "moraine.index.compiled", str(used), str(os.getpid())],
                                  env={**os.environ, "NUMBA_CACHE_DIR": str(used)},
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         with contextlib.suppress(OSError):
@@ -272,6 +272,9 @@ def _floor(todo: list[_Group], n_terms: int, ok: np.ndarray, k: int) -> float:
 
 
 if __name__ == "__main__":  # `prepare`'s child: compile every kernel function into the cache named
+    from moraine.pool import end_with_parent
+
+    end_with_parent(int(sys.argv[2]))  # a daemon killed with SIGKILL leaves no compiler behind
     compiled_kernel = load(Path(sys.argv[1]))
     if compiled_kernel is None:
         sys.exit("numba is not installed")
