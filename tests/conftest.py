@@ -46,6 +46,11 @@ def _isolated_session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator
     with pytest.MonkeyPatch.context() as mp:
         home = tmp_path_factory.mktemp("session-home")
         _point_home_at(mp, home)
+        # One cache of the compiled search for the run (every xdist worker's, every daemon a test
+        # starts): compiled once, not a minute of CPU per daemon. Tests of the cache itself drop it.
+        base = tmp_path_factory.getbasetemp()
+        mp.setenv("NUMBA_CACHE_DIR", str((base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)
+                                          / "numba-cache"))
         yield home
 
 

@@ -33,7 +33,8 @@ def _start(tmp_path: Path, backend: str) -> tuple[dict[str, str], Path]:
                                        "message": {"role": "user", "content": text}}) + "\n"
                            for i, text in enumerate(texts)))
     home = tmp_path / "s"
-    env = {**os.environ, "MORAINE_HOME": str(home), "CODEX_HOME": str(tmp_path / "codex"),
+    cold = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}  # the state's own cache, empty
+    env = {**cold, "MORAINE_HOME": str(home), "CODEX_HOME": str(tmp_path / "codex"),
            "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "MORAINE_DAEMON_IDLE_EXIT_S": "60",
            "MORAINE_SEARCH_BACKEND": backend}
     subprocess.run([MORAINE, "daemon"], env=env, check=True, capture_output=True, timeout=120)
