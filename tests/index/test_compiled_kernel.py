@@ -12,14 +12,18 @@ import random
 import time
 from collections import Counter
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from _agentlogs import LogWriter, populate
 from test_bm25_reference import Corpus
 
 from moraine.errors import DeadlineExceeded
 from moraine.index import compiled, windows
+from moraine.ingest.pipeline import ingest_once
+from moraine.store.engine import Store
 
 pytestmark = pytest.mark.skipif(not compiled.available(), reason="numba is not installed (pip install '.[fast]')")
 
@@ -130,3 +134,28 @@ def test_a_deadline_is_kept_between_batches_of_windows(corpus: Corpus, kernel: M
     assert len(found[0]) >= 10
     with pytest.raises(DeadlineExceeded):
         compiled.score_windows(kernel, parts, ok, doc_len, 10, 1.2, 0.75, corpus.index.avgdl(), time.monotonic() - 1)
+
+
+def test_the_store_keeps_the_kernel_through_reloads(tmp_path: Path, kernel: ModuleType,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """`use_kernel` holds for the state loaded again (another process's snapshot), even when it
+    was called while that state was loading."""
+    writer = LogWriter(tmp_path / "logs", seed=3)
+    populate(writer, n_codex=2, n_claude=2, records_per_file=(10, 20))
+    store = Store(writer.config(tmp_path / "state"))
+    ingest_once(store, snapshot=True)
+    load = Store._reload
+
+    def loading_then_kernel(self: Store) -> None:
+        load(self)
+        if self is not store:  # the fresh state is loading aside: the daemon's thread calls now
+            store.use_kernel(kernel)
+
+    monkeypatch.setattr(Store, "_reload", loading_then_kernel)
+    with store.writer():
+        store._reload_aside()
+    assert store.kernel is kernel and store.index.kernel is kernel
+    monkeypatch.setattr(Store, "_reload", load)
+    with store.writer():
+        store._reload_aside()
+    assert store.index.kernel is kernel

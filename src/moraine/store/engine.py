@@ -144,6 +144,7 @@ class Store(FrameApplier, Reading):
         fresh._reload()
         with self.lock:
             self.__dict__.update({k: v for k, v in fresh.__dict__.items() if k not in self._IDENTITY})
+            self.index.kernel = self.kernel  # `use_kernel` may have run while the fresh state loaded
 
     def use_kernel(self, kernel: ModuleType | None) -> None:
         """Search with the compiled window search from now on (None: the numpy path), reloads included."""
