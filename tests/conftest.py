@@ -12,8 +12,12 @@ then gets a fresh one.
 
 from __future__ import annotations
 
+import fcntl
+import importlib.util
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -49,9 +53,27 @@ def _isolated_session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator
         # One cache of the compiled search for the run (every xdist worker's, every daemon a test
         # starts): compiled once, not a minute of CPU per daemon. Tests of the cache itself drop it.
         base = tmp_path_factory.getbasetemp()
-        mp.setenv("NUMBA_CACHE_DIR", str((base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)
-                                          / "numba-cache"))
+        cache = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "numba-cache"
+        mp.setenv("NUMBA_CACHE_DIR", str(cache))
+        _fill_kernel_cache(cache)
         yield home
+
+
+def _fill_kernel_cache(cache: Path) -> None:
+    """Compile the search kernel into `cache` once, before any test starts a daemon: else each
+    daemon started before the first compile ends compiles too (a core each for a minute under
+    load), and a first backfill slowed by that answers the first calls with a warning instead."""
+    if importlib.util.find_spec("numba") is None:
+        return
+    cache.mkdir(parents=True, exist_ok=True)
+    with (cache.parent / "numba-cache.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one xdist worker compiles; the others wait for it
+        if any(cache.rglob("*.nbi")):
+            return
+        code = ("import sys; from pathlib import Path; from moraine.index import compiled; "
+                "compiled.prepare(Path(sys.argv[1]))")
+        subprocess.run([sys.executable, "-c", code, str(cache)], check=True, timeout=900,
+                       env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
 
 
 @pytest.fixture(autouse=True)

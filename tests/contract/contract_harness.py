@@ -21,6 +21,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -464,6 +465,21 @@ def stop_daemon(home: Path) -> None:
     subprocess.run([str(MORAINE), "--home", str(home), "stop"], capture_output=True, timeout=120, check=False)
 
 
+def wait_backfilled(home: Path, timeout_s: float = 120.0) -> None:
+    """Until the daemon serving `home` has read every log once: the contract is about answers,
+    and a first pass slowed by a busy machine answers the first calls with a warning instead."""
+    deadline = time.monotonic() + timeout_s
+    status = home / "run" / "daemon.json"
+    while time.monotonic() < deadline:
+        try:
+            if json.loads(status.read_text()).get("backfilled"):
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"the daemon of {home} did not finish its first pass in {timeout_s:.0f} s")
+
+
 class McpServer:
     """`moraine mcp` as a subprocess, driven by the MCP SDK client through a blocking portal."""
 
@@ -498,6 +514,7 @@ class McpServer:
             self.session: ClientSession = session_cm.__enter__()
             self._stack.append(session_cm)
             self.portal.call(self.session.initialize)
+            wait_backfilled(corpus.moraine_home)
         except BaseException:
             self.close()
             raise

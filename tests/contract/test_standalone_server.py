@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from contract_harness import wait_backfilled
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -25,6 +26,8 @@ async def _search(env: dict[str, str], args: list[str]) -> dict[str, Any]:
     params = StdioServerParameters(command=MORAINE, args=args, env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
+        if "--standalone" not in args:  # the daemon's first pass, which a standalone call reads itself
+            await anyio.to_thread.run_sync(wait_backfilled, Path(env["MORAINE_HOME"]))
         result = await session.call_tool("search_sessions", {"query": "migration", "n_hits": 5})
         assert result.is_error is False
         return result.structured_content

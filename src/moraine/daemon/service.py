@@ -496,7 +496,9 @@ class Daemon:
 
     def _start_kernel(self, store: Store) -> None:
         """The compiled window search, loaded from its cache (or compiled) in the background; the
-        calls meanwhile are answered by the numpy path, which gives the same answers."""
+        calls meanwhile are answered by the numpy path, which gives the same answers. It loads
+        once the first pass is done: loading takes this process's CPU, and the first pass is
+        what the first calls wait for."""
         backend = self.config.search.backend
         if backend == "numpy":
             return
@@ -504,7 +506,7 @@ class Daemon:
 
         started = time.monotonic()
         try:
-            kernel = compiled.prepare(self.home / "cache" / "numba")
+            kernel = compiled.prepare(self.home / "cache" / "numba", self.backfill_done.wait)
             if kernel is None:
                 if backend == "numba":
                     log("search backend numba: numba is not installed (pip install 'moraine[fast]'); numpy serves")

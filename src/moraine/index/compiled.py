@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -83,11 +84,12 @@ def load(cache_dir: Path | None) -> ModuleType | None:
     return kernel
 
 
-def prepare(cache_dir: Path) -> ModuleType | None:
+def prepare(cache_dir: Path, before_load: Callable[[], object] = lambda: None) -> ModuleType | None:
     """The kernel ready to search, None without numba. An empty cache is filled by a child
     process first (`python -m moraine.index.compiled DIR`, at a lower priority): numba's
     compilation holds the GIL for seconds at a time, a minute under load, and a daemon's
-    calls would wait on it. Loading from the cache then takes a second or two here."""
+    calls would wait on it. Loading from the cache then takes half a second to a few seconds
+    of this process's CPU, once `before_load` returns (a daemon's first pass goes first)."""
     if not available():
         return None
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -101,6 +103,7 @@ def prepare(cache_dir: Path) -> ModuleType | None:
         _, err = child.communicate(timeout=COMPILE_TIMEOUT_S)
         if child.returncode:
             raise RuntimeError(f"compiling the search kernel failed: {err.decode(errors='replace')[-500:]}")
+    before_load()
     kernel = load(used)
     if kernel is not None:
         warm(kernel)
