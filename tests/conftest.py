@@ -24,36 +24,36 @@ from pathlib import Path
 import pytest
 
 from moraine.config import load_config
+from moraine.harnesses import VARIABLES
 from moraine.ingest.pipeline import ingest_once
 from moraine.store.engine import Store
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data_samples"
 
-# The variables that name a harness's log root (src/moraine/config.py, src/moraine/setup.py).
-HARNESS_VARIABLES = ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR", "QWEN_RUNTIME_DIR", "QWEN_HOME",
-                     "KIMI_SHARE_DIR", "CURSOR_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME", "OPENCODE_DB")
 
 
 def _point_home_at(mp: pytest.MonkeyPatch, home: Path) -> None:
     """`$HOME` (and the XDG folders) at `home`, an empty folder; no harness root or Moraine setting."""
     home.mkdir(parents=True, exist_ok=True)
+    for name in (*VARIABLES, *(k for k in os.environ if k.startswith("MORAINE_"))):
+        mp.delenv(name, raising=False)
     mp.setenv("HOME", str(home))
     mp.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     mp.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    for name in (*HARNESS_VARIABLES, *(k for k in os.environ if k.startswith("MORAINE_"))):
-        mp.delenv(name, raising=False)
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _isolated_session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def _isolated_session_home(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) -> Iterator[Path]:
     """The home the session- and module-scoped fixtures (shared servers, indexed workspaces) see."""
     with pytest.MonkeyPatch.context() as mp:
         home = tmp_path_factory.mktemp("session-home")
         _point_home_at(mp, home)
-        # One cache of the compiled search for the run (every xdist worker's, every daemon a test
-        # starts): compiled once, not a minute of CPU per daemon. Tests of the cache itself drop it.
-        base = tmp_path_factory.getbasetemp()
-        cache = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "numba-cache"
+        # One cache of the compiled search for every run of this checkout (pytest's own cache
+        # folder; numba checks each entry against its source), shared by the xdist workers and
+        # every daemon a test starts: compiled once, not a minute of CPU per daemon. Tests of the
+        # cache itself start cold.
+        cache = pytestconfig.cache.mkdir("numba") if pytestconfig.cache is not None else \
+            tmp_path_factory.getbasetemp() / "numba-cache"
         mp.setenv("NUMBA_CACHE_DIR", str(cache))
         _fill_kernel_cache(cache)
         yield home

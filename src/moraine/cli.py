@@ -24,11 +24,11 @@ import msgpack
 from moraine import __version__, cli_query, cli_status
 from moraine.config import Config, default_home, load_config
 from moraine.errors import ConfigError, DaemonRunningError, MoraineError, NoLogsError, StateError, UsageError
+from moraine.harnesses import NAMES
 from moraine.ingest.pipeline import IngestSummary, Progress, catch_up, ingest_once, on_disk, terminal_progress
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.tools import index_status
 from moraine.redaction.structured import path_key
-from moraine.sources import ADAPTERS
 from moraine.store.admin import copy_snapshot, doctor, install_snapshot, verify_snapshot
 from moraine.store.engine import Store
 from moraine.store.run_files import daemon_holding
@@ -52,8 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true",
                    help="merge the entry into the config file of each host installed here (or named by --host)")
     p.add_argument("--remove", action="store_true", help="take Moraine's entry out of the hosts' files (nothing else)")
-    p.add_argument("--host", action="append", metavar="NAME", choices=list(ADAPTERS),
-                   help=f"only this host (repeatable): {', '.join(ADAPTERS)}")
+    p.add_argument("--host", action="append", metavar="NAME", choices=list(NAMES),
+                   help=f"only this host (repeatable): {', '.join(NAMES)}")
     p.add_argument("--json", action="store_true")
     cli_query.add_parsers(sub)
     p = sub.add_parser("status", help="what is indexed, from which files, and what was quarantined")

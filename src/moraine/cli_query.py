@@ -18,9 +18,9 @@ from typing import Any, TypeAlias
 
 from moraine import querylog
 from moraine.errors import UsageError
+from moraine.harnesses import NAMES
 from moraine.mcp_server.contract import ToolResult
 from moraine.model import MODES, SEARCHABLE_TYPES
-from moraine.sources import ADAPTERS
 from moraine.store.engine import Store
 
 LIST_DAYS = 7
@@ -53,7 +53,7 @@ def _add_search(sub: Subparsers) -> None:
                    help=f"event type, repeatable; one of: {', '.join(SEARCHABLE_TYPES)} "
                    "(default: user_input, assistant_response, tool_response)")
     p.add_argument("-n", "--n-hits", dest="n_hits", type=int, help="hits to show, 1-50 (default 10)")
-    p.add_argument("--source", action="append", choices=list(ADAPTERS), help="only this harness (repeatable)")
+    p.add_argument("--source", action="append", choices=list(NAMES), help="only this harness (repeatable)")
     p.add_argument("--cwd", help="only sessions in this project directory or below")
     p.add_argument("--since", type=when, help="only events at or after this date or time (e.g. 2026-03-01)")
     p.add_argument("--until", type=when, help="only events before this date or time")
@@ -78,7 +78,7 @@ def _add_list(sub: Subparsers) -> None:
     p.add_argument("--cursor", help="next_cursor of the previous page")
     p.add_argument("--mode", help=f"only sessions of this mode, one of: {', '.join(MODES)}")
     p.add_argument("--sort", help="by last activity, one of: desc (newest first, the default), asc")
-    p.add_argument("--source", action="append", choices=list(ADAPTERS), help="only this harness (repeatable)")
+    p.add_argument("--source", action="append", choices=list(NAMES), help="only this harness (repeatable)")
     p.add_argument("--cwd", help="only sessions in this project directory or below")
     p.add_argument("--json", action="store_true")
 

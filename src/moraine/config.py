@@ -14,6 +14,7 @@ import re2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from moraine.errors import ConfigError
+from moraine.harnesses import HARNESSES, NAMES
 
 
 class _Strict(BaseModel):
@@ -31,10 +32,16 @@ class SourceConfig(_Strict):
     """A harness log root; the adapter knows the file pattern below it."""
 
     name: str
-    harness: Literal["codex", "claude-code", "pi", "qwen-code", "kimi-cli", "cursor", "copilot-cli", "gemini-cli",
-                     "opencode"]
+    harness: str  # one of `harnesses.NAMES`
     root: Path
     enabled: bool = True
+
+    @field_validator("harness")
+    @classmethod
+    def _known_harness(cls, value: str) -> str:
+        if value not in HARNESSES:
+            raise ValueError(f"unknown harness {value!r}; known: {', '.join(NAMES)}")
+        return value
 
     @field_validator("root")
     @classmethod
@@ -185,32 +192,8 @@ def default_sources(env: dict[str, str]) -> list[dict[str, Any]]:
     `HOME`), so a test's environment decides. Codex's and Claude Code's are always configured
     (a missing one is reported); the others are optional: watched for until they appear."""
     home = Path(env["HOME"]) if env.get("HOME") else Path.home()
-    codex_home = Path(env.get("CODEX_HOME") or home / ".codex").expanduser()
-    claude_home = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude").expanduser()
-    sources = [
-        {"name": "codex", "harness": "codex", "root": str(codex_home / "sessions")},
-        {"name": "claude-code", "harness": "claude-code", "root": str(claude_home / "projects")},
-    ]
-    return sources + _more_harnesses(env, home)
-
-
-def _more_harnesses(env: dict[str, str], home: Path) -> list[dict[str, Any]]:
-    """The other harnesses' default roots, optional sources."""
-    pi_dir = env.get("PI_CODING_AGENT_DIR") or str(home / ".pi" / "agent")
-    qwen_dir = env.get("QWEN_RUNTIME_DIR") or env.get("QWEN_HOME") or str(home / ".qwen")
-    kimi_dir = env.get("KIMI_SHARE_DIR") or str(home / ".kimi")
-    cursor_dir = env.get("CURSOR_HOME") or str(home / ".cursor")  # CURSOR_HOME: Moraine's
-    copilot_dir = env.get("COPILOT_HOME") or str(home / ".copilot")
-    gemini_home = env.get("GEMINI_CLI_HOME") or str(home)  # it stands for the home directory
-    data_home = env.get("XDG_DATA_HOME") or str(home / ".local" / "share")
-    roots = {"pi": Path(pi_dir).expanduser() / "sessions",
-             "qwen-code": Path(qwen_dir).expanduser() / "projects",
-             "kimi-cli": Path(kimi_dir).expanduser() / "sessions",
-             "cursor": Path(cursor_dir).expanduser() / "projects",
-             "copilot-cli": Path(copilot_dir).expanduser() / "session-state",
-             "gemini-cli": Path(gemini_home).expanduser() / ".gemini" / "tmp",
-             "opencode": Path(data_home).expanduser() / "opencode"}
-    return [{"name": name, "harness": name, "root": str(root), "optional": True} for name, root in roots.items()]
+    return [{"name": h.name, "harness": h.name, "root": str(h.root(env, home)),
+             **({"optional": True} if h.optional else {})} for h in HARNESSES.values()]
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

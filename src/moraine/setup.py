@@ -1,7 +1,7 @@
 """`moraine setup`: Moraine's MCP server entry for every MCP host it reads, printed, merged in or
 taken out.
 
-Every harness of the adapter registry (`moraine.sources.ADAPTERS`) is either an MCP host below
+Every harness of the adapter registry (`moraine.harnesses`) is either an MCP host below
 (`HOSTS`: the file it reads, the key its servers live under, the entry's shape) or named in
 `NOT_HOSTS` with the reason; `hosts()` walks the registry, so a new harness without a decision
 here is an error, not a silent omission. Each entry launches `moraine mcp` (a stdio server that
@@ -82,7 +82,7 @@ from typing import Any
 from moraine.config import SourceConfig
 from moraine.durable import fsync_path
 from moraine.errors import ConfigError, UsageError
-from moraine.sources import ADAPTERS
+from moraine.harnesses import NAMES
 
 NEW_FILE_MODE = 0o600
 SERVER = "moraine"
@@ -250,12 +250,12 @@ def hosts(requested: Sequence[str] | None = None, sources: Iterable[SourceConfig
           every: bool = False) -> list[Choice]:
     """Every harness of the registry, in its order: the ones named by `requested` (`--host`), else
     every host when `every` (`--remove`), else those installed here or configured as a source."""
-    unknown = sorted(set(requested or ()) - set(ADAPTERS))
+    unknown = sorted(set(requested or ()) - set(NAMES))
     if unknown:
-        raise UsageError(f"unknown --host {', '.join(unknown)}; the harnesses are {', '.join(ADAPTERS)}")
+        raise UsageError(f"unknown --host {', '.join(unknown)}; the harnesses are {', '.join(NAMES)}")
     sources = list(sources)
     choices = []
-    for name in ADAPTERS:
+    for name in NAMES:
         if name in NOT_HOSTS:
             choices.append(Choice(name, None, False, NOT_HOSTS[name]))
             continue

@@ -31,6 +31,8 @@ from contract_harness import (
     write_jsonl,
 )
 
+from moraine.harnesses import NAMES
+
 BOUND = 100_000
 CWDS = ["/w/a", "/w/a/sub", "/w/ab", "/w/b"]
 DAYS = ["2026-03-11", "2026-03-12", "2026-03-13", "2026-03-14"]
@@ -201,8 +203,7 @@ def test_filters_equal_a_brute_force_filter(hosts: McpServer) -> None:
     assert checked == 80
     hosts.err("search_sessions", {"query": "fjordword", "source": ["gemini"]}, "invalid_request")
     bad = hosts.call("list_sessions", {**WIDE, "source": ["nope"]})
-    assert bad["error"]["details"]["allowed"] == ["codex", "claude-code", "pi", "qwen-code", "kimi-cli", "cursor",
-                                                  "copilot-cli", "gemini-cli", "opencode"]
+    assert bad["error"]["details"]["allowed"] == list(NAMES)
     hosts.err("search_sessions", {"query": "fjordword", "cwd": "relative/dir"}, "invalid_request")
     hosts.err("search_sessions", {"query": "fjordword", "cwd": "~zqnosuchuser/x"}, "invalid_request",
               "cwd names the home of 'zqnosuchuser', who is no user on this machine")

@@ -21,11 +21,13 @@ from test_contract_traversal import (  # the same checks, collected again for th
     test_turns_are_consistent,  # noqa: F401
 )
 
+from moraine.harnesses import NAMES
+
 SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"
 # sample folder → the variable naming its root (each harness's own)
 HARNESSES = {"pi": "PI_CODING_AGENT_DIR", "qwen": "QWEN_HOME", "kimi": "KIMI_SHARE_DIR", "cursor": "CURSOR_HOME",
              "copilot": "COPILOT_HOME", "gemini": "GEMINI_CLI_HOME"}
-SOURCES = {"codex", "claude-code", "pi", "qwen-code", "kimi-cli", "cursor", "copilot-cli", "gemini-cli", "opencode"}
+SOURCES = set(NAMES)
 WIDE = {"start_datetime": "1970-01-02T00:00:00Z", "end_datetime": "2100-01-01T00:00:00Z"}  # Cursor lines: file times
 
 

@@ -23,12 +23,13 @@ from typing import Any
 import pytest
 from cli_harness import SAMPLES, SINCE, UNTIL, Workspace, make_workspace
 
+from moraine.harnesses import NAMES
+
 # data_samples/<folder> → where that harness keeps it below $HOME when its variable is unset.
 DEFAULT_ROOTS = {"codex": ".codex", "claude": ".claude", "pi": ".pi/agent", "qwen": ".qwen", "kimi": ".kimi",
                  "cursor": ".cursor", "copilot": ".copilot", "gemini/.gemini": ".gemini",
                  "opencode": ".local/share/opencode"}
-EVERY_SOURCE = {"codex", "claude-code", "pi", "qwen-code", "kimi-cli", "cursor", "copilot-cli", "gemini-cli",
-                "opencode"}
+EVERY_SOURCE = set(NAMES)
 # "migration" is the sample tests' query; "test" and "error" also hit the other harnesses' samples.
 QUERIES = ("migration", "test", "error")
 # Clocks and timings: the only fields two runs over the same logs may differ in.

@@ -4,7 +4,7 @@ The layers, bottom up (a package or a root module is one unit; units of one laye
 import each other, so no two units can form a circle):
 
 0. the shared vocabulary: `errors`, `model`, `durable` (fsync), `wire` (JSON-RPC framing),
-   `pool` (worker processes), `collector` (the GC's policy), `config`
+   `pool` (worker processes), `collector` (the GC's policy), `harnesses` (the list of harnesses), `config`
 1. `redaction` (the rules and the gate) and `index` (postings, BM25, grep)
 2. `sources` (one adapter per harness), `querylog`
 3. `store` (WAL, segments, catalog, the read facade)
@@ -24,7 +24,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "src" / "moraine"
 
 LAYERS: dict[str, int] = {
-    "errors": 0, "model": 0, "durable": 0, "wire": 0, "pool": 0, "collector": 0, "config": 0,
+    "errors": 0, "model": 0, "durable": 0, "wire": 0, "pool": 0, "collector": 0, "harnesses": 0, "config": 0,
     "redaction": 1, "index": 1,
     "sources": 2, "querylog": 2,
     "store": 3,
@@ -34,8 +34,9 @@ LAYERS: dict[str, int] = {
     "cli_query": 7, "cli_status": 7,
     "cli": 8,
 }
-# Within layer 0, `config` reads `errors` (its error type): the one sanctioned edge inside a layer.
-WITHIN_LAYER = {("config", "errors")}
+# Within layer 0, `config` reads `errors` (its error type) and `harnesses` (the allowed names, the
+# default roots): the sanctioned edges inside a layer.
+WITHIN_LAYER = {("config", "errors"), ("config", "harnesses")}
 
 
 def _unit(path: Path) -> str:

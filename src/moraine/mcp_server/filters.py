@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from moraine.errors import ContractError
+from moraine.harnesses import NAMES
 from moraine.mcp_server.contract import parse_datetime
-from moraine.sources import ADAPTERS
 from moraine.store.engine import Store
 from moraine.store.session import Session
 
 SCHEMA: dict[str, dict[str, Any]] = {
-    "source": {"type": "array", "items": {"type": "string", "enum": list(ADAPTERS)}, "minItems": 1,
+    "source": {"type": "array", "items": {"type": "string", "enum": list(NAMES)}, "minItems": 1,
                "description": "Only sessions of these harnesses (null = all)."},
     "cwd": {"type": "string", "minLength": 1,
             "description": "Only sessions whose working directory is this directory or below it: an absolute path "
@@ -73,12 +73,12 @@ def parse_scope(args: dict[str, Any], with_time: bool) -> tuple[Scope, dict[str,
         value = args["source"]
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
             raise ContractError("invalid_request", "source must be a non-empty array of harness names",
-                                {"field": "source", "allowed": list(ADAPTERS)})
-        unknown = [v for v in value if v not in ADAPTERS]
+                                {"field": "source", "allowed": list(NAMES)})
+        unknown = [v for v in value if v not in NAMES]
         if unknown:
             raise ContractError("invalid_request", f"unknown source: {unknown[0]}",
-                                {"field": "source", "allowed": list(ADAPTERS)})
-        sources = tuple(name for name in ADAPTERS if name in value)
+                                {"field": "source", "allowed": list(NAMES)})
+        sources = tuple(name for name in NAMES if name in value)
     cwd = None if args.get("cwd") is None else _cwd(args["cwd"])
     scope = Scope(sources, cwd)
     echo = scope.echo()

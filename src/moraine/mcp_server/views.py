@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from typing import Any
 
+from moraine.harnesses import HARNESSES
 from moraine.mcp_server.contract import compact
 from moraine.model import Event, shown_ts
 from moraine.store.engine import Store
@@ -22,28 +22,13 @@ def native_id(session: Session) -> str:
 
 
 def resume_command(session: Session) -> str | None:
-    """How to go back to the session in its harness: Codex `codex resume <id>` and Copilot
-    `copilot --resume <id>` anywhere; Claude Code `claude --resume <id>`, Pi `pi --session <id>`,
-    Qwen Code `qwen --resume <id>`, Kimi `kimi -r <id>`, Cursor `cursor-agent --resume <id>` and
-    Gemini `gemini --resume <id>` and OpenCode `opencode --session <id>` from the session's cwd.
-    Null where the harness has none (a subagent transcript)."""
-    if session.parent_key:
+    """How to go back to the session in its harness (`harnesses.Harness.resume_command`: e.g.
+    `codex resume <id>` anywhere, `cd <cwd> && claude --resume <id>`). Null where the harness
+    has none, and for a subagent transcript."""
+    harness = HARNESSES.get(session.source)
+    if session.parent_key or harness is None:
         return None
-    native = shlex.quote(native_id(session))
-    if session.source == "codex":
-        return f"codex resume {native}"
-    if session.source == "copilot-cli":  # found by id wherever it is run
-        return f"copilot --resume {native}"
-    if session.source in _RESUME_IN_CWD:
-        command = _RESUME_IN_CWD[session.source].format(native)
-        return f"cd {shlex.quote(session.cwd)} && {command}" if session.cwd else command
-    return None
-
-
-# Harnesses that look a session up among those of the directory they run in.
-_RESUME_IN_CWD = {"claude-code": "claude --resume {}", "pi": "pi --session {}", "qwen-code": "qwen --resume {}",
-                  "kimi-cli": "kimi -r {}", "cursor": "cursor-agent --resume {}", "gemini-cli": "gemini --resume {}",
-                  "opencode": "opencode --session {}"}
+    return harness.resume_command(native_id(session), session.cwd or None)
 
 
 # Titles that name no task: the injected context a harness writes before the person's prompt
