@@ -7,8 +7,10 @@ compact dataclasses and numpy columns, so this module is dependency-free.
 from __future__ import annotations
 
 import hashlib
+import operator
 import re
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -69,22 +71,30 @@ class Event:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_wire(self) -> list[Any]:
-        """Compact positional form for the write-ahead log."""
-        return [
-            self.uid, self.session_key, self.source, self.type, self.ts_ms, self.text,
-            self.tool_name, self.tool_call_id, self.arguments, self.exit_code, self.model,
-            self.starts_turn, self.terminal, self.excluded, self.phase, self.file, self.line,
-            self.offset, self.sub, self.meta,
-        ]
+        """Compact positional form for the write-ahead log: the fields in `WIRE_FIELDS` order."""
+        return _wire_values(self)
 
     @classmethod
     def from_wire(cls, row: list[Any]) -> Event:
         return cls(*row)
 
 
-# The wire row's places, in `Event.to_wire` order (the dataclass's field order).
+# The wire row's places: the dataclass's field order, declared once there. Everything positional
+# (the row check, the batch's columns, the content store's text slot) is derived from this.
 WIRE_FIELDS: tuple[str, ...] = tuple(Event.__dataclass_fields__)
 WIRE_TS = WIRE_FIELDS.index("ts_ms")
+WIRE_TEXT = WIRE_FIELDS.index("text")
+_wire_attrs = operator.attrgetter(*WIRE_FIELDS)
+
+
+def _wire_values(event: Event) -> list[Any]:
+    return list(_wire_attrs(event))
+
+
+def wire_places(*names: str) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """A getter of the named places of a wire row, in the order named: one C call per row
+    (`operator.itemgetter`) for code that reads many places of many rows."""
+    return operator.itemgetter(*(WIRE_FIELDS.index(name) for name in names))
 
 
 @dataclass(slots=True)

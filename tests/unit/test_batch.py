@@ -196,3 +196,32 @@ def test_frames_of_rows_and_of_batches_build_the_same_state(tmp_path: Path) -> N
         assert hits.total == stores[0].search(query_terms("lines", 16), 50, list(EVENT_TYPES[:-1]), None, None).total
         assert store.redaction_counts() == stores[0].redaction_counts()
 
+
+
+def test_every_positional_read_of_a_row_follows_the_event_fields() -> None:
+    """The wire row's order is `Event`'s field order, declared once: each field, given a value of
+    its own, is found at its place by the row, the row check, the batch and the content store."""
+    from moraine.model import WIRE_FIELDS, WIRE_TEXT, WIRE_TS
+    from moraine.store.contents import TEXT
+    from moraine.store.validate import WIRE_LEN, _row_issue
+
+    event = Event(uid=make_uid("k", "f", 1, 0, 0), session_key="codex:k", source="codex", type="tool_call",
+                  ts_ms=1_773_000_000_123, text="text here", tool_name="Bash", tool_call_id="call-7",
+                  arguments={"cmd": "ls"}, exit_code=3, model="gpt-x", starts_turn=True, terminal=1, excluded=False,
+                  phase="commentary", file="/logs/a.jsonl", line=41, offset=4096, sub=2, meta={"cwd": "/w"})
+    row = event.to_wire()
+    assert len(row) == len(WIRE_FIELDS) == WIRE_LEN
+    assert row == [getattr(event, name) for name in WIRE_FIELDS]
+    assert Event.from_wire(row) == event
+    assert row[WIRE_TS] == event.ts_ms and row[WIRE_TEXT] == row[TEXT] == event.text
+    assert event_row_problem(row) is None
+    issue = _row_issue(row, "x", "frame")
+    assert (issue.file, issue.line, issue.offset) == (event.file, event.line, event.offset)
+    batch = Batch.from_rows([row])
+    assert (batch.uids, batch.texts, batch.keys, batch.sources, batch.files) == (
+        [event.uid], [event.text], [event.session_key], [event.source], [event.file])
+    assert (int(batch.ts[0]), int(batch.line[0]), int(batch.offset[0]), int(batch.sub[0])) == (
+        event.ts_ms, event.line, event.offset, event.sub)
+    assert batch.names[int(batch.tool_ix[0])] == "Bash" and batch.names[int(batch.model_ix[0])] == "gpt-x"
+    assert int(batch.codes[0]) == TYPE_CODE["tool_call"] and batch.metas == {0: {"cwd": "/w"}}
+    assert int(batch.flags[0]) == STARTS_TURN | COMMENTARY | 1 << TERMINAL_SHIFT

@@ -25,11 +25,10 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from moraine.model import WIRE_FIELDS, WIRE_TS, Checkpoint, LineRef
+from moraine.model import WIRE_TEXT, WIRE_TS, Checkpoint, LineRef
 from moraine.sources import ADAPTERS, normalize_record
 from moraine.sources._document import Unreadable
 from moraine.store.batch import Batch
-from moraine.store.contents import TEXT
 from moraine.store.validate import storable
 
 if TYPE_CHECKING:
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
 Replaces = dict[str, Any]
 CHUNK_EVENTS = 5_000  # a large group is handed over (packed, committed) in pieces of about this many events,
 CHUNK_TEXT = 16 * 1024 * 1024  # or of about this much text
-_TEXT = WIRE_FIELDS.index("text")
 SIDE_FILES = ("-wal",)  # a SQLite database in WAL mode changes there first
 
 
@@ -102,7 +100,7 @@ class WholeRead:
                     rows = storable(new, issues, ref)
                     events.extend(rows)
                     sessions.update(row[1] for row in rows)
-                    held += sum(len(row[_TEXT]) for row in rows)
+                    held += sum(len(row[WIRE_TEXT]) for row in rows)
                     timed = timed or any(row[WIRE_TS] for row in rows)
                     if issue:
                         issues.append(issue.to_wire())
@@ -157,7 +155,7 @@ def delta(store: Store, key: str, batch: Batch, replaces: Replaces) -> tuple[Bat
     keep = []
     for i, doc in enumerate(catalog.by_uid.find_many(batch.uids)):
         if (doc is None or catalog.content[doc] != batch.rows[i]
-                or catalog.content.row(doc)[TEXT] != batch.texts[i]):
+                or catalog.content.row(doc)[WIRE_TEXT] != batch.texts[i]):
             keep.append(i)
     if replaces.get("more"):
         return batch.take(keep), []

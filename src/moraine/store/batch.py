@@ -41,11 +41,14 @@ from typing import Any
 
 import numpy as np
 
-from moraine.model import EVENT_TYPES, INT32_MAX, META_TEXT, TS_MAX_MS, TYPE_CODE
+from moraine.model import EVENT_TYPES, INT32_MAX, META_TEXT, TS_MAX_MS, TYPE_CODE, wire_places
 from moraine.store.contents import pack_rows
 
 STARTS_TURN, EXCLUDED, COMMENTARY = 1, 2, 4
 TERMINAL_SHIFT = 3
+# The wire rows' columns a batch keeps, by name (`model.WIRE_FIELDS`): taken from the transposed rows.
+_COLUMNS = wire_places("uid", "session_key", "source", "type", "ts_ms", "text", "tool_name", "model", "starts_turn",
+                       "terminal", "excluded", "phase", "file", "line", "offset", "sub", "meta")
 UID_LEN = 26
 _UIDS = re.compile(r"[a-z2-7]*")
 _ARRAYS: dict[str, type] = {"ts": np.int64, "codes": np.uint8, "flags": np.uint8, "line": np.int64,
@@ -104,8 +107,8 @@ class Batch:
         packed = pack_rows(rows)
         if not rows:
             return cls(rows=packed)
-        (uids, keys, sources, types, ts, texts, tool_names, _, _, _, model_names, starts, terminal, excluded, phases,
-         files, line, offset, sub, metas) = zip(*rows, strict=True)
+        (uids, keys, sources, types, ts, texts, tool_names, model_names, starts, terminal, excluded, phases,
+         files, line, offset, sub, metas) = _COLUMNS(tuple(zip(*rows, strict=True)))
         first_source: dict[str, str] = {}
         for key, source in zip(keys, sources, strict=True):
             first_source.setdefault(key, source)

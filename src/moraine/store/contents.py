@@ -48,8 +48,9 @@ import zstandard
 
 from moraine.durable import fsync_path, write_file, write_parts
 from moraine.index.grep import newline_positions
+from moraine.model import WIRE_TEXT
 
-TEXT = 5  # the text's place in a wire row (`Event.to_wire`)
+TEXT = WIRE_TEXT  # the text's place in a wire row (`Event.to_wire`)
 ROWS_PER_FRAME = 16  # 16 rows (~4.5 KB) decompress in ~4 us; bigger frames shrink little more
 DICT_BYTES = 64 * 1024
 DICT_SAMPLES = 8_000

@@ -14,12 +14,28 @@ from typing import Any
 
 import msgpack
 
-from moraine.model import EVENT_TYPES, INT32_MAX, INT32_MIN, META_TEXT, TS_MAX_MS, UID_RE, Event, IngestIssue, LineRef
+from moraine.model import (
+    EVENT_TYPES,
+    INT32_MAX,
+    INT32_MIN,
+    META_TEXT,
+    TS_MAX_MS,
+    UID_RE,
+    WIRE_FIELDS,
+    Event,
+    IngestIssue,
+    LineRef,
+    wire_places,
+)
 from moraine.store.batch import Batch, BatchError
 
 _TYPES = frozenset(EVENT_TYPES)
-_OPTIONAL_TEXT = (6, 7, 10, 14)  # tool_name, tool_call_id, model, phase
-WIRE_LEN = 20
+WIRE_LEN = len(WIRE_FIELDS)
+# The places `event_row_problem` checks, by name (every one but the arguments).
+_CHECKED = wire_places("uid", "session_key", "source", "type", "ts_ms", "text", "tool_name", "tool_call_id",
+                       "exit_code", "model", "starts_turn", "terminal", "excluded", "phase", "file", "line", "offset",
+                       "sub", "meta")
+_COORDS = wire_places("file", "line", "offset")
 _COORD_MAX = 2**62
 
 
@@ -29,8 +45,8 @@ def event_row_problem(row: Any) -> str | None:
     (`_place_problem`) for the log coordinates and metadata; first problem wins."""
     if type(row) is not list or len(row) != WIRE_LEN:
         return "event row has the wrong shape"
-    (uid, key, source, type_, ts, text, tool, call, _, code, model, starts, terminal, excluded, phase, file,
-     line, offset, sub, meta) = row
+    (uid, key, source, type_, ts, text, tool, call, code, model, starts, terminal, excluded, phase, file,
+     line, offset, sub, meta) = _CHECKED(row)
     if type(uid) is not str or not UID_RE.match(uid):
         return "event id is malformed"
     if type(key) is not str or not key or type(source) is not str or type(text) is not str:
@@ -238,10 +254,10 @@ def packable(rows: list[Any]) -> tuple[list[Any], list[list[Any]]]:
 
 def _row_issue(row: Any, problem: str, where: str) -> IngestIssue:
     """Coordinates from the row when it has them (file, line, offset), else the frame's."""
-    if isinstance(row, list) and len(row) == WIRE_LEN and isinstance(row[15], str):
-        line, offset = row[16], row[17]
-        if type(line) is int and type(offset) is int:
-            return IngestIssue(row[15], 0, line, offset, f"rejected_event: {problem}", "")
+    if isinstance(row, list) and len(row) == WIRE_LEN:
+        file, line, offset = _COORDS(row)
+        if isinstance(file, str) and type(line) is int and type(offset) is int:
+            return IngestIssue(file, 0, line, offset, f"rejected_event: {problem}", "")
     return IngestIssue(where, 0, 0, 0, f"rejected_event: {problem}", "")
 
 
