@@ -67,9 +67,7 @@ def _fill_kernel_cache(cache: Path) -> None:
         return
     cache.mkdir(parents=True, exist_ok=True)
     with (cache.parent / "numba-cache.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one xdist worker compiles; the others wait for it
-        if any(cache.rglob("*.nbi")):
-            return
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one xdist worker compiles; the others wait, then only load it
         code = ("import sys; from pathlib import Path; from moraine.index import compiled; "
                 "compiled.prepare(Path(sys.argv[1]))")
         subprocess.run([sys.executable, "-c", code, str(cache)], check=True, timeout=900,

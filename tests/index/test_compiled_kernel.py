@@ -159,3 +159,28 @@ def test_the_store_keeps_the_kernel_through_reloads(tmp_path: Path, kernel: Modu
     with store.writer():
         store._reload_aside()
     assert store.index.kernel is kernel
+
+
+def test_a_cache_made_for_another_kernel_is_compiled_again_by_the_child(tmp_path: Path) -> None:
+    """A cache left by another version of the kernel (an upgrade) is not loaded as it is: numba
+    would then compile in the daemon itself, holding the GIL for a minute. The stamp that the
+    compiling child writes last says for which source, numba and Python the cache was made."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    shared = Path(os.environ["NUMBA_CACHE_DIR"])  # compiled for this run (tests/conftest.py)
+    cache = tmp_path / "cache"
+    shutil.copytree(shared, cache)
+    stamp = cache / compiled.STAMP_FILE
+    current = stamp.read_text()
+    stamp.write_text(current.replace("numba", "numba-old"))
+    code = ("import sys, time; from pathlib import Path; from moraine.index import compiled; "
+            "t = time.monotonic(); compiled.prepare(Path(sys.argv[1])); print(time.monotonic() - t)")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    subprocess.run([sys.executable, "-c", code, str(cache)], env=env, check=True, capture_output=True, timeout=600)
+    assert stamp.read_text() == current  # the child ran and stamped it for this kernel
+    stamp.unlink()  # a cache without a stamp (a child killed mid-compile) is compiled again too
+    subprocess.run([sys.executable, "-c", code, str(cache)], env=env, check=True, capture_output=True, timeout=600)
+    assert stamp.read_text() == current

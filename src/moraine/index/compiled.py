@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from moraine.durable import write_file
 from moraine.errors import DeadlineExceeded
 from moraine.index.bm25 import term_scores
 from moraine.index.postings import Blocks
@@ -40,6 +41,7 @@ from moraine.index.windows import SLACK, WINDOW, Piece, _raise_to
 
 COMPILE_NICE = 10  # the compiling child yields the CPU to the daemon and the agents
 COMPILE_TIMEOUT_S = 600
+STAMP_FILE = "moraine-kernel.stamp"  # written by the compiling child once every function is in the cache
 CHUNK = 256  # windows per kernel call: between calls the deadline is checked
 FIRST_CAPACITY = 1024  # candidates held before the kernel grows its arrays
 
@@ -94,7 +96,7 @@ def prepare(cache_dir: Path, before_load: Callable[[], object] = lambda: None) -
         return None
     cache_dir.mkdir(parents=True, exist_ok=True)
     used = Path(os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir)))  # the first one set stays numba's
-    if not any(used.rglob("*.nbi")):
+    if not _fresh(used):
         child = subprocess.Popen([sys.executable, "-m", "moraine.index.compiled", str(used), str(os.getpid())],
                                  env={**os.environ, "NUMBA_CACHE_DIR": str(used)},
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -108,6 +110,25 @@ def prepare(cache_dir: Path, before_load: Callable[[], object] = lambda: None) -
     if kernel is not None:
         warm(kernel)
     return kernel
+
+
+def _stamp() -> str:
+    """What numba checks a cached function against (the source file's mtime and size, its own
+    version), and the Python it runs in: a cache made for another is compiled again."""
+    from importlib.metadata import version
+
+    source = os.stat(Path(__file__).with_name("kernel.py"))
+    return f"{source.st_mtime} {source.st_size} numba {version('numba')} {sys.version}"
+
+
+def _fresh(used: Path) -> bool:
+    """Whether the cache holds this kernel, compiled by `prepare`'s child for this source, numba
+    and Python. Without this check an upgraded Moraine would find the old entries, load them,
+    and numba would compile the new kernel in the daemon itself, holding the GIL for a minute."""
+    try:
+        return (used / STAMP_FILE).read_text() == _stamp()
+    except OSError:
+        return False
 
 
 def warm(kernel: ModuleType) -> None:
@@ -278,7 +299,9 @@ if __name__ == "__main__":  # `prepare`'s child: compile every kernel function i
     from moraine.pool import end_with_parent
 
     end_with_parent(int(sys.argv[2]))  # a daemon killed with SIGKILL leaves no compiler behind
-    compiled_kernel = load(Path(sys.argv[1]))
+    target = Path(sys.argv[1])
+    compiled_kernel = load(target)
     if compiled_kernel is None:
         sys.exit("numba is not installed")
     warm(compiled_kernel)
+    write_file(target / STAMP_FILE, _stamp().encode())
