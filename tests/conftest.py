@@ -52,8 +52,10 @@ def _isolated_session_home(tmp_path_factory: pytest.TempPathFactory, pytestconfi
         # folder; numba checks each entry against its source), shared by the xdist workers and
         # every daemon a test starts: compiled once, not a minute of CPU per daemon. Tests of the
         # cache itself start cold.
-        cache = pytestconfig.cache.mkdir("numba") if pytestconfig.cache is not None else \
-            tmp_path_factory.getbasetemp() / "numba-cache"
+        pytest_cache = getattr(pytestconfig, "cache", None)  # absent with `-p no:cacheprovider`
+        base = tmp_path_factory.getbasetemp()  # an xdist worker's is below the run's
+        cache = pytest_cache.mkdir("numba") if pytest_cache is not None else \
+            (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "numba-cache"
         mp.setenv("NUMBA_CACHE_DIR", str(cache))
         _fill_kernel_cache(cache)
         yield home
