@@ -53,7 +53,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from moraine.config import Config, load_config
-from moraine.daemon.service import socket_alive
+from moraine.daemon.claim import socket_alive
 from moraine.ingest.pipeline import ingest_once
 from moraine.store.engine import Store
 from moraine.store.run_files import daemon_holding

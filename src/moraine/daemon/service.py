@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
-import fcntl
 import os
 import signal
-import socket
 import sys
 import threading
 import time
@@ -28,12 +26,13 @@ import anyio.abc
 
 from moraine import __version__
 from moraine.config import Config
-from moraine.daemon.bridge import check_private_dir, make_private_dirs, peer_credentials
-from moraine.errors import DaemonRunningError, StateError, UntrustedSocketError
+from moraine.daemon.bridge import peer_credentials
+from moraine.daemon.claim import claim_state, clear_stale_socket, release
+from moraine.daemon.engines import start_history_workers, start_kernel
 from moraine.ingest.checkpoint import pending_bytes
 from moraine.ingest.state import ingest_state
 from moraine.store.engine import Store
-from moraine.store.run_files import DAEMON_LOCK, STATUS_FILE, read_status, write_status
+from moraine.store.run_files import write_status
 from moraine.wire import SERVER_ERROR, error_reply
 
 BACKFILL_WAIT_S = 3.0  # calls wait for a first backfill until it has run this long, then answer with a warning
@@ -41,27 +40,6 @@ BACKFILL_WAIT_S = 3.0  # calls wait for a first backfill until it has run this l
 
 def log(message: str) -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} moraine daemon: {message}", file=sys.stderr, flush=True)
-
-
-def socket_alive(path: Path) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(2)
-        try:
-            probe.connect(str(path))
-        except OSError:
-            return False
-    return True
-
-
-def socket_owner(path: Path) -> tuple[int, int] | None:
-    """(pid, uid) of the process serving a Unix socket, None if none answers."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(2)
-        try:
-            probe.connect(str(path))
-            return peer_credentials(probe)
-        except OSError:
-            return None
 
 
 T = TypeVar("T")
@@ -119,10 +97,10 @@ class Daemon:
         # `kill -USR1 <pid>` writes every thread's stack to daemon.log (its stderr): what a hung
         # daemon was doing, without stopping it.
         faulthandler.register(signal.SIGUSR1, all_threads=True)
-        self._claim_state()
+        self._lock_fd = claim_state(self.home)
         try:
             roots = self._roots()
-            self._clear_stale_socket()
+            clear_stale_socket(self.socket_path, log)
             log(f"starting (pid {os.getpid()}, state {self.home}, socket {self.socket_path})")
             # The state opens (snapshot + WAL) in the background, before the MCP SDK is imported
             # (the two overlap: a restarted daemon answers its first call sooner); the socket
@@ -148,39 +126,10 @@ class Daemon:
                 ingest.join(timeout=60)
                 self._final_snapshot()
         finally:
-            self._release()
+            release(self.home, self.socket_path, self._lock_fd)
+            self._lock_fd = None
         log("stopped")
         return 0
-
-    def _claim_state(self) -> None:
-        """The daemon lock (one daemon per state); a read-only state is refused (exit 4), and so is a
-        state another user could control (owned by someone else or writable by group or others: exit 7,
-        UntrustedSocketError), since the socket and the whole history live there."""
-        try:
-            make_private_dirs(self.home)
-        except OSError as exc:
-            raise StateError(f"cannot create the Moraine state at {self.home}: {exc.strerror}") from exc
-        check_private_dir(self.home, "the Moraine state directory")
-        if not os.access(self.home, os.W_OK | os.X_OK):
-            raise StateError(f"the Moraine state at {self.home} is not writable by this user (read-only?)")
-        run = self.home / "run"
-        try:
-            run.mkdir(mode=0o700, exist_ok=True)
-        except OSError as exc:
-            raise StateError(f"cannot write the Moraine state at {self.home}: {exc.strerror}") from exc
-        check_private_dir(run, "the Moraine run directory")
-        try:
-            fd = os.open(self.home / DAEMON_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as exc:
-            raise StateError(f"cannot write the Moraine state at {self.home}: {exc.strerror}") from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            other = read_status(self.home) or {}
-            raise DaemonRunningError(f"a Moraine daemon (pid {other.get('pid', '?')}) already serves {self.home}; "
-                                     "`moraine stop` stops it") from None
-        self._lock_fd = fd
 
     def _roots(self) -> list[Path]:
         """The roots to watch now; a configured one missing is said (an optional default root
@@ -196,34 +145,6 @@ class Daemon:
                 str(Path(s.root).expanduser()) for s in self.config.sources if s.enabled and not s.optional)
                 + "; set CODEX_HOME / CLAUDE_CONFIG_DIR or the sources in config.toml")
         return present
-
-    def _clear_stale_socket(self) -> None:
-        path = self.socket_path
-        if len(str(path).encode()) > 100:
-            raise StateError(f"socket path too long for a Unix socket: {path} (set daemon.socket)")
-        try:
-            make_private_dirs(path.parent)
-        except OSError as exc:
-            raise StateError(f"cannot create the socket directory {path.parent}: {exc.strerror}") from exc
-        check_private_dir(path.parent, "the daemon's socket directory")
-        if path.exists() or path.is_symlink():
-            if socket_alive(path):
-                owner = socket_owner(path)
-                if owner is not None and owner[1] != os.geteuid():
-                    raise UntrustedSocketError(f"refusing the socket {path}: it is served by uid {owner[1]} (pid "
-                                               f"{owner[0]}), not by this user (uid {os.geteuid()})")
-                raise DaemonRunningError(f"another process already serves {path}")
-            path.unlink()
-            log(f"removed a stale socket left by a daemon that died: {path}")
-
-    def _release(self) -> None:
-        for path in (self.socket_path, self.home / STATUS_FILE):
-            with contextlib.suppress(OSError):
-                path.unlink()
-        if self._lock_fd is not None:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
-            os.close(self._lock_fd)
-            self._lock_fd = None
 
     def _final_snapshot(self) -> None:
         store = self.store
@@ -480,43 +401,6 @@ class Daemon:
     def _note_backfill(self, done: int, total: int) -> None:
         self.backfill_progress = (done, total)
 
-    def _start_history_workers(self, store: Store) -> None:
-        """search_session_history's worker processes start once the backfill is done, when the
-        state holds enough text for its scans to use them: its first call would wait for them."""
-        search = self.config.search
-        if search.history_workers < 2 or store.text_bytes() < search.history_parallel_bytes:
-            return
-        from moraine.index import grep_pool
-
-        try:
-            pids = grep_pool.pool(search.history_workers).start()
-            log(f"history search workers started (pids {', '.join(map(str, sorted(pids)))})")
-        except Exception as exc:  # the first history call starts them instead
-            log(f"history search workers did not start: {type(exc).__name__}: {exc}")
-
-    def _start_kernel(self, store: Store) -> None:
-        """The compiled window search, loaded from its cache (or compiled) in the background; the
-        calls meanwhile are answered by the numpy path, which gives the same answers. It loads
-        once the first pass is done: loading takes this process's CPU, and the first pass is
-        what the first calls wait for."""
-        backend = self.config.search.backend
-        if backend == "numpy":
-            return
-        from moraine.index import compiled
-
-        started = time.monotonic()
-        try:
-            kernel = compiled.prepare(self.home / "cache" / "numba", self.backfill_done.wait)
-            if kernel is None:
-                if backend == "numba":
-                    log("search backend numba: numba is not installed (pip install 'moraine[fast]'); numpy serves")
-                return
-        except Exception as exc:  # a broken numba install must not stop the daemon: numpy serves
-            log(f"the compiled search did not load ({type(exc).__name__}: {exc}); numpy serves")
-            return
-        store.use_kernel(kernel)
-        log(f"compiled search ready in {time.monotonic() - started:.1f} s")
-
     def _take_dirty(self) -> set[str]:
         """The logs marked since the last pass; they count as being read until the pass ends."""
         with self.dirty_lock:
@@ -534,9 +418,10 @@ class Daemon:
             return
         self.store = store
         cfg = self.config
-        threading.Thread(target=self._start_kernel, args=(store,), name="moraine-kernel", daemon=True).start()
+        threading.Thread(target=start_kernel, args=(self.config, store, self.backfill_done.wait, log),
+                         name="moraine-kernel", daemon=True).start()
         self._backfill(store)
-        threading.Thread(target=self._start_history_workers, args=(store,), name="moraine-history-workers",
+        threading.Thread(target=start_history_workers, args=(self.config, store, log), name="moraine-history-workers",
                          daemon=True).start()
         next_reconcile = time.monotonic() + cfg.ingest.reconcile_interval_s
         next_snapshot = time.monotonic() + cfg.daemon.snapshot_interval_s
