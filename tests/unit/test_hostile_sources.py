@@ -37,7 +37,7 @@ from cli_harness import SAMPLES, Workspace, make_workspace
 from moraine.config import load_config
 from moraine.ingest.pipeline import ingest_once
 from moraine.ingest.whole import CHUNK_EVENTS
-from moraine.sources import gemini_cli, opencode
+from moraine.sources import _opencode_db, gemini_cli, opencode
 from moraine.store.contents import TEXT
 from moraine.store.engine import Store
 
@@ -107,13 +107,13 @@ def test_the_issue_stays_until_the_database_is_read(tmp_path: Path, monkeypatch:
     ingest_once(store, only={str(other)})
     assert store.file_issues[str(db)].startswith("cannot read: ")  # not looked at: the issue stays
     checks: list[str] = []
-    real_check = opencode._Db.check
+    real_check = _opencode_db.Db.check
 
     def counting(db_: Any) -> None:
         checks.append(db_.path)
         real_check(db_)
 
-    monkeypatch.setattr(opencode._Db, "check", counting)
+    monkeypatch.setattr(_opencode_db.Db, "check", counting)
     ingest_once(store)
     assert checks == []  # unchanged: not read again at once
     monkeypatch.setattr(opencode, "RETRY_S", 0.2)
@@ -138,13 +138,13 @@ def test_a_refused_database_is_not_read_again_by_the_next_process(tmp_path: Path
     db = _opencode_root(ws) / "opencode.db"
     opencode_db(db, "view-part", WORD)
     checks: list[str] = []
-    real_check = opencode._Db.check
+    real_check = _opencode_db.Db.check
 
     def counting(db_: Any) -> None:
         checks.append(db_.path)
         real_check(db_)
 
-    monkeypatch.setattr(opencode._Db, "check", counting)
+    monkeypatch.setattr(_opencode_db.Db, "check", counting)
     for _ in range(3):
         monkeypatch.setattr(opencode, "_RETRY", opencode._Retry())  # what a new process starts with
         store = _store(ws)
@@ -171,7 +171,7 @@ def test_a_database_locked_by_its_writer_is_passed_over_not_waited_on(tmp_path: 
     ingest_once(store)
     waited = time.monotonic() - started
     assert store.file_issues[str(db)].startswith("busy: the database is locked"), store.file_issues
-    assert waited < 1.5, f"a pass over a locked database took {waited:.2f}s (BUSY_MS {opencode.BUSY_MS})"
+    assert waited < 1.5, f"a pass over a locked database took {waited:.2f}s (BUSY_MS {_opencode_db.BUSY_MS})"
     holder.execute("COMMIT")
     holder.close()
     monkeypatch.setattr(opencode, "RETRY_S", 0.0)
@@ -185,20 +185,20 @@ def test_a_query_that_runs_too_long_is_stopped_by_sqlite(tmp_path: Path, monkeyp
     SLICE_S, whichever query runs it, and the database is reported, never waited on."""
     path = tmp_path / "opencode.db"
     opencode_db(path, "column", WORD)
-    db = opencode._Db(str(path))
+    db = _opencode_db.Db(str(path))
     started = time.monotonic()
     with pytest.raises(sqlite3.OperationalError, match="interrupt"):
         db.one(f"SELECT {'(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c)'}")
-    assert time.monotonic() - started < opencode.SLICE_S + 1.5
+    assert time.monotonic() - started < _opencode_db.SLICE_S + 1.5
     db.close()
 
     def forever(self: Any, *args: Any) -> Any:
         return self.one("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c")
 
-    monkeypatch.setattr(opencode, "SLICE_S", 0.3)
+    monkeypatch.setattr(_opencode_db, "SLICE_S", 0.3)
     for place in ("scan", "session"):  # the change scan, and the read of one session (the lazy part)
         with monkeypatch.context() as patch:
-            patch.setattr(opencode._Db, place, forever)
+            patch.setattr(_opencode_db.Db, place, forever)
             ws = make_workspace(tmp_path / place, copy_logs=False)
             _opencode_root(ws).mkdir(parents=True)
             shutil.copy(path, _opencode_root(ws) / "opencode.db")
@@ -213,7 +213,7 @@ def test_a_query_that_runs_too_long_is_stopped_by_sqlite(tmp_path: Path, monkeyp
 def test_a_database_is_opened_read_only_and_untrusted(tmp_path: Path) -> None:
     path = tmp_path / "opencode.db"
     opencode_db(path, "column", WORD)
-    db = opencode._Db(str(path))
+    db = _opencode_db.Db(str(path))
     assert db.one("PRAGMA query_only") == (1,)
     assert db.one("PRAGMA trusted_schema") == (0,)
     with pytest.raises(sqlite3.OperationalError):
@@ -421,7 +421,7 @@ def test_an_oversized_part_leaves_the_rest_of_its_session_readable(tmp_path: Pat
     """A part larger than SQLite may load (MAX_VALUE_BYTES: a tool output of hundreds of MB) is
     left out; the session's other parts and the database's other sessions are read (an outside
     attacker's 144 MB part made the whole database unreadable)."""
-    monkeypatch.setattr(opencode, "MAX_VALUE_BYTES", 100_000)
+    monkeypatch.setattr(_opencode_db, "MAX_VALUE_BYTES", 100_000)
     ws = make_workspace(tmp_path / "w", copy_logs=False)
     db_path = _opencode_root(ws) / "opencode.db"
     opencode_db(db_path, "column", WORD)
