@@ -37,7 +37,7 @@ from moraine.errors import DeadlineExceeded
 from moraine.index.bm25 import term_scores
 from moraine.index.postings import Blocks
 from moraine.index.segment import Segment
-from moraine.index.windows import SLACK, WINDOW, Piece, _raise_to
+from moraine.index.windows import SLACK, SOLE_TERM_SHARE, SWITCH_AFTER, SWITCH_WINDOWS, WINDOW, Piece, _raise_to
 
 COMPILE_NICE = 10  # the compiling child yields the CPU to the daemon and the agents
 COMPILE_TIMEOUT_S = 600
@@ -248,12 +248,25 @@ class _Run:
         while pos < len(order):
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise DeadlineExceeded
+            stop = min(pos + (CHUNK if pos else SWITCH_AFTER), len(order))  # first: what numpy reads before a switch
             pos, self.size, self.theta, seen, self.cand_d, self.cand_s, stopped = self.kernel.search_group(
-                order, pos, min(pos + CHUNK, len(order)), reach, group.bounds, group.meta, data, self.ok, self.k,
+                order, pos, stop, reach, group.bounds, group.meta, data, self.ok, self.k,
                 self.cand_d, self.cand_s, self.size, self.theta)
             self.seen += seen
             if stopped:
                 break
+            if pos == SWITCH_AFTER and self._whole_pays(order[pos:], reach, group):
+                raise _Switch
+
+    def _whole_pays(self, left: np.ndarray, reach: np.ndarray, group: _Group) -> bool:
+        """`windows._Search._worth_whole` for this group, past its first chunk: every term keeps
+        window bounds here, and so many windows can still reach the k-th score that ranking the
+        rarest term whole is cheaper (a query of common words; at 1M 'test is' would read
+        5,010 of 5,022 windows). The numpy path does that (`windows._whole_term`)."""
+        if not bool(np.all(group.meta[:, 0] == BLOCKS)):
+            return False
+        live = int(np.count_nonzero(reach[left] >= self.theta * SLACK))
+        return live > SWITCH_WINDOWS and (len(group.meta) > 1 or live * SOLE_TERM_SHARE > len(left) + SWITCH_AFTER)
 
     def result(self) -> tuple[np.ndarray, np.ndarray, int, bool]:
         docs, scores = self.cand_d[: self.size], self.cand_s[: self.size]
@@ -263,10 +276,15 @@ class _Run:
         return docs[keep].copy(), scores[keep].copy(), self.seen, self.theta == 0.0
 
 
+class _Switch(Exception):
+    """A group whose windows cannot be skipped: the query goes to the numpy path (see `_whole_pays`)."""
+
+
 def score_windows(kernel: ModuleType, terms: list[tuple[float, list[Part]]], ok: np.ndarray, doc_len: np.ndarray,
                   k: int, k1: float, b: float, avgdl: float, deadline: float | None
-                  ) -> tuple[np.ndarray, np.ndarray, int, bool]:
-    """`windows.score_windows` with the kernel: (candidate docs, raw scores, matches seen, exact)."""
+                  ) -> tuple[np.ndarray, np.ndarray, int, bool] | None:
+    """`windows.score_windows` with the kernel: (candidate docs, raw scores, matches seen, exact);
+    None for a query of common words the numpy path ranks better (its rarest term whole)."""
     n_windows = (len(ok) + WINDOW - 1) // WINDOW
     params = (k1, b, avgdl)
     todo = groups(terms, doc_len, n_windows, params)
@@ -274,8 +292,11 @@ def score_windows(kernel: ModuleType, terms: list[tuple[float, list[Part]]], ok:
     run = _Run(kernel, np.asarray(ok, np.bool_), _fixed(doc_len, np.uint32), k, params, deadline,
                np.array([idf for idf, _ in terms], dtype=np.float64))
     run.theta = _floor(todo, len(terms), ok, k)
-    for group in todo:
-        run.group(group)
+    try:
+        for group in todo:
+            run.group(group)
+    except _Switch:
+        return None
     return run.result()
 
 
