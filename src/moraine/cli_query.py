@@ -47,7 +47,7 @@ def add_parsers(sub: Subparsers) -> None:
 
 def _add_search(sub: Subparsers) -> None:
     p = sub.add_parser("search", help="search_sessions from the shell")
-    p.add_argument("query")
+    p.add_argument("query", nargs="+", help="the words to find (`moraine search fix migration`: quotes are optional)")
     p.add_argument("--within", dest="within_id", help="a session or turn ID to search inside")
     p.add_argument("--type", dest="event_types", action="append", metavar="TYPE",
                    help=f"event type, repeatable; one of: {', '.join(SEARCHABLE_TYPES)} "
@@ -85,7 +85,8 @@ def _add_list(sub: Subparsers) -> None:
 
 def _add_history(sub: Subparsers) -> None:
     p = sub.add_parser("history", help="search_session_history: a regular expression over transcripts, line by line")
-    p.add_argument("query", help="RE2 regular expression (no backreferences or lookaround)")
+    p.add_argument("query", nargs="+", help="RE2 regular expression (no backreferences or lookaround); words "
+                   "given apart are joined by one space")
     p.add_argument("--session", help="one session: a Moraine ID, a native session id or a log path")
     p.add_argument("-C", "--context", dest="context_lines", type=int, help="context lines, 0-10 (default 3)")
     p.add_argument("-n", "--max-results", dest="max_results", type=int, help="matches to show, 1-100 (default 10)")
@@ -170,11 +171,12 @@ def _run(store: Store, args: argparse.Namespace) -> ToolResult:
 
     if args.command == "search":
         request: dict[str, Any] = {
-            "query": args.query, "within_id": args.within_id, "event_types": args.event_types, "n_hits": args.n_hits,
+            "query": " ".join(args.query), "within_id": args.within_id, "event_types": args.event_types,
+            "n_hits": args.n_hits,
             "source": args.source, "cwd": _cwd(args.cwd), "since": args.since, "until": args.until}
         return search_sessions.run(store, {k: v for k, v in request.items() if v is not None or k == "within_id"})
     if args.command == "history":
-        request = {"query": args.query, "session_id": args.session,
+        request = {"query": " ".join(args.query), "session_id": args.session,
                    "context_lines": args.context_lines, "max_results": args.max_results, "since": args.since,
                    "until": args.until, "context_in_text": not args.json}  # a person reads the text
         return search_session_history.run(store, request)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+REDACTED = "[REDACTED:"  # the mark a redacted credential leaves (`redaction.redact.PLACEHOLDER`)
 
 @dataclass(frozen=True)
 class Harness:
@@ -38,11 +39,12 @@ class Harness:
 
     def resume_command(self, native_id: str, cwd: str | None) -> str | None:
         """The shell command that reopens the session `native_id` (quoted here), from `cwd`
-        when the harness finds sessions by folder; None when the harness has none."""
+        when the harness finds sessions by folder (without the `cd` when the folder's name held a
+        credential and was redacted: that folder does not exist); None when the harness has none."""
         if self.resume is None:
             return None
         command = self.resume.format(shlex.quote(native_id))
-        if self.resume_in_cwd and cwd:
+        if self.resume_in_cwd and cwd and REDACTED not in cwd:  # a redacted folder cannot be changed into
             return f"cd {shlex.quote(cwd)} && {command}"
         return command
 

@@ -165,3 +165,15 @@ def test_search_probe(probe_results: dict[str, Any], query: str) -> None:
         assert len(results) == len(want), "mirrors must collapse into one hit"
     else:
         assert want <= got, f"{probe['why']}: missing {want - got}"
+
+
+def test_words_given_apart_are_one_query(indexed: Indexed) -> None:
+    """`moraine search fix migration` searches both words, as a search box does (it was refused:
+    'unrecognized arguments'); `moraine history` joins its words the same way."""
+    apart = indexed.ws.run("search", "migration", "guard", "--json")
+    together = indexed.ws.run("search", "migration guard", "--json")
+    assert apart.returncode == 0 and together.returncode == 0, (apart, together)
+    assert apart.stdout == together.stdout
+    assert _results(apart.json())  # the words are found, not refused
+    history = indexed.ws.run("history", "DuplicateColumn", "migration", "--json")
+    assert history.returncode == 0, history

@@ -76,3 +76,11 @@ def test_every_harness_session_has_a_resume_command(name: str) -> None:
         assert not command.startswith("cd ")
     child = Session(key=f"{name}:abc-123/agent-1", sid="ses_y", source=name, parent_key=f"{name}:abc-123")
     assert resume_command(child) is None  # a subagent's transcript is not a session of its own to resume
+
+
+def test_a_redacted_working_directory_leaves_the_cd_out() -> None:
+    """A folder whose name held a credential is stored redacted; `cd` into it would fail, so the
+    command is given without it (the harness's own id still finds the session from its folder)."""
+    session = Session(key="claude-code:abc-123", sid="ses_x", source="claude-code",
+                      cwd="/home/dev/[REDACTED:github-token]")
+    assert resume_command(session) == "claude --resume abc-123"
