@@ -50,15 +50,19 @@ def pool_serves(work: list[Work], sizes: list[int], slice_s: float | None, paral
 
 def _holds_huge_line(path: str, start: int, end: int) -> bool:
     """Whether a log's new bytes [start, end) begin with a line of HUGE_LINE_BYTES or more (one
-    read of that much, and only for a log with SLICE_POOL_BYTES of new bytes)."""
+    read of that much, and only for a log with SLICE_POOL_BYTES of new bytes). A line ends at
+    an LF or at a CR (the tailer reads a log of lone CRs as CR-ended lines): a megabyte of
+    garbage holding CRs is many short lines, and a worker pool started per slice to read one
+    of them would crawl through it at a line a slice."""
     if end - start < SLICE_POOL_BYTES:
         return False
     try:
         with open(path, "rb") as fh:
             fh.seek(start)
-            return b"\n" not in fh.read(HUGE_LINE_BYTES)
+            head = fh.read(HUGE_LINE_BYTES)
     except OSError:
         return False
+    return b"\n" not in head and b"\r" not in head
 
 
 # key, events, issues, checkpoint (None: keep the old one), bytes read, why the file could not
