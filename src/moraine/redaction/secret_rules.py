@@ -370,8 +370,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
          + r"|ConvertTo-SecureString\s+(?:-String\s+)?[\"']([^\"'\n]{4,})[\"']\s+-AsPlainText"
          + r"|lftp\s[^\n|;&]*?-u\s+[\"']?[^\s,\"']+,([^\s\"'\\]+)"
          + r"|sqlplus\s+(?:-[A-Za-z]+\s+)*[\"']?[A-Za-z0-9_$#]+/([^\s@/\"'\\]+)@"),
-    Rule("cli-config-secret", "vendor:npm/yarn/pnpm/aws/git config set, gh secret set --body, setx",
-         r"(?i:config(?:ure)?\s+set|setx)\s+(?:--[a-z-]+\s+)*[\"']?[^\s=\"']*(?i:token|secret|password|passwd|pass|apikey"
+    Rule("cli-config-secret", "vendor:npm/yarn/pnpm/aws/git config set, gh secret set --body, setx, fish's "
+         "set -x/-gx/-Ux",
+         r"(?i:config(?:ure)?\s+set|setx|(?-i:set(?:\s+-[gUlx]{1,3}|\s+--(?:export|global|universal))+))\s+(?:--[a-z-]+\s+)*[\"']?[^\s=\"']*(?i:token|secret|password|passwd|pass|apikey"
          r"|api_key|access_key|auth)[^\s=\"']*[\"']?[ \t]+" + _ARG
          + r"|(?i:secrets?\s+set)\s+\S+\s+(?:-b|--body)[ \t]+" + _ARG),
     Rule("call-credentials", "vendor:requests auth=(user, password), HTTPBasicAuth, NetworkCredential, smtplib login",
