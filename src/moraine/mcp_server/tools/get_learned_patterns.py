@@ -43,7 +43,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
             "patterns": {"type": "array", "items": {"type": "object", "properties": {
                 "prompt_text": {"type": "string"}, "total_occurrences": {"type": "integer"},
                 "most_common_response": _RESPONSE, "all_responses": {"type": "array", "items": _RESPONSE},
-                "last_seen": {"type": "string", "format": "date-time"}}}},
+                "last_seen": {"type": ["string", "null"], "format": "date-time"}}}},
             "total_patterns": {"type": "integer"}}},
         {"type": "object", "required": ["error", "code"],
          "properties": {"error": {"type": "string"}, "code": {"type": "string"}}},

@@ -75,7 +75,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {  # the history tools' schema (additive fields 
             "matches": {"type": "array", "items": {"type": "object", "properties": {
                 "session_id": {"type": "string"}, "line_number": {"type": "integer"},
                 "matched_text": {"type": "string"}, "context_before": _LINES, "context_after": _LINES,
-                "timestamp": {"type": "string", "format": "date-time"}, "event_id": {"type": "string"}}}},
+                "timestamp": {"type": ["string", "null"], "format": "date-time"}, "event_id": {"type": "string"}}}},
             "total_matches": {"type": "integer"}, "searched_sessions": _LINES,
             "searched_sessions_total": {"type": "integer"}, "truncated": {"type": "boolean"}}},
         {"type": "object", "required": ["error", "code"],
