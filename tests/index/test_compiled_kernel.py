@@ -129,7 +129,7 @@ def test_a_query_of_common_words_goes_to_the_numpy_path_and_answers_alike(
     ones read) is handed to the numpy path, which ranks its rarest term whole: the kernel would
     read nearly every window. The thresholds are lowered to this corpus's 28 windows."""
     monkeypatch.setattr(compiled, "SWITCH_AFTER", 2)
-    monkeypatch.setattr(compiled, "SWITCH_WINDOWS", 2)
+    monkeypatch.setattr(windows, "SWITCH_WINDOWS", 2)
     real = compiled.score_windows
     outcomes: Counter[str] = Counter()
 

@@ -37,7 +37,7 @@ from moraine.errors import DeadlineExceeded
 from moraine.index.bm25 import term_scores
 from moraine.index.postings import Blocks
 from moraine.index.segment import Segment
-from moraine.index.windows import SLACK, SOLE_TERM_SHARE, SWITCH_AFTER, SWITCH_WINDOWS, WINDOW, Piece, _raise_to
+from moraine.index.windows import SLACK, SWITCH_AFTER, WINDOW, Piece, _raise_to, worth_whole
 
 COMPILE_NICE = 10  # the compiling child yields the CPU to the daemon and the agents
 COMPILE_TIMEOUT_S = 600
@@ -259,14 +259,14 @@ class _Run:
                 raise _Switch
 
     def _whole_pays(self, left: np.ndarray, reach: np.ndarray, group: _Group) -> bool:
-        """`windows._Search._worth_whole` for this group, past its first chunk: every term keeps
+        """`windows.worth_whole` for this group, past its first chunk: every term keeps
         window bounds here, and so many windows can still reach the k-th score that ranking the
         rarest term whole is cheaper (a query of common words; at 1M 'test is' would read
         5,010 of 5,022 windows). The numpy path does that (`windows._whole_term`)."""
         if not bool(np.all(group.meta[:, 0] == BLOCKS)):
             return False
         live = int(np.count_nonzero(reach[left] >= self.theta * SLACK))
-        return live > SWITCH_WINDOWS and (len(group.meta) > 1 or live * SOLE_TERM_SHARE > len(left) + SWITCH_AFTER)
+        return worth_whole(live, len(left) + SWITCH_AFTER, len(group.meta))
 
     def result(self) -> tuple[np.ndarray, np.ndarray, int, bool]:
         docs, scores = self.cand_d[: self.size], self.cand_s[: self.size]

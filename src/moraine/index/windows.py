@@ -136,7 +136,7 @@ class _Search:
     def run(self, reach: np.ndarray, may_switch: bool) -> None:
         """Read windows best `reach` first, in growing batches, until none can reach the k-th
         score. A query of common terms that finds, after SWITCH_AFTER windows, that it is worth
-        it (`_worth_whole`), ranks its rarest term's documents whole instead (`_whole_term`), and
+        it (`worth_whole`), ranks its rarest term's documents whole instead (`_whole_term`), and
         reads on only where a document lacking that term can still reach it. A query whose
         rarest term is too rare to keep window bounds does that first (`_rare_first`)."""
         rare = _rare_first(self.terms, self.k)
@@ -150,8 +150,8 @@ class _Search:
             if may_switch and pos >= SWITCH_AFTER:
                 may_switch = False
                 whole = _rarest(self.terms)
-                if self._worth_whole(int(np.count_nonzero(reach[order[pos:]] >= self.theta * SLACK)), len(order)) and \
-                        self._take_whole(whole):
+                left = int(np.count_nonzero(reach[order[pos:]] >= self.theta * SLACK))
+                if worth_whole(left, len(order), len(self.terms)) and self._take_whole(whole):
                     reach = np.where(self.read, 0.0, reach - self.bounds[whole])  # a document lacking it
                     order, pos = _by_reach(reach), 0
                     continue
@@ -168,15 +168,6 @@ class _Search:
         self.read[wins] = True
         self.seen += matched
         self._merge(docs, scores)
-
-    def _worth_whole(self, left: int, windows: int) -> bool:
-        """Whether ranking the rarest term whole beats reading the `left` windows that can still
-        reach the k-th score. A query of several common terms switches past SWITCH_WINDOWS: each
-        window read probes them all. A one-term query reads a window cheaply and gains only when
-        the windows left are a large share of its term's (a repeated message tying thousands of
-        documents at the top score: 'failures' at 1M, 9.4 -> 2.8 ms); while a batch or two more
-        would settle it ('from', 'config'), reading a common term whole costs 3x."""
-        return left > SWITCH_WINDOWS and (len(self.terms) > 1 or left * SOLE_TERM_SHARE > windows)
 
     def _take_whole(self, t: int) -> bool:
         """Rank every allowed document holding term `t` at once (False: too many to read)."""
@@ -222,6 +213,16 @@ WHOLE_TERM_LIMIT = 2_000_000  # postings of the rarest term: past this, windows 
 SWITCH_AFTER = FIRST_BATCH * (1 + GROWTH)  # windows read (two batches) before a query may switch
 SWITCH_WINDOWS = 512  # windows still to read past which the rarest term is ranked whole
 SOLE_TERM_SHARE = 4  # a one-term query switches when more than 1/4 of its term's windows are left
+
+
+def worth_whole(left: int, windows: int, n_terms: int) -> bool:
+    """Whether ranking the rarest term whole beats reading the `left` windows that can still
+    reach the k-th score. A query of several common terms switches past SWITCH_WINDOWS: each
+    window read probes them all. A one-term query reads a window cheaply and gains only when
+    the windows left are a large share of its term's (a repeated message tying thousands of
+    documents at the top score: 'failures' at 1M, 9.4 -> 2.8 ms); while a batch or two more
+    would settle it ('from', 'config'), reading a common term whole costs 3x."""
+    return left > SWITCH_WINDOWS and (n_terms > 1 or left * SOLE_TERM_SHARE > windows)
 
 
 def _rarest(terms: list[_Term]) -> int:
