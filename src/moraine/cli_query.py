@@ -12,118 +12,22 @@ import argparse
 import json
 import re
 import sys
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any
 
 from moraine import querylog
+from moraine.cli_args import LIST_DAYS
+from moraine.config import Config
 from moraine.errors import UsageError
-from moraine.harnesses import NAMES
 from moraine.mcp_server.contract import ToolResult
-from moraine.model import MODES, SEARCHABLE_TYPES
 from moraine.store.engine import Store
 
-LIST_DAYS = 7
 FLAG_OF_FIELD = {"start_datetime": "--since", "end_datetime": "--until", "within_id": "--within",
                  "event_types": "--type", "n_hits": "-n/--n-hits", "limit": "--limit", "cursor": "--cursor",
                  "mode": "--mode", "sort": "--sort", "source": "--source", "cwd": "--cwd", "since": "--since",
                  "until": "--until"}
 
-
-# What `add_subparsers()` returns (typeshed names the class; argparse keeps it private).
-Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
-
-
-def add_parsers(sub: Subparsers) -> None:
-    _add_search(sub)
-    _add_open(sub)
-    _add_list(sub)
-    _add_history(sub)
-    _add_patterns(sub)
-    _add_track(sub)
-    _add_cleanup(sub)
-    _add_queries(sub)
-
-
-def _add_search(sub: Subparsers) -> None:
-    p = sub.add_parser("search", help="search_sessions from the shell")
-    p.add_argument("query", nargs="+", help="the words to find (`moraine search fix migration`: quotes are optional)")
-    p.add_argument("--within", dest="within_id", help="a session or turn ID to search inside")
-    p.add_argument("--type", dest="event_types", action="append", metavar="TYPE",
-                   help=f"event type, repeatable; one of: {', '.join(SEARCHABLE_TYPES)} "
-                   "(default: user_input, assistant_response, tool_response)")
-    p.add_argument("-n", "--n-hits", dest="n_hits", type=int, help="hits to show, 1-50 (default 10)")
-    p.add_argument("--source", action="append", choices=list(NAMES), help="only this harness (repeatable)")
-    p.add_argument("--cwd", help="only sessions in this project directory or below")
-    p.add_argument("--since", type=when, help="only events at or after this date or time (e.g. 2026-03-01)")
-    p.add_argument("--until", type=when, help="only events before this date or time")
-    p.add_argument("--json", action="store_true")
-
-
-def _add_open(sub: Subparsers) -> None:
-    p = sub.add_parser("open", help="open a session, turn or event ID (or a harness's session id, or a log path)")
-    p.add_argument("id", help="a Moraine ID, a native session id (codex resume / claude --resume), or a log path")
-    p.add_argument("--offset", type=int, help="event: first character of the page of content")
-    p.add_argument("--max-chars", dest="max_chars", type=int, help="event: characters in the page")
-    p.add_argument("--cursor", help="session or turn: next_cursor of the previous page")
-    p.add_argument("--json", action="store_true")
-
-
-def _add_list(sub: Subparsers) -> None:
-    p = sub.add_parser("list", help=f"list sessions overlapping a time window (default: the last {LIST_DAYS} days)")
-    p.add_argument("--since", type=when, help=f"start: a date (2026-03-01, local midnight) or RFC 3339 time "
-                   f"(default: {LIST_DAYS} days ago)")
-    p.add_argument("--until", type=when, help="end, exclusive: a date or RFC 3339 time (default: now)")
-    p.add_argument("--limit", type=int, help="sessions per page, 1-50 (default 20)")
-    p.add_argument("--cursor", help="next_cursor of the previous page")
-    p.add_argument("--mode", help=f"only sessions of this mode, one of: {', '.join(MODES)}")
-    p.add_argument("--sort", help="by last activity, one of: desc (newest first, the default), asc")
-    p.add_argument("--source", action="append", choices=list(NAMES), help="only this harness (repeatable)")
-    p.add_argument("--cwd", help="only sessions in this project directory or below")
-    p.add_argument("--json", action="store_true")
-
-
-def _add_history(sub: Subparsers) -> None:
-    p = sub.add_parser("history", help="search_session_history: a regular expression over transcripts, line by line")
-    p.add_argument("query", nargs="+", help="RE2 regular expression (no backreferences or lookaround); words "
-                   "given apart are joined by one space")
-    p.add_argument("--session", help="one session: a Moraine ID, a native session id or a log path")
-    p.add_argument("-C", "--context", dest="context_lines", type=int, help="context lines, 0-10 (default 3)")
-    p.add_argument("-n", "--max-results", dest="max_results", type=int, help="matches to show, 1-100 (default 10)")
-    p.add_argument("--since", type=when, help="only events at or after this date or time")
-    p.add_argument("--until", type=when, help="only events before this date or time")
-    p.add_argument("--json", action="store_true")
-
-
-def _add_patterns(sub: Subparsers) -> None:
-    p = sub.add_parser("patterns", help="get_learned_patterns: questions the agent asked and how you answered")
-    p.add_argument("--filter", dest="prompt_filter", help="only prompts containing this text")
-    p.add_argument("--min", dest="min_occurrences", type=int, help="only patterns seen at least this often")
-    p.add_argument("--sort", dest="sort_by", help="occurrences (default), last_seen or success_rate")
-    p.add_argument("--json", action="store_true")
-
-
-def _add_track(sub: Subparsers) -> None:
-    p = sub.add_parser("track", help="track_input_event: record a prompt → input observation")
-    p.add_argument("--session", dest="session_id", required=True)
-    p.add_argument("--prompt", dest="prompt_text", required=True)
-    p.add_argument("--input", dest="input_text", required=True)
-    p.add_argument("--failed", action="store_true", help="the input did not lead to a good outcome")
-    p.add_argument("--json", action="store_true")
-
-
-def _add_cleanup(sub: Subparsers) -> None:
-    p = sub.add_parser("cleanup", help="cleanup_old_sessions: forget sessions older than the retention")
-    p.add_argument("--retention-days", dest="retention_days", type=int, default=7, help="1-365 (default 7)")
-    p.add_argument("--dry-run", action="store_true", help="list what would be forgotten, change nothing")
-    p.add_argument("--yes", action="store_true", help="do not ask before forgetting (asked on a terminal)")
-    p.add_argument("--json", action="store_true")
-
-
-def _add_queries(sub: Subparsers) -> None:
-    p = sub.add_parser("queries", help="summarise the local query log (opt-in: [telemetry] query_log = true)")
-    p.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
-    p.add_argument("--json", action="store_true")
 
 def queries(home: Path, enabled: bool, top: int, as_json: bool) -> int:
     summary = querylog.summarize(querylog.read(home), top)
@@ -137,19 +41,15 @@ def queries(home: Path, enabled: bool, top: int, as_json: bool) -> int:
     return 0
 
 
-def when(value: str) -> str:
-    """argparse type of --since/--until: a date (local midnight), a naive time (local) or
-    RFC 3339 → RFC 3339 with an offset; anything else is a usage error naming the flag."""
-    text = value.strip()
-    try:
-        if len(text) == 10:
-            day = date.fromisoformat(text)
-            return datetime(day.year, day.month, day.day).astimezone().isoformat()
-        parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in "zZ" else text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a date (2026-03-01) or a time "
-                                         "(2026-03-01T09:00:00Z)") from None
-    return (parsed if parsed.tzinfo else parsed.astimezone()).isoformat()
+def answer(config: Config, args: argparse.Namespace) -> int:
+    """A reading command: the tool's answer from the state with the logs' new lines read."""
+    from moraine.cli_state import caught_up_store
+
+    return print_result(run(caught_up_store(config), args), args.json)
+
+
+def queries_command(config: Config, args: argparse.Namespace) -> int:
+    return queries(config.home, config.telemetry.query_log, args.top, args.json)
 
 
 def run(store: Store, args: argparse.Namespace) -> ToolResult:

@@ -3,6 +3,7 @@ the `--json` report scripts read (its keys and their order are the interface).""
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from typing import Any, TypedDict
@@ -66,6 +67,10 @@ class StatusReport(TypedDict):
 
 class _Busy(Exception):
     """Another process is writing the state: status answers now rather than wait for it."""
+
+
+def status_command(config: Config, args: argparse.Namespace) -> int:
+    return status(config, args.json)
 
 
 def status(config: Config, as_json: bool) -> int:

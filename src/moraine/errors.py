@@ -8,6 +8,7 @@ is `deadline_exceeded`, anything else `internal_error`) and to exit codes in one
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 
@@ -85,3 +86,14 @@ class UntrustedSocketError(MoraineError):
     someone else, writable by group or others, or served by a process of another user."""
 
     exit_code = 7
+
+
+def os_error_message(exc: OSError) -> str:
+    """A full disk, a denied permission or an I/O error, in words a person can act on."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return (f"no space left on the device{where}. Nothing written was lost: the state stays readable "
+                "as of its last whole write; free some space and run the command again.")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"permission denied{where}: {exc.strerror}. Check the owner and mode of the state directory."
+    return f"I/O error{where}: {exc.strerror or exc}. The state stays readable as of its last whole write."

@@ -5,6 +5,7 @@ a restart and a reindex. Real files, a real Store, the real pipeline."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from moraine.cli import _reindex
+from moraine.cli_state import reindex
 from moraine.config import load_config
 from moraine.index.tokenize import query_terms
 from moraine.ingest.pipeline import ingest_once
@@ -168,6 +169,6 @@ def test_reindex_reads_documents_to_the_same_ids(tmp_path: Path, setup: Any) -> 
         store.publish()
     config = store.config
     del store
-    assert _reindex(config, True) == 0
+    assert reindex(config, argparse.Namespace(json=True)) == 0
     after = _store(tmp_path, env)
     assert {uid: v[1:] for uid, v in _live(after).items()} == before
