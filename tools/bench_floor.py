@@ -43,7 +43,7 @@ from moraine.index.tokenize import _COMPOUND, query_terms
 from moraine.index.vocab import Vocabulary
 from moraine.mcp_server.tools import search_sessions
 from moraine.model import DEFAULT_SEARCH_TYPES, TYPE_CODE
-from moraine.redaction.redact import _ANY_EVIDENCE
+from moraine.redaction.redact import any_evidence
 from moraine.store.engine import Store
 
 
@@ -90,7 +90,7 @@ def build_floor(store: Store, corpus: Path, searchable: list[str]) -> tuple[Call
     steps = {"read the logs": _cpu(lambda: lines.extend(_lines(corpus)))}
     steps["orjson.loads every line"] = _cpu(lambda: _each(orjson.loads, lines))
     encoded = [t.encode("utf-8", "surrogatepass") for t in indexed]
-    steps["redaction gate, every indexed text"] = _cpu(lambda: _each(_ANY_EVIDENCE.search, encoded))
+    steps["redaction gate, every indexed text"] = _cpu(lambda: _each(any_evidence().search, encoded))
     steps["compound regex, searchable texts"] = _cpu(lambda: _each(_COMPOUND.findall, searchable))
     vocab = Vocabulary()
     steps["tokenizer (fresh), searchable texts"] = _cpu(lambda: _batched(vocab, searchable))

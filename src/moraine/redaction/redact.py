@@ -33,7 +33,7 @@ The rules also hold on raw JSON text (a quarantined line): a JSON escape such as
 as a word boundary, quoted keys may be escaped, and every replacement is free of quotes and
 backslashes, so a redacted line stays valid JSON.
 
-Cost: one RE2 set (`_EVIDENCE`) says which kinds of evidence a text holds, in one DFA pass;
+Cost: one RE2 set (`_evidence_set`) says which kinds of evidence a text holds, in one DFA pass;
 most texts hold none and cost that pass only, and the rest run only their kinds' passes.
 
 The active rule set is process-wide (`configure`): the parse workers configure themselves
@@ -42,6 +42,7 @@ from the same `Config` as the process that started them.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections import Counter
@@ -58,7 +59,7 @@ from moraine.redaction.secret_names import after_public, claude_folder, holds_co
 from moraine.redaction.secret_prose import PASSWORD_WORDS, name_prose_spans, other_script_spans, prose_spans
 from moraine.redaction.secret_records import record_spans
 from moraine.redaction.secret_rules import TOKEN_RULES
-from moraine.redaction.secret_shapes import FIND_OPTIONS, SHAPES, shape_spans
+from moraine.redaction.secret_shapes import FIND_OPTIONS, SHAPES_PATTERN, shape_spans
 from moraine.redaction.secret_values import Span, is_placeholder, is_reference
 
 PLACEHOLDER = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9_.-]{0,63})\]")
@@ -142,26 +143,27 @@ def spans(text: str) -> list[Span]:
     return _merged(text, _rule_spans(proxy) + other_script_spans(text, proxy))
 
 
-_KINDS = (SHAPES.pattern, KEY_WORDS.pattern, CONTEXT.pattern, PARTNERS.pattern, COOKIES.pattern, ENCODED_TRIGGERS,
+_KINDS = (SHAPES_PATTERN, KEY_WORDS.pattern, CONTEXT.pattern, PARTNERS.pattern, COOKIES.pattern, ENCODED_TRIGGERS,
           PASSWORD_WORDS.pattern, CHOSEN.pattern)
 
 
-def _any_evidence() -> re2._Regexp:
+@functools.cache
+def any_evidence() -> re2._Regexp:
     """One DFA for the three kinds of evidence: a text none of them touches (most texts: 86%
     of a generated corpus's, and prose and code without `key`, `token`, `secret`, … alike)
     is answered by one search instead of three passes, each with its own call overhead. A
-    span of any kind starts at a match of its own pattern, so none is missed."""
+    span of any kind starts at a match of its own pattern, so none is missed. Compiled on
+    first use, as every pattern of the gate (see `secret_shapes._shapes`)."""
     options = re2.Options()
     options.max_mem = 256 << 20  # the shapes' ~150 alternatives, the word lists and the encoded triggers
     options.never_capture = True
     return re2.compile("|".join(f"(?:{pattern})" for pattern in _KINDS), options)
 
 
-_ANY_EVIDENCE = _any_evidence()
 
-
+@functools.cache
 def _evidence_set() -> re2.Set:
-    """The same evidence as `_ANY_EVIDENCE`, one pattern per kind: one DFA pass says which
+    """The same evidence as `any_evidence`, one pattern per kind: one DFA pass says which
     kinds a text holds, and only their passes run (most texts that hold any hold only a key
     word: `token_count`, `auth_method`)."""
     options = re2.Options()
@@ -175,22 +177,23 @@ def _evidence_set() -> re2.Set:
 
 
 _SHAPE, _KEY, _CONTEXT_WORD, _PARTNER, _COOKIE, _ENCODED_FORM, _PROSE, _CHOSEN = range(8)
-_EVIDENCE = _evidence_set()
 _ALL_KINDS = frozenset(range(len(_KINDS)))
 _LONG = 32_768  # a set's DFA gives up (finds nothing) where RE2's search falls back: long texts are checked again
 
 
 def _rule_spans(proxy: str, decode: bool = True) -> list[Span]:
     data = proxy.encode("ascii")  # RE2 is several times faster on bytes than on str
-    kinds = _EVIDENCE.Match(data)
+    kinds = _evidence_set().Match(data)
     if not kinds:
-        if len(data) < _LONG or _ANY_EVIDENCE.search(data) is None:
+        if len(data) < _LONG or any_evidence().search(data) is None:
             return []
         kinds = _ALL_KINDS
     return all_passes(proxy, data, decode, frozenset(kinds))
 
 
-_ENCODED = re2.compile(ENCODED_TRIGGERS, FIND_OPTIONS)
+@functools.cache
+def _encoded() -> re2._Regexp:
+    return re2.compile(ENCODED_TRIGGERS, FIND_OPTIONS)
 
 
 def all_passes(proxy: str, data: bytes, decode: bool = True, kinds: frozenset[int] = _ALL_KINDS) -> list[Span]:
@@ -208,7 +211,7 @@ def all_passes(proxy: str, data: bytes, decode: bool = True, kinds: frozenset[in
         found += prose_spans(proxy, data)
     if _CHOSEN in kinds:
         found += chosen_spans(proxy, data)
-    if decode and _ENCODED_FORM in kinds and _ENCODED.search(data) is not None:
+    if decode and _ENCODED_FORM in kinds and _encoded().search(data) is not None:
         found += _decoded_spans(proxy)
     return found
 

@@ -2,7 +2,7 @@
 prefix with its alphabet and length, a private-key block, a JWK's private members, a URI's
 password, an `Authorization` header, a password on a command line.
 
-Every shape is one alternative of one RE2 pattern (`SHAPES`): RE2 finds where a match starts with
+Every shape is one alternative of one RE2 pattern (`SHAPES_PATTERN`): RE2 finds where a match starts with
 its DFA alone, then the groups are read by an anchored match at that place only. A match is redacted
 unless its rule's checks turn it down: a value written to be replaced (`sk-your-key-here`), one
 that must start a word and does not, one that must look random and does not
@@ -13,37 +13,43 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
-from collections.abc import Iterable
+from typing import NamedTuple
 
 import re2
 
 from moraine.redaction.secret_rules import END, TOKEN_RULES, Rule
 from moraine.redaction.secret_values import Span, is_placeholder, is_reference, mixed
 
+# One alternation of every shape, each rule's pattern in a group of its own.
+SHAPES_PATTERN = "|".join(f"({rule.pattern})" for rule in TOKEN_RULES)
+FIND_OPTIONS = re2.Options()
+FIND_OPTIONS.max_mem = 128 << 20
+FIND_OPTIONS.never_capture = True
 
-def _compile_shapes(rules: Iterable[Rule]) -> tuple[re2._Regexp, list[tuple[int, Rule, bool]]]:
-    """One alternation of every shape; for each rule, the number of its outer group and
-    whether it has a group of its own (only that part is redacted)."""
-    parts, where, group = [], [], 1
-    for rule in rules:
+
+class _Shapes(NamedTuple):
+    read: re2._Regexp  # the alternation with its groups, matched where `find` found a start
+    find: re2._Regexp  # the same without groups: RE2 finds where a match starts with its DFA alone
+    groups: list[tuple[int, Rule, bool]]  # each rule's outer group, and whether it has one of its own
+
+
+@functools.cache
+def _shapes() -> _Shapes:
+    """Compiled on first use (~0.1 s): a process that redacts nothing (`moraine mcp`, a search,
+    a daemon answering before its first new line) does not pay for it. The search without groups
+    is ~10x faster than one that must also fill ~100 groups; the groups are then read by an
+    anchored match at that place only."""
+    where, group = [], 1
+    for rule in TOKEN_RULES:
         inner = re.compile(rule.pattern).groups  # RE2 and `re` count groups alike
-        parts.append(f"({rule.pattern})")
         where.append((group, rule, inner > 0))
         group += 1 + inner
     options = re2.Options()
     options.max_mem = 128 << 20  # room for the DFA of ~150 alternatives (RE2 would fall back to a slower NFA)
-    return re2.compile("|".join(parts), options), where
+    return _Shapes(re2.compile(SHAPES_PATTERN, options), re2.compile(SHAPES_PATTERN, FIND_OPTIONS), where)
 
-
-SHAPES, _SHAPE_GROUPS = _compile_shapes(TOKEN_RULES)
-# The same alternation without groups: RE2 finds where a match starts with its DFA alone
-# (~10x faster than a search that must also fill ~100 groups); the groups are then read by
-# an anchored match at that place only.
-FIND_OPTIONS = re2.Options()
-FIND_OPTIONS.max_mem = 128 << 20
-FIND_OPTIONS.never_capture = True
-_SHAPES_FIND = re2.compile(SHAPES.pattern, FIND_OPTIONS)
 
 _URI_KINDS = {"postgres": "postgres-uri-password", "postgresql": "postgres-uri-password",
               "mysql": "mysql-uri-password", "mariadb": "mysql-uri-password",
@@ -84,11 +90,12 @@ _BACK = {rule.name: re.compile(f"(?:{rule.back})\\Z") for rule in TOKEN_RULES if
 
 def shape_spans(text: str, data: bytes) -> list[Span]:
     spans: list[Span] = []
-    pos, find, read = 0, _SHAPES_FIND.search, SHAPES.match
+    shapes = _shapes()
+    pos, find, read = 0, shapes.find.search, shapes.read.match
     while (found := find(data, pos)) is not None:
         match = read(data, found.start())
         pos = found.start() + 1
-        for group, rule, own in _SHAPE_GROUPS:
+        for group, rule, own in shapes.groups:
             if match is None or match.group(group) is None:
                 continue
             span = _shape_span(text, match, group, rule, own)
