@@ -35,7 +35,11 @@ from moraine.store.engine import Store
 from moraine.store.run_files import write_status
 from moraine.wire import SERVER_ERROR, error_reply
 
-BACKFILL_WAIT_S = 3.0  # calls wait for a first backfill until it has run this long, then answer with a warning
+# A daemon on a state never published (a first start) has nothing to answer from: its calls wait for
+# the first backfill until it has run this long, then answer with a warning. A restarted daemon
+# answers from its published state at once, with the warning, while its backfill reads what the
+# logs gained meanwhile (a first answer waits for no stat of every log).
+BACKFILL_WAIT_S = 3.0
 
 
 def log(message: str) -> None:
@@ -358,7 +362,7 @@ class Daemon:
         """Read-your-writes for agents: new lines of live logs are read before answering (the
         watcher would see them a debounce later); then say what is still behind."""
         self.calls += 1
-        if not self.backfilled:  # a short first backfill is worth waiting for; a long one is reported at once
+        if not self.backfilled and store.manifest is None:  # see BACKFILL_WAIT_S
             self.backfill_done.wait(max(0.0, self.backfill_started + BACKFILL_WAIT_S - time.monotonic()))
         ingest_state(store).backfilling = not self.backfilled
         if self.config.daemon.catch_up_on_call and self.backfilled:
@@ -382,9 +386,10 @@ class Daemon:
         self.wake.set()
 
     def _backfill(self, store: Store) -> None:
-        """The first pass over every log. Calls wait for it only while it is young (a short one
-        then answers them whole); after that they are answered at once with what is indexed and
-        told it is still running. Whatever happens, it counts as done."""
+        """The first pass over every log. On a state never published, calls wait for it only while
+        it is young (a short one then answers them whole); after that, and on a restarted daemon
+        from the start, they are answered at once with what is indexed and told it is still
+        running. Whatever happens, it counts as done."""
         from moraine.ingest.pipeline import ingest_once
 
         self.backfill_started = time.monotonic()
