@@ -101,6 +101,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "mcp" and not args.standalone:
         return _bridge(args)
     config = load_config({"home": args.home})
+    own_process(config)
     if not config.redaction.enabled:  # loud on every command, and in status and index_status
         from moraine.mcp_server.tools.index_status import REDACTION_OFF
 
@@ -108,6 +109,16 @@ def run(argv: Sequence[str] | None = None) -> int:
     module, name = _COMMANDS.get(args.command, ("moraine.cli_query", "answer"))  # search, open, list, …
     command: Callable[[Config, argparse.Namespace], int] = getattr(importlib.import_module(module), name)
     return command(config, args)
+
+
+def own_process(config: Config) -> None:
+    """What a Moraine process sets for itself before any command runs: every file it creates is
+    private to the user, and the redaction rules are those of `[redaction]` (the daemon's parse
+    workers inherit them). The bridge sets neither: it writes nothing and redacts nothing."""
+    from moraine.redaction.structured import configure_redaction, settings_of
+
+    os.umask(0o077)
+    configure_redaction(settings_of(config.redaction))
 
 
 def _bridge(args: argparse.Namespace) -> int:

@@ -45,6 +45,21 @@ def sparse_collections() -> Iterator[None]:
                 gc.set_threshold(*_collector.saved)
 
 
+@contextmanager
+def loading() -> Iterator[None]:
+    """Loading a state allocates millions of small containers that live as long as it: the
+    collector is off meanwhile (it would rescan them again and again), and they are frozen once
+    loaded (see `freeze_held`; the collection it starts with would scan them all here)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+    gc.freeze()
+
+
 def freeze_held() -> None:
     """Move every object alive now out of the collector's reach (a frozen object is never
     scanned again, nor collected if it later dies in a cycle). What died since the last freeze

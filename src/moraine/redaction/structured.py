@@ -8,6 +8,7 @@ import hashlib
 from functools import lru_cache
 from typing import Any
 
+from moraine.config import RedactionConfig
 from moraine.redaction.redact import (
     Settings,
     configure,
@@ -72,6 +73,11 @@ def display_path(path: str) -> str:
     """A path as it can be shown and stored: invalid UTF-8 bytes as U+FFFD, credentials redacted."""
     text = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return redact_path(text)
+
+
+def settings_of(rules: RedactionConfig) -> Settings:
+    """The rule set a configuration's `[redaction]` asks for."""
+    return Settings(rules.enabled, tuple((p.name, p.pattern) for p in rules.extra_patterns), tuple(rules.allow))
 
 
 def configure_redaction(settings: Settings) -> None:

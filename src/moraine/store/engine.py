@@ -8,7 +8,6 @@ since it last looked, so all of them see one history and no event is applied twi
 from __future__ import annotations
 
 import fcntl
-import gc
 import os
 import secrets
 import shutil
@@ -23,14 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from moraine.collector import loading
 from moraine.config import Config
 from moraine.durable import file_crc
 from moraine.errors import MoraineError, StateError, WriterBusy
 from moraine.index.searcher import Hits, InvertedIndex
 from moraine.index.segment import Segment
 from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
-from moraine.redaction.redact import Settings, rules_fingerprint
-from moraine.redaction.structured import configure_redaction
+from moraine.redaction.redact import rules_fingerprint
 from moraine.store import checkpoint_files, columns, session_files, snapshot, uid_files
 from moraine.store.apply import FrameApplier, StoreStats
 from moraine.store.batch import Batch
@@ -71,14 +70,17 @@ class _Shared:
 class Store(FrameApplier, Reading):
     """State directory layout: see `store.snapshot` (CURRENT, generations, segments, content,
     columns, wal/) plus `lock`, the writer lock. What tools read of it: `Reading` (sessions, turns,
-    events, doc sets), with `search` here."""
+    events, doc sets), with `search` here.
+
+    It sets nothing for the process: the entry points do (`cli.own_process`: files private to
+    the user, the redaction rules of `[redaction]`); the home directory is made private here all
+    the same, so a state opened by any other caller stays unreadable to other users."""
 
     def __init__(self, config: Config, *, create: bool = True, busy: Callable[[float], object] | None = None) -> None:
         """`busy`: called with the seconds waited so far, about every 0.1 s, while another process
         holds the writer lock (a long indexing pass); it may raise to give up waiting."""
         self.config = config
         self.home = config.home
-        os.umask(0o077)  # every file and directory of the state is private to the user
         if not self.home.exists():
             if not create:
                 raise StateError(f"no Moraine state at {self.home}: run `moraine index` first")
@@ -102,23 +104,16 @@ class Store(FrameApplier, Reading):
         self._writer_thread: int | None = None  # the thread inside `writer()`
         self.defer_merges = 0  # segments below which a publish merges none (set by a pass building the index)
         self.kernel: ModuleType | None = None  # the compiled window search, once loaded (`use_kernel`)
-        rules = config.redaction
-        configure_redaction(Settings(rules.enabled, tuple((p.name, p.pattern) for p in rules.extra_patterns),
-                                     tuple(rules.allow)))
         self._reset()
-        gc.disable()  # loading allocates many small containers: the cyclic GC would rescan them repeatedly
-        try:
-            with self.writer(busy):
-                self._reload()
-        finally:
-            gc.enable()
-        gc.freeze()
+        with self.writer(busy):
+            self._reload()
 
     def _reload(self) -> None:
         """Load; each frame that fails to apply is marked and the load starts again without it."""
         for _ in range(1000):
             try:
-                self._load()
+                with loading():
+                    self._load()
                 return
             except _Reload:
                 self._reset()
