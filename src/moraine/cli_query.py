@@ -151,17 +151,29 @@ def print_result(result: ToolResult, as_json: bool) -> int:
     """The tool's text (or JSON); an in-band error names the flag a person typed, not the field."""
     envelope = result.structured
     if "code" in envelope and "error" in envelope:  # the history tools' error form ({error, code})
-        print(json.dumps(envelope, ensure_ascii=False, indent=2) if as_json else result.text)
+        print(json.dumps(envelope, ensure_ascii=False, indent=2) if as_json else for_terminal(result.text))
         return 1
     if as_json:
         print(json.dumps(envelope, ensure_ascii=False, indent=2))
     elif "error" in envelope:
         field = envelope["error"].get("details", {}).get("field")
-        print(re.sub(rf"(?<![\w-]){re.escape(field)}(?!\w)", FLAG_OF_FIELD[field], result.text)
-              if field in FLAG_OF_FIELD else result.text)  # the field as a word: not inside next_cursor
+        print(for_terminal(re.sub(rf"(?<![\w-]){re.escape(field)}(?!\w)", FLAG_OF_FIELD[field], result.text)
+                           if field in FLAG_OF_FIELD else result.text))  # the field as a word: not inside next_cursor
     else:
-        print(_for_people(result.text, envelope))
+        print(for_terminal(_for_people(result.text, envelope)))
     return 1 if "error" in envelope else 0
+
+
+# Every control character but tab and newline, as its visible picture (ESC as ␛, NUL as ␀, DEL as
+# ␡; the C1 controls, which some terminals obey as ESC sequences, as �): what a log holds reaches
+# a person's terminal, and a tool's output in it may carry escape sequences that recolour, retitle
+# the window or (OSC 52) write to the clipboard. `--json` keeps the exact text: JSON escapes it.
+_PICTURES = {c: 0x2400 + c for c in range(32) if c not in (9, 10)} | {127: 0x2421} | \
+    dict.fromkeys(range(0x80, 0xA0), 0xFFFD)
+
+
+def for_terminal(text: str) -> str:
+    return text.translate(_PICTURES)
 
 
 def _for_people(text: str, envelope: dict[str, Any]) -> str:

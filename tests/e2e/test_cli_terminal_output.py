@@ -1,0 +1,43 @@
+"""What a log holds reaches a person's terminal through `moraine search`, `open`, `list` and
+`history`: a tool's output carries escape sequences (colours, a window title, OSC 52 that writes
+the clipboard) and a prompt can carry a NUL. The text output shows every control character as its
+visible picture (␛, ␀, ␇); `--json` keeps the exact text (JSON escapes it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_harness import make_workspace
+
+CLAUDE_SID = "8913b891-0000-41db-821f-0000000000cc"
+TS = "2026-03-14T09:12:03.000Z"
+HOSTILE = ("escapeword \x1b[31mred\x1b[0m \x1b]52;c;Y3VybCBldmlsLnNo\x07 title\x1b]0;pwned\x07 nul\x00byte "
+           "del\x7f csi\x9b2J")
+
+
+def _allowed(text: str) -> bool:
+    return all(c in "\n\t" or not (ord(c) < 32 or 127 <= ord(c) < 160) for c in text)
+
+
+def test_control_characters_of_a_log_reach_the_terminal_as_pictures(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "ws", copy_logs=False)
+    log = ws.claude / "projects" / "-home-dev-esc" / f"{CLAUDE_SID}.jsonl"
+    log.parent.mkdir(parents=True)
+    record = {"type": "user", "sessionId": CLAUDE_SID, "timestamp": TS, "cwd": "/home/dev/esc",
+              "message": {"role": "user", "content": HOSTILE}}
+    log.write_text(json.dumps(record) + "\n")
+    assert ws.run("index").returncode == 0
+    found = ws.run("search", "escapeword", "--json").json()["data"]["results"]
+    assert len(found) == 1, found
+    event_id = found[0]["id"]
+    opened = ws.run("open", event_id, "--json").json()["data"]["content"]["text"]
+    assert opened == HOSTILE  # stored and answered exactly; JSON escapes it
+    for argv in (["search", "escapeword"], ["open", event_id], ["list", "--since", "2026-03-01"],
+                 ["history", "escapeword"], ["open", found[0]["session"]["id"]]):
+        result = ws.run(*argv)
+        assert result.returncode == 0, result
+        assert "escapeword" in result.stdout, (argv, result.stdout)
+        assert _allowed(result.stdout), (argv, [c for c in result.stdout if not _allowed(c)])
+    text = ws.run("open", event_id).stdout
+    assert "␛[31mred␛[0m" in text and "nul␀byte" in text and "␛]52;c;" in text and "del␡" in text, text
