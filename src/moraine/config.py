@@ -164,6 +164,18 @@ class Config(_Strict):
     @classmethod
     def _absolute_home(cls, value: Path) -> Path:
         return absolute(value)
+
+    @field_validator("sources")
+    @classmethod
+    def _names_once(cls, sources: list[SourceConfig]) -> list[SourceConfig]:
+        """A source is named in `moraine status` and `index_status`: two of one name could not be
+        told apart."""
+        seen: set[str] = set()
+        for source in sources:
+            if source.name in seen:
+                raise ValueError(f"two sources are named {source.name!r}: give each [[sources]] its own name")
+            seen.add(source.name)
+        return sources
     bm25: Bm25Config = Bm25Config()
     ingest: IngestConfig = IngestConfig()
     store: StoreConfig = StoreConfig()

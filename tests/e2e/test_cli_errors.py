@@ -39,6 +39,16 @@ def test_config_unknown_key(fresh: Workspace) -> None:
     assert not (fresh.state / "wal.log").exists(), "nothing is indexed with a bad configuration"
 
 
+def test_config_two_sources_of_one_name(fresh: Workspace) -> None:
+    """Two [[sources]] of one name could not be told apart in `moraine status`: refused, naming both."""
+    _config(fresh, f'[[sources]]\nname = "work"\nharness = "claude-code"\nroot = "{fresh.claude}"\n'
+                   f'[[sources]]\nname = "work"\nharness = "codex"\nroot = "{fresh.codex}"\n')
+    result = fresh.run("index")
+    assert result.returncode == 3, result
+    assert "two sources are named 'work'" in result.stderr, result
+    assert str(fresh.state / "config.toml") in result.stderr
+
+
 def test_config_invalid_toml(fresh: Workspace) -> None:
     _config(fresh, "[bm25\nk1 = \n")
     result = fresh.run("status")
