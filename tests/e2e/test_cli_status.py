@@ -48,3 +48,36 @@ def test_status_json(indexed: Indexed) -> None:
     got = sorted((issue["file"], issue["line"], issue["offset"]) for issue in quarantined)
     want = sorted((str(ws.sample_path(rel)), line, offset) for rel, line, offset in oracle_malformed())
     assert got == want, "quarantine must list exactly the malformed lines (blank and partial lines are no issue)"
+
+
+def _sources(ws: Workspace, text: str) -> dict[str, dict]:
+    (ws.state / "config.toml").write_text(text, encoding="utf-8")
+    result = ws.run("status", "--json")
+    assert result.returncode == 0, result
+    return {row["name"]: row for row in result.json()["index"]["sources"]}
+
+
+def test_each_source_counts_what_was_read_from_under_its_own_root(fresh: Workspace, tmp_path: Path) -> None:
+    """Two roots of one harness (a work and a personal Claude folder) are two rows with their own
+    files, sessions and events; a source whose root is gone counts nothing, not its harness's."""
+    ws = fresh
+    personal = tmp_path / "personal" / "projects" / "-home-dev-webapp"
+    personal.mkdir(parents=True)
+    moved = sorted((ws.claude / "projects" / "-home-dev-webapp").glob("*.jsonl"))[:2]
+    for path in moved:
+        path.rename(personal / path.name)
+    ws.state.mkdir(mode=0o700)
+    two = (f'[[sources]]\nname = "work"\nharness = "claude-code"\nroot = "{ws.claude}"\n'
+           f'[[sources]]\nname = "personal"\nharness = "claude-code"\nroot = "{personal.parent.parent}"\n'
+           f'[[sources]]\nname = "codex"\nharness = "codex"\nroot = "{ws.codex}"\n')
+    (ws.state / "config.toml").write_text(two, encoding="utf-8")
+    assert ws.run("index").returncode == 0
+    rows = _sources(ws, two)
+    report = ws.run("status", "--json").json()
+    assert rows["personal"]["files"] == 2 and rows["personal"]["sessions"] == 2, rows
+    assert rows["work"]["files"] > 2, rows
+    assert sum(r["events"] for r in rows.values()) == report["events"], (rows, report["events"])
+    assert sum(r["files"] for r in rows.values()) == sum(report["sources"].values()), (rows, report["sources"])
+    gone = _sources(ws, f'[[sources]]\nname = "x"\nharness = "claude-code"\nroot = "{tmp_path / "nonexistent"}"\n')
+    assert (gone["x"]["files"], gone["x"]["sessions"], gone["x"]["events"]) == (0, 0, 0), gone
+    assert gone["x"]["root_exists"] is False

@@ -5,11 +5,11 @@ column and a change of the catalog's layout is made here, not in every tool."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 import numpy as np
 
-from moraine.model import EVENT_TYPES, Event
+from moraine.model import EVENT_TYPES, Checkpoint, Event
 from moraine.store.catalog import Catalog
 from moraine.store.contents import TextStretch
 from moraine.store.session import Session, transcript_lines
@@ -18,6 +18,7 @@ from moraine.store.turns import Turn
 
 class Reading:
     catalog: Catalog
+    checkpoints: dict[str, Checkpoint]
 
     # -- counts ----------------------------------------------------------------------------
 
@@ -42,6 +43,25 @@ class Reading:
                 sessions, events = out.get(session.source, (0, 0))
                 out[session.source] = (sessions + 1, events + int(per_session[ix]))
         return out
+
+    def counts_under(self, roots: Sequence[Collection[str]]) -> list[tuple[int, int, int]]:
+        """Per source, given as the path keys of its root (as configured and resolved): the logs
+        read, and the sessions and live events read from under it. A log belongs to the most
+        specific root holding it, so two sources of one harness are told apart, and a log no
+        configured root holds (a source since removed) counts under none."""
+        owner = _owner_of(roots)
+        files = np.bincount(np.array([owner(path) for path in self.checkpoints] + [-1]) + 1,
+                            minlength=len(roots) + 1)[1:]
+        catalog = self.catalog
+        owners = np.array([owner(name) for name in catalog.file_names], dtype=np.int64)
+        alive = catalog.alive.view
+        held = owners[catalog.file_ix.view[alive]]
+        sessions = catalog.session_ix.view[alive]
+        inside = held >= 0
+        events = np.bincount(held[inside], minlength=len(roots))
+        pairs = np.unique(held[inside] * max(len(catalog.sessions), 1) + sessions[inside])
+        per_session = np.bincount(pairs // max(len(catalog.sessions), 1), minlength=len(roots))
+        return [(int(f), int(s), int(e)) for f, s, e in zip(files, per_session, events, strict=True)]
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -235,3 +255,17 @@ class Reading:
     def text_chunks(self, docs: np.ndarray) -> Iterator[TextStretch]:
         """The docs' transcript texts, a stretch per content chunk, read in place."""
         return self.catalog.content.text_chunks(docs)
+
+
+def _owner_of(roots: Sequence[Collection[str]]) -> Callable[[str], int]:
+    """The index of the most specific root holding a path key (-1: none)."""
+    ranked = sorted(((len(key), i, key.rstrip("/")) for i, keys in enumerate(roots) for key in keys if key),
+                    reverse=True)
+
+    def owner(path: str) -> int:
+        for _, i, root in ranked:
+            if path == root or path.startswith(root + "/"):
+                return i
+        return -1
+
+    return owner

@@ -21,6 +21,7 @@ from moraine.mcp_server.contract import (
 )
 from moraine.model import format_ts
 from moraine.redaction.redact import rules_fingerprint
+from moraine.redaction.structured import path_key
 from moraine.store.engine import Store
 
 NAME = "index_status"
@@ -46,20 +47,18 @@ def daemon_report(home: Path) -> dict[str, Any] | None:
 
 
 def source_report(store: Store) -> list[dict[str, Any]]:
-    """Per configured source: its root, files, sessions, events and last ingest."""
-    counts = store.harness_counts()
+    """Per configured source: its root, the files, sessions and events read from under it, and
+    its harness's last ingest."""
+    sources = [source for source in store.config.sources if source.in_use()]
+    roots = [Path(source.root).expanduser() for source in sources]
+    keys = [{key for key in (path_key(str(root)), path_key(str(root.resolve()))) if key} for root in roots]
+    counts = store.counts_under(keys)
     rows = []
-    for source in store.config.sources:
-        if not source.in_use():
-            continue
-        harness = source.harness
-        sessions, events = counts.get(harness, (0, 0))
-        last = store.stats.last_by_source.get(harness)
-        root = Path(source.root).expanduser()
+    for source, root, (files, sessions, events) in zip(sources, roots, counts, strict=True):
+        last = store.stats.last_by_source.get(source.harness)
         rows.append({
-            "name": source.name, "harness": harness, "root": str(root), "root_exists": root.is_dir(),
-            "files": sum(1 for cp in store.checkpoints.values() if cp.source == harness),
-            "sessions": sessions, "events": events,
+            "name": source.name, "harness": source.harness, "root": str(root), "root_exists": root.is_dir(),
+            "files": files, "sessions": sessions, "events": events,
             "last_ingest_at": format_ts(last) if last else None,
         })
     return rows
