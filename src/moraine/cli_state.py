@@ -22,7 +22,15 @@ from moraine.errors import ConfigError, MoraineError, NoLogsError, StateError, U
 from moraine.ingest.pipeline import IngestSummary, Progress, ingest_once, on_disk, terminal_progress
 from moraine.ingest.state import ingest_state
 from moraine.redaction.structured import path_key
-from moraine.store.admin import copy_snapshot, doctor, install_snapshot, verify_snapshot
+from moraine.store.admin import (
+    REBUILD_DIR,
+    copy_snapshot,
+    doctor,
+    hold_rebuild,
+    install_snapshot,
+    rebuild_running,
+    verify_snapshot,
+)
 from moraine.store.engine import Store
 from moraine.store.run_files import daemon_holding
 
@@ -193,10 +201,22 @@ def _state_only(config: Config) -> dict[str, Any]:
 def _rebuild_from_logs(config: Config, label: str, require_logs: bool = True) -> tuple[IngestSummary, Any]:
     """A new state built from the logs beside the live one, then installed in its place (IDs
     unchanged). Never opens the old state, so it also replaces a damaged one."""
-    temp = config.home / "reindex.tmp"
+    temp = config.home / REBUILD_DIR
+    if rebuild_running(temp):
+        raise StateError(f"another `moraine reindex` is rebuilding {config.home} now ({temp}); let it finish")
     shutil.rmtree(temp, ignore_errors=True)
     kept = _state_only(config)
     fresh = Store(config.model_copy(update={"home": temp}))
+    building = hold_rebuild(temp)  # `moraine doctor` tells this rebuild from a killed one's leftover
+    try:
+        return _build_and_install(config, fresh, kept, label, require_logs)
+    finally:
+        os.close(building)
+
+
+def _build_and_install(config: Config, fresh: Store, kept: dict[str, Any], label: str,
+                       require_logs: bool) -> tuple[IngestSummary, Any]:
+    temp = fresh.home
     if any(kept.values()):  # what the logs cannot give back: forgotten sessions and logs, observations
         with fresh.writer():
             fresh.commit([], [], {}, kept)
@@ -274,6 +294,7 @@ def doctor_command(config: Config, args: argparse.Namespace) -> int:
         lines += [f"    left out on replay (quarantined, the rest applies): {r}" for r in w.rejected[:20]]
     lines += [f"  missing: {m}" for m in report.missing_wal]
     lines += [f"  repaired: {r}" for r in report.repaired]
+    lines += [f"  leftover: {item}" for item in report.leftovers]
     if not report.healthy and not repair:
         remedy = "rebuild the state from the logs" if report.snapshot_problems else \
             "recreate the missing write-ahead log and re-read the logs" if report.missing_wal and \

@@ -13,7 +13,11 @@ import gc
 import json
 import os
 import shutil
+import signal
 import struct
+import subprocess
+import sys
+import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +28,7 @@ from typing import Any
 
 import pytest
 from cli_harness import (
+    MORAINE,
     ORACLE,
     Result,
     Workspace,
@@ -616,3 +621,39 @@ def test_a_tampered_published_file_is_refused_and_doctor_rebuilds(fresh: Workspa
     assert fresh.run("doctor", "--json").json()["healthy"]
     after = fresh.run("search", "migration", "--json").json()["data"]["results"]
     assert [h["id"] for h in after] == [h["id"] for h in before]
+
+
+def test_doctor_names_what_a_killed_reindex_left_and_repair_removes_it(tmp_path: Path) -> None:
+    """`moraine reindex` builds the new state in reindex.tmp beside the live one. Killed (SIGKILL)
+    halfway, it leaves that folder: the state stays healthy, but `doctor` names the leftover and
+    its size, `doctor --repair` removes it, and the next reindex works. A rebuild under way is
+    neither removed by `doctor --repair` nor started twice."""
+    corpus = tmp_path / "corpus"
+    subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "tools" / "make_corpus.py"),
+                    "--out", str(corpus), "--events", "40000", "--seed", "11"],
+                   check=True, capture_output=True, timeout=300)
+    ws = make_workspace(tmp_path / "ws", copy_logs=False)
+    ws.codex, ws.claude = corpus / "codex", corpus / "claude"
+    assert ws.run("index").returncode == 0
+    temp = ws.state / "reindex.tmp"
+    proc = subprocess.Popen([str(MORAINE), "reindex"], env=ws.env(), cwd=ws.root, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list(temp.glob("wal/*.log")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    held = ws.run("doctor", "--repair", "--json")  # the rebuild is under way: left alone
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert held.returncode == 0 and temp.is_dir(), held
+    assert any("is building the new state there now" in item for item in held.json()["leftovers"]), held
+
+    checked = ws.run("doctor", "--json")
+    assert checked.returncode == 0, checked
+    report = checked.json()
+    assert report["healthy"] and [item for item in report["leftovers"] if "interrupted `moraine reindex`" in item]
+    assert "leftover: " in ws.run("doctor").stdout
+    repaired = ws.run("doctor", "--repair", "--json")
+    assert repaired.returncode == 0 and not temp.exists(), repaired
+    assert any("removed what an interrupted" in item for item in repaired.json()["repaired"]), repaired
+    assert ws.run("reindex").returncode == 0
+    assert ws.run("doctor", "--json").json()["leftovers"] == []

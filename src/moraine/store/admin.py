@@ -5,6 +5,7 @@ takes the same writer lock as ingest, so it is safe while other processes use th
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import time
@@ -148,6 +149,7 @@ class DoctorReport:
     missing_wal: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
     pointer: str | None = None  # CURRENT missing or damaged while a whole generation survives
+    leftovers: list[str] = field(default_factory=list)  # what an interrupted command left (not damage)
 
     @property
     def healthy(self) -> bool:
@@ -156,7 +158,8 @@ class DoctorReport:
     def as_dict(self) -> dict[str, Any]:
         return {"home": self.home, "healthy": self.healthy, "generation": self.generation,
                 "snapshot_problems": self.snapshot_problems, "wal": [w.as_dict() for w in self.wal],
-                "missing_wal": self.missing_wal, "pointer": self.pointer, "repaired": self.repaired}
+                "missing_wal": self.missing_wal, "pointer": self.pointer, "repaired": self.repaired,
+                "leftovers": self.leftovers}
 
 
 def intact_frames(path: Path) -> list[tuple[int, bytes]]:
@@ -211,9 +214,54 @@ def doctor(home: Path, repair: bool = False) -> DoctorReport:
     report = DoctorReport(str(home))
     manifest = _check_snapshot(home, report)
     _check_wal(home / "wal", manifest, report)
+    _check_rebuild(home, report, repair)
     if repair:
         _repair(home, manifest, report)
     return report
+
+
+REBUILD_DIR = "reindex.tmp"  # where `moraine reindex` builds the new state, beside the live one
+
+
+def hold_rebuild(directory: Path) -> int:
+    """Mark a rebuild under way in `directory` (a lock on it, released when the process ends, a
+    killed one included); the caller closes the returned descriptor when the rebuild is done."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def rebuild_running(directory: Path) -> bool:
+    """Whether a live process holds this rebuild's folder (`hold_rebuild`)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _check_rebuild(home: Path, report: DoctorReport, repair: bool) -> None:
+    """A rebuild's folder no process holds: left by a `moraine reindex` that was killed. It only
+    takes room (the next reindex starts afresh); `repair` removes it. One being built is left alone."""
+    directory = home / REBUILD_DIR
+    if not directory.is_dir():
+        return
+    if rebuild_running(directory):
+        report.leftovers.append(f"{directory}: a `moraine reindex` is building the new state there now")
+        return
+    size = sum(p.stat().st_size for p in directory.rglob("*") if p.is_file() and not p.is_symlink())
+    if repair:
+        shutil.rmtree(directory, ignore_errors=True)
+        report.repaired.append(f"{directory}: removed what an interrupted `moraine reindex` left ({size:,} bytes)")
+    else:
+        report.leftovers.append(f"{directory}: left by an interrupted `moraine reindex` ({size:,} bytes); "
+                                "`moraine doctor --repair` removes it")
 
 
 def _check_snapshot(home: Path, report: DoctorReport) -> Manifest | None:
