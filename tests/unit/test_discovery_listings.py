@@ -53,3 +53,19 @@ def test_live_looks_only_at_live_folders(tmp_path: Path) -> None:
     since = time.time_ns() - 3600 * 10**9
     assert sorted(discovery.live(since)) == [str(live / "new.jsonl"), str(live / "sub" / "deep.jsonl")]
     assert str(quiet / "late.jsonl") in discovery.files(str(tmp_path), [])  # the walk finds the rest
+
+
+def test_a_symlink_back_into_the_tree_is_skipped_and_each_log_found_once(tmp_path: Path) -> None:
+    """A symlinked folder that leads back into the root (a loop, or a second way in) is walked
+    never: each log is found once, by its real path, and the link is reported (the second level of
+    such a loop used to be walked: every log read twice)."""
+    project = tmp_path / "projects" / "-home-dev-app"
+    project.mkdir(parents=True)
+    (project / "a.jsonl").write_text("{}\n")
+    (project / "loop").mkdir()
+    (project / "loop" / "back").symlink_to(project)  # found before the real folder's subtree is done
+    (tmp_path / "projects" / "again").symlink_to(tmp_path / "projects")
+    discovery = Discovery()
+    assert discovery.files(str(tmp_path / "projects"), []) == [str(project / "a.jsonl")]
+    skipped = {path for path, why in discovery.problems.items() if "already walked" in why}
+    assert skipped == {str(project / "loop" / "back"), str(tmp_path / "projects" / "again")}, discovery.problems

@@ -78,6 +78,7 @@ def _walked(root: str, directory: str, under: tuple[str, ...] | None) -> bool:
 class _Listing:
     mtime_ns: int
     listed_ns: int  # the clock when the listing began
+    identity: tuple[int, int]  # (device, inode): the folder whichever path reached it
     files: list[str]
     subdirs: list[str]
     links: list[str]  # symlinks: judged per walk (their targets can change without the mtime)
@@ -104,13 +105,20 @@ class Discovery:
         for stale in [p for p in self.problems if p == root or p.startswith(root.rstrip("/") + "/")]:
             del self.problems[stale]
         real_root = os.path.realpath(root)
-        seen_dirs = {real_root}
-        stack = [root]
-        while stack:
-            directory = stack.pop()
+        # Each folder is walked once, by its identity: every real folder first, then the symlinked
+        # ones, so a link back into the tree (a loop, or a second way in) is the one skipped.
+        walked: set[tuple[int, int]] = set()
+        stack: list[str] = [root]
+        linked: list[str] = []
+        while stack or linked:
+            directory = stack.pop() if stack else linked.pop()
             listing = self._listing(directory)
             if listing is None:
                 continue
+            if listing.identity in walked:
+                self.problems[directory] = "symlinked folder already walked (a loop or a second way in): skipped"
+                continue
+            walked.add(listing.identity)
             self.problems.update(listing.problems)
             found.extend(f for f in listing.files if f.endswith(suffixes))
             stack.extend(d for d in listing.subdirs if _walked(root, d, under))
@@ -119,12 +127,7 @@ class Discovery:
                 if kind == "file" and link.endswith(suffixes):
                     found.append(link)
                 elif kind == "dir" and _walked(root, link, under):
-                    target = os.path.realpath(link)
-                    if target in seen_dirs:
-                        self.problems[link] = "symlinked folder already walked (a loop or a second way in): skipped"
-                    else:
-                        seen_dirs.add(target)
-                        stack.append(link)
+                    linked.append(link)
         found = [f for f in found if not any(fnmatch.fnmatch(f, p) for p in excludes)]
         found.sort()
         return found
@@ -169,14 +172,16 @@ class Discovery:
 
     def _listing(self, directory: str) -> _Listing | None:
         try:
-            mtime = os.stat(directory).st_mtime_ns
+            st = os.stat(directory)
         except OSError:
             self.listings.pop(directory, None)
             return None
+        mtime, identity = st.st_mtime_ns, (st.st_dev, st.st_ino)
         cached = self.listings.get(directory)
-        if cached is not None and cached.mtime_ns == mtime and cached.listed_ns - mtime > RACY_NS:
+        if cached is not None and cached.mtime_ns == mtime and cached.identity == identity \
+                and cached.listed_ns - mtime > RACY_NS:
             return cached
-        listing = _Listing(mtime, time.time_ns(), [], [], [], {})
+        listing = _Listing(mtime, time.time_ns(), identity, [], [], [], {})
         try:
             with os.scandir(directory) as entries:
                 for entry in entries:
