@@ -7,8 +7,9 @@ Indexes the corpus with `moraine index` when the state has no snapshot yet (time
 index process's peak RSS), reports the state's size against the raw logs, then restarts N
 times each way and quotes median and P95:
   * `open+search`: a new Python process opens the state and answers search_sessions;
-  * `moraine mcp`: the SDK's ClientSession spawns `moraine mcp` over stdio and times spawn →
-    handshake → first search_sessions answer (including its catch-up stat of every log);
+  * `moraine mcp`: the daemon stopped, the SDK's ClientSession spawns `moraine mcp` over stdio
+    (which starts the daemon) and times spawn → handshake → first search_sessions answer; then the
+    same with the compiled search's cache removed;
   * the reference: a new process opens an SQLite FTS5 file of the same searchable texts
     (built once beside the state) and answers the same query's top 10.
 """
@@ -19,6 +20,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -113,6 +115,20 @@ def open_and_search(env: dict[str, str]) -> dict[str, Any]:
     return {"wall_s": time.perf_counter() - started, **json.loads(out.stdout)}
 
 
+def _stop_daemon(env: dict[str, str]) -> None:
+    subprocess.run([str(BIN / "moraine"), "stop"], env=env, check=True, capture_output=True)
+
+
+def _daemon_start(env: dict[str, str], state: Path, keep_cache: bool) -> tuple[float, float]:
+    """A host's first session of the day: no daemon runs, `moraine mcp` starts one (the compiled
+    search's cache under the state kept, or removed as after an upgrade)."""
+    _stop_daemon(env)
+    if not keep_cache:
+        shutil.rmtree(state / "cache", ignore_errors=True)
+    time.sleep(1.0)  # the stopped daemon's last writes settle
+    return anyio.run(mcp_first_search, env)
+
+
 async def mcp_first_search(env: dict[str, str]) -> tuple[float, float]:
     server = StdioServerParameters(command=str(BIN / "moraine"), args=["mcp"], env=env)
     started = time.perf_counter()
@@ -142,9 +158,12 @@ def run(corpus: Path, state: Path, runs: int) -> dict[str, Any]:
     for key in ("import_s", "open_s", "search_s"):
         report[f"open_search_{key}"] = stats([c[key] for c in children])
     report["open_search_rss_mb"] = max(c["rss_mb"] for c in children)
-    mcp = [anyio.run(mcp_first_search, env) for _ in range(runs)]
+    mcp = [_daemon_start(env, state, keep_cache=True) for _ in range(runs)]
     report["mcp_handshake"] = stats([m[0] for m in mcp])
     report["mcp_first_search"] = stats([m[1] for m in mcp])
+    cold = [_daemon_start(env, state, keep_cache=False) for _ in range(runs)]  # last: a compile may run after
+    report["mcp_first_search_no_kernel_cache"] = stats([m[1] for m in cold])
+    _stop_daemon(env)
     fts = state.parent / f"{state.name}.fts5.db"
     if not fts.exists():
         report["fts5_build_s"] = build_fts(state, fts)
@@ -167,6 +186,7 @@ def table(r: dict[str, Any]) -> str:
                        ("open_search_search_s", "  of which: first search"),
                        ("mcp_handshake", "`moraine mcp`: spawn → handshake"),
                        ("mcp_first_search", "`moraine mcp`: spawn → first search_sessions answer"),
+                       ("mcp_first_search_no_kernel_cache", "  the same, no compiled-search cache"),
                        ("fts5_restart", "reference: new process, SQLite FTS5 file, first top-10 query")):
         lines.append(f"| {label} | {r[key]['median_s']:.2f} | {r[key]['p95_s']:.2f} |")
     lines.append(f"\npeak RSS of the restarted process: {r['open_search_rss_mb']:,.0f} MB")
