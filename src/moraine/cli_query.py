@@ -12,6 +12,7 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from moraine.config import Config
 from moraine.errors import UsageError
 from moraine.mcp_server.contract import ToolResult
 from moraine.store.engine import Store
+from moraine.store.run_files import daemon_holding
 
 FLAG_OF_FIELD = {"start_datetime": "--since", "end_datetime": "--until", "within_id": "--within",
                  "event_types": "--type", "n_hits": "-n/--n-hits", "limit": "--limit", "cursor": "--cursor",
@@ -42,7 +44,13 @@ def queries(home: Path, enabled: bool, top: int, as_json: bool) -> int:
 
 
 def answer(config: Config, args: argparse.Namespace) -> int:
-    """A reading command: the tool's answer from the state with the logs' new lines read."""
+    """A reading command: the tool's answer from the daemon serving the state when one does (its
+    index is warm and caught up, and it never makes the command wait for its writer), else from
+    the state with the logs' new lines read. The commands that write (track, cleanup) open the state."""
+    if args.command in ASKED and daemon_holding(config.home):
+        result = _ask(lambda tool, request: _from_daemon(config, tool, request), args)
+        if result is not None:
+            return print_result(result, args.json)
     from moraine.cli_state import caught_up_store
 
     return print_result(run(caught_up_store(config), args), args.json)
@@ -52,53 +60,72 @@ def queries_command(config: Config, args: argparse.Namespace) -> int:
     return queries(config.home, config.telemetry.query_log, args.top, args.json)
 
 
+ASKED = frozenset({"search", "open", "list", "history", "patterns"})  # what a running daemon answers
+
+
+class _NoAnswer(Exception):
+    """The daemon did not answer a call (the command then opens the state)."""
+
+
+def _from_daemon(config: Config, tool: str, request: dict[str, Any]) -> ToolResult:
+    from moraine.daemon.client import call_daemon
+
+    got = call_daemon(config, tool, request)
+    if got is None:
+        raise _NoAnswer
+    return ToolResult(*got)
+
+
+def _ask(call: Callable[[str, dict[str, Any]], ToolResult], args: argparse.Namespace) -> ToolResult | None:
+    try:
+        return _run(call, args)
+    except _NoAnswer:
+        return None
+
+
 def run(store: Store, args: argparse.Namespace) -> ToolResult:
-    result = _run(store, args)
+    """The command's answer from this state (the daemon logs its own calls)."""
+    from moraine.mcp_server.runner import TOOLS
+
+    if args.command == "cleanup":
+        result = _cleanup(store, args)
+    else:
+        result = _run(lambda tool, request: TOOLS[tool].run(store, request), args)
     if store.config.telemetry.query_log:
         querylog.record(store.home, result.structured.get("tool", ""), result.structured)
     return result
 
 
-def _run(store: Store, args: argparse.Namespace) -> ToolResult:
-    from moraine.mcp_server.tools import (
-        get_learned_patterns,
-        list_sessions,
-        search_session_history,
-        search_sessions,
-        track_input_event,
-    )
-    from moraine.mcp_server.tools import open as open_tool
-
+def _run(call: Callable[[str, dict[str, Any]], ToolResult], args: argparse.Namespace) -> ToolResult:
+    """The tool call a command makes, through `call` (this process's state, or the daemon's)."""
     if args.command == "search":
         request: dict[str, Any] = {
             "query": " ".join(args.query), "within_id": args.within_id, "event_types": args.event_types,
             "n_hits": args.n_hits,
             "source": args.source, "cwd": _cwd(args.cwd), "since": args.since, "until": args.until}
-        return search_sessions.run(store, {k: v for k, v in request.items() if v is not None or k == "within_id"})
+        return call("search_sessions", {k: v for k, v in request.items() if v is not None or k == "within_id"})
     if args.command == "history":
         request = {"query": " ".join(args.query), "session_id": args.session,
                    "context_lines": args.context_lines, "max_results": args.max_results, "since": args.since,
                    "until": args.until, "context_in_text": not args.json}  # a person reads the text
-        return search_session_history.run(store, request)
+        return call("search_session_history", request)
     if args.command == "patterns":
-        return get_learned_patterns.run(store, {"prompt_filter": args.prompt_filter,
-                                                "min_occurrences": args.min_occurrences, "sort_by": args.sort_by})
+        return call("get_learned_patterns", {"prompt_filter": args.prompt_filter,
+                                             "min_occurrences": args.min_occurrences, "sort_by": args.sort_by})
     if args.command == "track":
-        return track_input_event.run(store, {"session_id": args.session_id, "prompt_text": args.prompt_text,
-                                             "input_text": args.input_text, "success": not args.failed,
-                                             "input_source": "cli"})
-    if args.command == "cleanup":
-        return _cleanup(store, args)
+        return call("track_input_event", {"session_id": args.session_id, "prompt_text": args.prompt_text,
+                                          "input_text": args.input_text, "success": not args.failed,
+                                          "input_source": "cli"})
     if args.command == "open":
         request = {"id": args.id, "offset": args.offset, "max_chars": args.max_chars,  # refs.resolve: any id
                    "cursor": args.cursor, "content_in_text": None if args.json else True}  # a person reads the text
-        return open_tool.run(store, {k: v for k, v in request.items() if v is not None})
+        return call("open", {k: v for k, v in request.items() if v is not None})
     request = {"start_datetime": args.since or default_list_start(), "end_datetime": args.until or LIST_END,
                "limit": args.limit, "cursor": args.cursor, "mode": args.mode, "sort": args.sort,
                "source": args.source, "cwd": _cwd(args.cwd)}
-    result = list_sessions.run(store, request)
+    result = call("list_sessions", request)
     if args.cursor and not args.since and _cursor_refused(result):  # paging across local midnight
-        result = list_sessions.run(store, {**request, "start_datetime": default_list_start(days_ago=1)})
+        result = call("list_sessions", {**request, "start_datetime": default_list_start(days_ago=1)})
     return result
 
 

@@ -960,6 +960,27 @@ BACKFILL_WAIT_S = 3.0  # daemon.service.BACKFILL_WAIT_S
 FIRST_CALL_BOUND_S = 1.5  # a deadline, not a measure: 15 times a first call on a small published state
 
 
+def test_a_reading_command_asks_the_daemon_and_never_waits_for_its_writer(ws: Workspace) -> None:
+    """While the daemon writes the state (the first backfill of a long history), `moraine search`
+    and `moraine list` in a shell ask it over its socket: answered from what is indexed so far
+    (maybe nothing yet), with the warning that says so, instead of waiting for the writer lock
+    until the backfill ends."""
+    subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "tools" / "make_corpus.py"),
+                    "--out", str(ws.root), "--events", str(BACKFILL_EVENTS), "--seed", "5"],
+                   check=True, capture_output=True, timeout=300)
+    ws.mcp()  # starts the daemon: its backfill begins
+    searched = ws.run("search", "error", "--json")
+    assert searched.returncode == 0, searched
+    envelope = searched.json()
+    assert any("still being built" in w for w in envelope["warnings"]), envelope["warnings"]
+    assert "waiting" not in searched.stderr, searched.stderr
+    listed = ws.run("list", "--since", "2000-01-01", "--json")
+    assert listed.returncode == 0 and "waiting" not in listed.stderr, listed
+    assert any("still being built" in w for w in listed.json()["warnings"]), listed
+    status = ws.status() or {}
+    assert status.get("backfilled") is False, "the backfill ended before the commands ran: raise BACKFILL_EVENTS"
+
+
 def test_a_restarted_daemon_answers_from_its_published_state_before_its_backfill(ws: Workspace) -> None:
     """A daemon started again (a host's first session of the day) answers its first call from the
     state it published, at once, while its backfill reads what the logs gained meanwhile: the
