@@ -131,6 +131,10 @@ def test_open_takes_native_ids_and_log_paths(world: tuple[McpServer, dict[str, P
     assert server.ok("open", {"id": tilde})["data"]["session"]["id"] == s2
     assert server.ok("open", {"id": str(files["S2"])})["data"]["session"]["native_id"] == \
         "7c666c01-d38e-4658-8650-0000000000b2"
+    # a harness's id that names nothing indexed is not_found, said as such (not a malformed Moraine ID)
+    for unknown in ("0195a1b2-0000-7000-8000-00000000dead", "agent-a1b2c3d4"):
+        env = server.err("open", {"id": unknown}, "not_found")
+        assert "native id" in env["error"]["message"] and env["error"]["details"]["field"] == "id", env
     # what is neither stays as the contract says
     server.err("open", {"id": "not-a-valid-id"}, "invalid_id")
     missing = home / "not-indexed.jsonl"

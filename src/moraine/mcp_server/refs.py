@@ -9,14 +9,16 @@ a log file's path. One resolution for every face (`open`, `search_sessions`' `wi
   `~/…`, or relative to the caller's directory — the CLI's). The session's ID is used.
 * A native id that names sessions of two harnesses (or two subagents) is ambiguous: the
   error lists the candidates' IDs (`invalid_request`, details `candidates`).
-* Nothing found: a path to an existing file is `not_found` (a log Moraine has not indexed);
-  anything else is `invalid_id`, as before.
+* Nothing found: a path to an existing file is `not_found` (a log Moraine has not indexed), as
+  is a native id shaped like a harness's (a UUID, `agent-…`) or one the state knew (its session
+  forgotten or its log replaced; the message does not say which); anything else is `invalid_id`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 from pathlib import Path
 
 from moraine.errors import ContractError
@@ -27,6 +29,10 @@ from moraine.store.engine import Store
 from moraine.store.session import Session
 
 ID_PREFIXES = ("session:", "turn:", "event:")
+# The shape of a harness's own session id (a UUID; a subagent's `agent-…`): one that names nothing
+# is `not_found`, not a malformed Moraine ID.
+NATIVE_ID = re.compile(r"^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+                       r"|agent-[A-Za-z0-9_-]{1,128})$")
 MAX_CANDIDATES = 20
 
 
@@ -80,7 +86,16 @@ def resolve(store: Store, value: str, field: str = "id") -> str:
                             {"field": field, "candidates": [s.id for s in ranked]})
     if _is_file(ref):
         raise ContractError("not_found", f"{field} names a file Moraine has not indexed", {"field": field, "id": value})
+    if NATIVE_ID.match(ref) or _retired(store, ref):  # one message: a forgotten session is not confirmed
+        raise ContractError("not_found", f"no indexed session has the native id {ref!r} (a session whose log "
+                            "was forgotten, cleaned up or replaced has none)", {"field": field, "id": value})
     return value  # the caller's parse_id answers invalid_id, naming what an ID looks like
+
+
+def _retired(store: Store, ref: str) -> bool:
+    """A session the state knew by this native id, whose events are all retired."""
+    return any(store.session_by_key(f"{source}:{key}") is not None
+               for source in ADAPTERS for key in dict.fromkeys((ref, ref.lower())))
 
 
 def _is_file(ref: str) -> bool:
