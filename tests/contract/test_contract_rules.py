@@ -113,6 +113,15 @@ def test_error_envelope_shape(server: McpServer, tool: str, args: dict[str, Any]
     assert set(env["performance"]) >= {"elapsed_ms", "sla_target_ms", "met_sla"}
 
 
+def test_a_time_that_is_not_one_is_named_as_such(server: McpServer) -> None:
+    """"not a date" is not a time missing its offset: the message says what a time looks like."""
+    env = server.err("list_sessions", {"start_datetime": "not a date", "end_datetime": DAY_END}, "invalid_request")
+    assert "is not a date" in env["error"]["message"] and env["error"]["details"]["field"] == "start_datetime"
+    env = server.err("list_sessions", {"start_datetime": "2026-03-01T09:00:00", "end_datetime": DAY_END},
+                     "invalid_request")
+    assert "explicit timezone offset" in env["error"]["message"]
+
+
 def test_an_error_quoting_a_huge_argument_stays_an_error_of_bounded_size(server: McpServer) -> None:
     """An unknown event type of 100,000 characters: the message quotes it cut, and the long error
     text is not re-rendered as a page of hits (a KeyError over the socket before)."""

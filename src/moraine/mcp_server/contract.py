@@ -31,6 +31,7 @@ ERROR_CODES = ("invalid_request", "invalid_id", "not_found", "unsupported_event_
                "deadline_exceeded", "internal_error")
 OFFSET_RE = re.compile(r"(?:[zZ]|[+-]\d{2}:\d{2})$")
 DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+DATE_PREFIX_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}")
 SUMMARY_CHARS = 300
 
 
@@ -196,6 +197,9 @@ def parse_datetime(value: Any, field: str) -> tuple[str, int]:
     if not isinstance(value, str) or not value.strip():
         raise ContractError("invalid_request", f"{field} must be an RFC 3339 datetime string", example)
     text = value.strip()
+    if not DATE_PREFIX_RE.match(text):  # not a time at all: say what one looks like
+        raise ContractError("invalid_request", f"{field} is not a date (2026-04-30) or an RFC 3339 datetime "
+                            "(2026-04-30T09:00:00-04:00)", example)
     if DATE_RE.match(text):
         try:
             day = date.fromisoformat(text)
