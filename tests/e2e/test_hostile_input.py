@@ -247,6 +247,8 @@ def test_unreadable_and_odd_files_are_reported_and_the_rest_indexed(fresh: Works
     assert "dangling" in unreadable[str(projects / "dangling.jsonl")]
     assert "not a regular file" in unreadable[str(projects / "fifo.jsonl")]
     assert str(inside) in {f["path"] for f in status["files"]["claude-code"]}  # a link inside the root is read
+    warned = mcp_calls(ws, ws.env(), [("index_status", {})])[0]["warnings"]  # an agent is told, by name
+    assert any(f"{len(unreadable)} log file(s) cannot be read: " in w for w in warned), warned
     passwd = Path("/etc/passwd").read_bytes().split(b"\n")[0]
     assert all(passwd not in data for data in ws.state_bytes().values()), "a line of /etc/passwd was stored"
     # Once the problem is gone, so is its report.

@@ -102,6 +102,10 @@ def warnings(store: Store, data: dict[str, Any]) -> list[str]:
         out.append("log roots not found (nothing to index there): " + ", ".join(missing))
     if data["pending_bytes"]:
         out.append(f"{data['pending_bytes']} bytes of the logs are not indexed yet")
+    if store.file_issues:  # a file Moraine cannot read is history it cannot answer from: named
+        path, why = min(store.file_issues.items())
+        more = f" and {len(store.file_issues) - 1} more (see `moraine status`)" if len(store.file_issues) > 1 else ""
+        out.append(f"{len(store.file_issues)} log file(s) cannot be read: {path[:300]}: {why[:200]}{more}")
     out.extend(redaction_warnings(data["redactions"]))
     return out
 
