@@ -1,9 +1,11 @@
 """One error tree for the whole package.
 
 Bad input is data, not an exception, inside the pipeline (see `model.IngestIssue`); the
-exceptions here cross module boundaries and are mapped to contract codes in exactly one
-place (`mcp_server.contract.error_envelope`: `ContractError` carries its code, `DeadlineExceeded`
-is `deadline_exceeded`, anything else `internal_error`) and to exit codes in one place (`cli`).
+exceptions here cross module boundaries and are mapped to a tool's in-band error in exactly
+one place (`mcp_server.contract`: `error_envelope` for the v1 tools, where `ContractError` carries
+its code, `DeadlineExceeded` is `deadline_exceeded` and anything else `internal_error`; `seed_failure`
+for the history tools, where `SeedError` carries seed 004's code and anything else is
+`INTERNAL_ERROR`) and to exit codes in one place (`cli.main`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,18 @@ class ContractError(MoraineError):
         self.code = code
         self.message = message
         self.details = details or {}
+
+
+class SeedError(MoraineError):
+    """A history tool's request refused, in seed 004's terms: its upper-case code (INVALID_REQUEST,
+    SESSION_NOT_FOUND, INVALID_REGEX, DEADLINE_EXCEEDED), and fields the answer carries beside the
+    message (an ambiguous id's `candidates`)."""
+
+    def __init__(self, code: str, message: str, extra: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.extra = extra or {}
 
 
 class UsageError(MoraineError):

@@ -18,7 +18,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from moraine.errors import ContractError, DeadlineExceeded
+from moraine.errors import ContractError, DeadlineExceeded, SeedError
 from moraine.ingest.state import ingest_state
 from moraine.model import ID_RE, TS_MAX_MS
 from moraine.redaction.redact import redact
@@ -27,8 +27,6 @@ from moraine.wire import loads_bounded
 if TYPE_CHECKING:
     from moraine.store.engine import Store
 
-ERROR_CODES = ("invalid_request", "invalid_id", "not_found", "unsupported_event_type",
-               "deadline_exceeded", "internal_error")
 OFFSET_RE = re.compile(r"(?:[zZ]|[+-]\d{2}:\d{2})$")
 DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 DATE_PREFIX_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -47,14 +45,6 @@ class ToolResult:
     structured: dict[str, Any]
     text: str
     is_error: bool = False
-
-
-def seed_error(tool: str, code: str, message: str) -> ToolResult:
-    """The error form of the history tools (`{"error", "code"}`, in-band like every Moraine error);
-    a message quoting a huge argument (a 100,000-character session id) is cut."""
-    if len(message) > MAX_MESSAGE:
-        message = message[: MAX_MESSAGE - 1] + "…"
-    return ToolResult({"error": message, "code": code}, f"{tool} error [{code}]: {message}")
 
 
 class Timer:
@@ -140,6 +130,26 @@ def _echo(value: Any) -> Any:
     if isinstance(value, dict):
         return {_echo(key): _echo(item) for key, item in list(value.items())[:ECHO_ITEMS]}
     return value
+
+
+def seed_failure(tool: str, error: Exception) -> ToolResult:
+    """The one place an exception becomes a history tool's error (`{"error", "code"}`, seed 004's
+    form, in-band like every Moraine error); a message quoting a huge argument is cut."""
+    if isinstance(error, SeedError):
+        code, message, extra = error.code, error.message, error.extra
+    else:
+        code, message, extra = "INTERNAL_ERROR", f"internal error: {type(error).__name__}: {error}", {}
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 1] + "…"
+    return ToolResult({"error": message, "code": code, **extra}, f"{tool} error [{code}]: {message}")
+
+
+def seed_respond(tool: str, work: Callable[[], ToolResult]) -> ToolResult:
+    """The history tools' skeleton, written once: the work's answer, or any failure in-band."""
+    try:
+        return work()
+    except Exception as exc:
+        return seed_failure(tool, exc)
 
 
 def render_error(envelope: dict[str, Any]) -> str:

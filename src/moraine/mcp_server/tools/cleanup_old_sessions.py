@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from moraine.mcp_server.contract import ToolResult, seed_error
+from moraine.errors import SeedError
+from moraine.mcp_server.contract import ToolResult, seed_respond
 from moraine.store.engine import Store
 from moraine.store.retention import cleanup
 
@@ -54,9 +55,13 @@ def parse(args: Any) -> tuple[int, bool] | str:
 
 
 def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
+    return seed_respond(NAME, lambda: _clean(store, args))
+
+
+def _clean(store: Store, args: Any) -> ToolResult:
     parsed = parse(args)
     if isinstance(parsed, str):
-        return seed_error(NAME, "INVALID_REQUEST", parsed)
+        raise SeedError("INVALID_REQUEST", parsed)
     days, dry_run = parsed
     data = cleanup(store, days, dry_run, delete_logs=store.config.retention.delete_logs)
     return ToolResult(data, render(data))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from moraine.mcp_server.contract import ToolResult, seed_error
+from moraine.errors import SeedError
+from moraine.mcp_server.contract import ToolResult, seed_respond
 from moraine.mcp_server.views import short_time
 from moraine.store.engine import Store
 from moraine.store.patterns import report
@@ -53,12 +54,16 @@ MAX_RESPONSES = 20
 
 
 def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
+    return seed_respond(NAME, lambda: _answer(store, args))
+
+
+def _answer(store: Store, args: Any) -> ToolResult:
     args = {} if args is None else args
     if not isinstance(args, dict) or set(args) - set(INPUT_SCHEMA["properties"]):
-        return seed_error(NAME, "INVALID_REQUEST", "arguments must be an object with the fields of the input schema")
+        raise SeedError("INVALID_REQUEST", "arguments must be an object with the fields of the input schema")
     prompt_filter = args.get("prompt_filter")
     if prompt_filter is not None and not isinstance(prompt_filter, str):
-        return seed_error(NAME, "INVALID_REQUEST", "prompt_filter must be a string or null")
+        raise SeedError("INVALID_REQUEST", "prompt_filter must be a string or null")
     values: dict[str, int | None] = {}
     for name, default, high in (("min_occurrences", None, 10**9), ("max_patterns", 50, 500)):
         value = args.get(name)
@@ -66,11 +71,11 @@ def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
             values[name] = default
             continue
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-            return seed_error(NAME, "INVALID_REQUEST", f"{name} must be an integer between 1 and {high}")
+            raise SeedError("INVALID_REQUEST", f"{name} must be an integer between 1 and {high}")
         values[name] = value
     sort_by = args.get("sort_by") or "occurrences"
     if sort_by not in SORTS:
-        return seed_error(NAME, "INVALID_REQUEST", f"sort_by must be one of {', '.join(SORTS)}")
+        raise SeedError("INVALID_REQUEST", f"sort_by must be one of {', '.join(SORTS)}")
     data = report(store, prompt_filter, values["min_occurrences"], sort_by)
     budget = int(store.config.mcp.max_reply_chars * 0.4)
     kept: list[dict[str, Any]] = []

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from moraine.errors import ContractError, DeadlineExceeded
+from moraine.errors import ContractError, DeadlineExceeded, SeedError
 from moraine.index import grep_pool
 from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
-from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_error
+from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_respond
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.views import session_brief, session_label, short_time
 from moraine.model import shown_ts
@@ -87,18 +87,12 @@ MAX_SEARCHED_LISTED = 1000
 LINE_CHARS = 300  # a returned line (match or context) is cut here, with "…"
 
 
-class HistoryError(Exception):
-    def __init__(self, code: str, message: str, extra: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.extra = code, message, extra or {}
-
-
 def _int(args: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
     value = args.get(name)
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise HistoryError("INVALID_REQUEST", f"{name} must be an integer between {low} and {high}")
+        raise SeedError("INVALID_REQUEST", f"{name} must be an integer between {low} and {high}")
     return value
 
 
@@ -106,27 +100,27 @@ def _canonical(args: Any) -> dict[str, Any]:
     if args is None:
         args = {}
     if not isinstance(args, dict):
-        raise HistoryError("INVALID_REQUEST", "arguments must be an object")
+        raise SeedError("INVALID_REQUEST", "arguments must be an object")
     unknown = sorted(set(args) - set(FIELDS))
     if unknown:
-        raise HistoryError("INVALID_REQUEST", f"unknown field: {unknown[0]}")
+        raise SeedError("INVALID_REQUEST", f"unknown field: {unknown[0]}")
     query = args.get("query")
     if not isinstance(query, str) or not query:
-        raise HistoryError("INVALID_REQUEST", "query must be a non-empty string")
+        raise SeedError("INVALID_REQUEST", "query must be a non-empty string")
     session_id = args.get("session_id")
     if session_id is not None and not isinstance(session_id, str):
-        raise HistoryError("INVALID_REQUEST", "session_id must be a string or null")
+        raise SeedError("INVALID_REQUEST", "session_id must be a string or null")
     window = []
     for name in ("since", "until"):
         try:
             window.append(parse_datetime(args[name], name)[1] if args.get(name) is not None else None)
         except ContractError as exc:
-            raise HistoryError("INVALID_REQUEST", exc.message) from None
+            raise SeedError("INVALID_REQUEST", exc.message) from None
     flags = {}
     for name in ("include_searched_ids", "context_in_text"):
         value = args.get(name)
         if value is not None and not isinstance(value, bool):
-            raise HistoryError("INVALID_REQUEST", f"{name} must be true or false")
+            raise SeedError("INVALID_REQUEST", f"{name} must be true or false")
         flags[name] = bool(value)
     return {"query": query, "session_id": session_id, "context_lines": _int(args, "context_lines", 3, 0, 10),
             "max_results": _int(args, "max_results", 10, 1, 100), "since_ms": window[0], "until_ms": window[1],
@@ -141,11 +135,11 @@ def _scope(store: Store, session_id: str | None) -> list[Session]:
         parsed = parse_id(resolve(store, session_id, "session_id"), "session_id")
     except ContractError as exc:
         if exc.code == "invalid_request":  # an ambiguous native id: the candidates' IDs
-            raise HistoryError("INVALID_REQUEST", exc.message, {"candidates": exc.details["candidates"]}) from None
+            raise SeedError("INVALID_REQUEST", exc.message, {"candidates": exc.details["candidates"]}) from None
         parsed = None
     session = store.session_by_sid(parsed.key) if parsed is not None and parsed.kind == "session" else None
     if session is None or not session.docs:
-        raise HistoryError("SESSION_NOT_FOUND", f"Session {session_id} not found")
+        raise SeedError("SESSION_NOT_FOUND", f"Session {session_id} not found")
     return [session]
 
 
@@ -199,7 +193,7 @@ def search(store: Store, request: dict[str, Any], deadline: float) -> dict[str, 
     try:
         pattern = compile_pattern(request["query"])
     except InvalidPattern as exc:
-        raise HistoryError("INVALID_REGEX", f"Invalid regex pattern: {exc}") from None
+        raise SeedError("INVALID_REGEX", f"Invalid regex pattern: {exc}") from None
     with store.lock:  # what to scan is read under the readers' lock ...
         sessions = _scope(store, request["session_id"])
         docs = _candidates(store, sessions, request)
@@ -303,7 +297,7 @@ def _split(stretch: TextStretch, piece: int) -> list[TextStretch]:
 
 def _check_deadline(deadline: float) -> None:
     if time.monotonic() > deadline:
-        raise HistoryError("DEADLINE_EXCEEDED", f"the search ran past {DEADLINE_S:.0f} s; narrow it with "
+        raise SeedError("DEADLINE_EXCEEDED", f"the search ran past {DEADLINE_S:.0f} s; narrow it with "
                            "session_id or since, or a pattern with a literal of 3+ characters")
 
 
@@ -355,18 +349,14 @@ def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[
 
 
 def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
-    started = time.monotonic()
-    try:
-        request = _canonical(args)
-        data = search(store, request, started + DEADLINE_S)
-        data["warnings"] = freshness_warnings(store)
-        return ToolResult(data, render(data, _labels(store, data), request["context_in_text"]))
-    except HistoryError as exc:
-        error = seed_error(NAME, exc.code, exc.message)
-        error.structured.update(exc.extra)
-        return error
-    except Exception as exc:  # in-band, as every Moraine tool answers
-        return seed_error(NAME, "INTERNAL_ERROR", f"internal error: {type(exc).__name__}: {exc}")
+    return seed_respond(NAME, lambda: _answer(store, args, time.monotonic()))
+
+
+def _answer(store: Store, args: Any, started: float) -> ToolResult:
+    request = _canonical(args)
+    data = search(store, request, started + DEADLINE_S)
+    data["warnings"] = freshness_warnings(store)
+    return ToolResult(data, render(data, _labels(store, data), request["context_in_text"]))
 
 
 def _labels(store: Store, data: dict[str, Any]) -> dict[str, str]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from moraine.errors import ContractError
-from moraine.mcp_server.contract import ToolResult, parse_id, seed_error
+from moraine.errors import ContractError, SeedError
+from moraine.mcp_server.contract import ToolResult, parse_id, seed_respond
 from moraine.mcp_server.refs import resolve
 from moraine.redaction.redact import redact
 from moraine.store.engine import Store
@@ -43,13 +43,17 @@ OUTPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"tracked": {"t
 
 
 def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
+    return seed_respond(NAME, lambda: _track(store, args))
+
+
+def _track(store: Store, args: Any) -> ToolResult:
     problem = _problem(args)
     if problem:
-        return seed_error(NAME, "INVALID_REQUEST", problem)
+        raise SeedError("INVALID_REQUEST", problem)
     with store.lock:
         session_id = _session(store, args["session_id"])
     if session_id is None:
-        return seed_error(NAME, "SESSION_NOT_FOUND", f"Session {redact(args['session_id'])[:200]} not found")
+        raise SeedError("SESSION_NOT_FOUND", f"Session {redact(args['session_id'])[:200]} not found")
     row = [session_id, redact(args["prompt_text"]), redact(args["input_text"]), args["success"],
            redact(args.get("input_source") or ""), int(args.get("response_time_ms") or 0), int(time.time() * 1000)]
     with store.writer():
