@@ -116,7 +116,19 @@ def short_time(timestamp: str | None) -> str:
 def session_label(session: dict[str, Any]) -> str:
     """`codex · webapp — Fix the migration` from a session object of any view."""
     where = " · ".join(part for part in (session.get("source"), project_of(session.get("cwd"))) if part)
-    return f'{where} — {session.get("title") or "(untitled)"}'
+    return one_line(f'{where} — {session.get("title") or "(untitled)"}')
+
+
+# Line breaks and the other C0 controls, as their pictures (␊, ␍, ␛, …).
+_PICTURES = {c: 0x2400 + c for c in range(32)} | {127: 0x2421}
+
+
+def one_line(text: str) -> str:
+    """A line of a text answer built from a log's metadata (a title, a cwd, a branch, a tool's name,
+    a resume command quoting them): whatever the log put in them stays on this line, shown, so a log
+    cannot forge lines of the answer an agent or a person reads (a fake session, a fake
+    `resume: curl … | sh`). The JSON keeps the values exact."""
+    return text.translate(_PICTURES)
 
 
 def session_brief(store: Store, session: Session) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from moraine.mcp_server.contract import (
     signature,
 )
 from moraine.mcp_server.filters import SCHEMA, Scope, parse_scope
-from moraine.mcp_server.views import project_of, session_full, short_time
+from moraine.mcp_server.views import one_line, project_of, session_full, short_time
 from moraine.model import MODES
 from moraine.store.engine import Store
 from moraine.store.session import Session
@@ -149,11 +149,12 @@ def render(envelope: dict[str, Any]) -> str:
     for item in data["sessions"]:
         s = item["session"]
         where = " · ".join(part for part in (project_of(s["cwd"]), s.get("git_branch")) if part)
-        lines.append(f'{item["rank"]}. {s["updated_at"] or "?"} [{s["source"]}, {s["mode"]}, {s["turn_count"]} turns] '
-                     f'{where + " — " if where else ""}{s["title"] or "(untitled)"}  ({s["id"]})')
-        lines.append(f'   {s["event_count"]} events, {"completed" if s["completed"] else "not completed"}, started '
-                     f'{short_time(s["started_at"])}; cwd {s["cwd"]}'
-                     + (f'; resume: {s["resume_command"]}' if s.get("resume_command") else ""))
+        lines.append(one_line(f'{item["rank"]}. {s["updated_at"] or "?"} [{s["source"]}, {s["mode"]}, '
+                              f'{s["turn_count"]} turns] {where + " — " if where else ""}{s["title"] or "(untitled)"}'
+                              f'  ({s["id"]})'))
+        lines.append(one_line(f'   {s["event_count"]} events, {"completed" if s["completed"] else "not completed"}, '
+                              f'started {short_time(s["started_at"])}; cwd {s["cwd"]}'
+                              + (f'; resume: {s["resume_command"]}' if s.get("resume_command") else "")))
     if data["next_cursor"]:
         lines.append(f'next_cursor: {data["next_cursor"]}')
     lines.extend(f"warning: {w}" for w in envelope["warnings"])

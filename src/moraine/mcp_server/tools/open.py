@@ -26,6 +26,7 @@ from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.views import (
     event_id,
     event_summary_text,
+    one_line,
     session_brief,
     session_full,
     session_label,
@@ -360,13 +361,13 @@ def _render_session(data: dict[str, Any]) -> str:
     """Session header, then one line per turn shown (its prompt and how it ended), then how to
     get the next page."""
     s = data["session"]
-    lines = [f'Session {s["id"]} — {s["title"] or "(untitled)"} ({s["source"]}, {s["mode"]}, '
-             f'{s["turn_count"]} turns, {s["event_count"]} events, '
-             f'{"completed" if s["completed"] else "not completed"})',
-             f'{s["started_at"] or "?"} → {s["updated_at"] or "?"}  cwd: {s["cwd"]}'
-             + (f'  branch: {s["git_branch"]}' if s.get("git_branch") else "")]
+    lines = [one_line(f'Session {s["id"]} — {s["title"] or "(untitled)"} ({s["source"]}, {s["mode"]}, '
+                      f'{s["turn_count"]} turns, {s["event_count"]} events, '
+                      f'{"completed" if s["completed"] else "not completed"})'),
+             one_line(f'{s["started_at"] or "?"} → {s["updated_at"] or "?"}  cwd: {s["cwd"]}'
+                      + (f'  branch: {s["git_branch"]}' if s.get("git_branch") else ""))]
     if s.get("resume_command"):
-        lines.append(f'resume: {s["resume_command"]}')
+        lines.append(one_line(f'resume: {s["resume_command"]}'))
     if s.get("parent_session_id"):
         lines.append(f'subagent of {s["parent_session_id"]}')
     if data["subagent_session_ids"]:
@@ -374,7 +375,7 @@ def _render_session(data: dict[str, Any]) -> str:
     for t in data["turns"]:
         prompt = (t["user_input"] or {}).get("text") or "(no user input)"
         final = (t["final_response"] or {}).get("text")
-        tools = f' tools: {", ".join(t["tools_called"][:6])}.' if t["tools_called"] else ""
+        tools = f' tools: {one_line(", ".join(t["tools_called"][:6]))}.' if t["tools_called"] else ""
         lines.append(f'  turn {t["ordinal"]} {t["id"]} {short_time(t["started_at"])}, {t["event_count"]} events'
                      f'{"" if t["completed"] else " [incomplete]"}: {prompt}')
         if final or tools:
@@ -397,7 +398,7 @@ def _render_turn(data: dict[str, Any]) -> str:
              f'{t["started_at"] or "?"} → {t["updated_at"] or "?"}',
              f'session: {session_label(data["session"])}']
     for e in data["events"]:
-        tool = f' {e["tool_name"]}' if e["tool_name"] else ""
+        tool = f' {one_line(e["tool_name"])}' if e["tool_name"] else ""
         summary = e["summary"] or "(empty)"
         clock = (e["timestamp"] or "")[11:19] or "?"
         lines.append(f'  {e["ordinal"]}. {clock} [{e["type"]}{tool}] {summary}  ({e["id"]})')
@@ -417,7 +418,7 @@ def _render_event(data: dict[str, Any], with_page: bool) -> str:
     e, c, tr = data["event"], data["content"], data["traversal"]
     head = f'Event {e["id"]} [{e["type"]}] {e["timestamp"] or "(no time)"} in {e["turn_id"]}'
     if c.get("tool_name"):
-        head += f' tool={c["tool_name"]}'
+        head += f' tool={one_line(c["tool_name"])}'
     if c.get("exit_code") is not None:
         head += f' exit_code={c["exit_code"]}'
     lines = [head, f'session: {session_label(data["session"])} ({data["session"]["id"]})']
