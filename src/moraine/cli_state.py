@@ -12,6 +12,8 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -147,11 +149,12 @@ def restore(config: Config, args: argparse.Namespace) -> int:
     if daemon_holding(config.home):
         raise StateError(f"a Moraine daemon holds {config.home}; stop it (`moraine stop`) before restoring")
     manifest = verify_snapshot(path)
-    store = Store(config)
-    with store.writer():
+    # The live state is never opened (a backup is most wanted when it cannot be): the copy is
+    # installed under the writer lock, then the installed state opens.
+    config.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with _writer_lock(config.home):
         installed = install_snapshot(config.home, path, manifest)
-        store._reset()
-        store._load()
+    Store(config)
     data = {"home": str(config.home), "from": str(path), "generation": installed.generation,
             "events": installed.counts.get("live_events", 0), "sessions": installed.counts.get("sessions", 0)}
     _emit(data, as_json, f"restored {path} into {config.home}: {data['events']} events in {data['sessions']} "
@@ -224,12 +227,8 @@ def _build_and_install(config: Config, fresh: Store, kept: dict[str, Any], label
     if require_logs:  # a reindex that finds no log would replace history by nothing
         _require_logs(fresh, summary, config.home)
     assert fresh.manifest is not None
-    fd = os.open(config.home / "lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with _writer_lock(config.home):
         installed = install_snapshot(config.home, temp, fresh.manifest, move=True)
-    finally:
-        os.close(fd)
     shutil.rmtree(temp, ignore_errors=True)
     Store(config)  # the installed state opens (and the old generation's files are collected)
     return summary, installed
@@ -261,12 +260,8 @@ def doctor_command(config: Config, args: argparse.Namespace) -> int:
     repair, as_json = args.repair, args.json
     if not config.home.exists():
         raise StateError(f"no Moraine state at {config.home}")
-    fd = os.open(config.home / "lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with _writer_lock(config.home):
         report = doctor(config.home, repair)
-    finally:
-        os.close(fd)
     if report.healthy:  # every file checks out: the state must also open (the test no checksum makes)
         try:
             Store(config, create=False)
@@ -308,3 +303,14 @@ def forget(config: Config, args: argparse.Namespace) -> int:
     if not args.paths and not args.missing:
         raise UsageError("name the logs to forget, or pass --missing")
     return _forget(config, args.paths, args.missing, args.json)
+
+
+@contextmanager
+def _writer_lock(home: Path) -> Iterator[None]:
+    """The state's writer lock, taken without opening the state (which may be what is replaced)."""
+    fd = os.open(home / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

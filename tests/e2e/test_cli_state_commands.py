@@ -657,3 +657,26 @@ def test_doctor_names_what_a_killed_reindex_left_and_repair_removes_it(tmp_path:
     assert any("removed what an interrupted" in item for item in repaired.json()["repaired"]), repaired
     assert ws.run("reindex").returncode == 0
     assert ws.run("doctor", "--json").json()["leftovers"] == []
+
+
+def test_restore_replaces_a_state_that_cannot_be_opened(fresh: Workspace) -> None:
+    """A backup is most wanted when the live state is damaged: `restore` installs the verified copy
+    without opening the state it replaces (it refused with 'run doctor --repair', which rebuilds
+    from the logs and loses what only the state held; found by an outside attack)."""
+    ws = fresh
+    assert ws.run("index").returncode == 0
+    session = ok(ws.run("list", "--since", "2000-01-01", "--json"))["data"]["sessions"][0]["session"]["id"]
+    assert ws.run("track", "--session", session, "--prompt", "deploy now?", "--input", "yes").returncode == 0
+    backup = ws.root / "backup"
+    assert ws.run("snapshot", "--out", str(backup)).returncode == 0
+    before = counts(ok(ws.run("status", "--json")))
+    segment = next(ws.state.glob("segments/*/doc_lens.npy"))
+    data = bytearray(segment.read_bytes())
+    data[-1] ^= 0xFF
+    segment.write_bytes(bytes(data))
+    assert ws.run("status").returncode == 4, "the damage is seen"
+    restored = ws.run("restore", str(backup), "--json")
+    assert restored.returncode == 0, restored
+    assert counts(ok(ws.run("status", "--json"))) == before
+    assert ws.run("doctor").returncode == 0
+    assert ok(ws.run("patterns", "--json"))["total_patterns"] == 1, "what only the state held came back"
