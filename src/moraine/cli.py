@@ -29,17 +29,23 @@ from moraine.store.run_files import daemon_holding
 def main(argv: Sequence[str] | None = None) -> None:
     try:
         code = run(argv)
-    except MoraineError as exc:
-        print(f"moraine: {exc}", file=sys.stderr)
+    except MoraineError as exc:  # its message may quote an argument or a path: shown, not obeyed
+        print(f"moraine: {_shown(str(exc))}", file=sys.stderr)
         code = exc.exit_code
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:  # `moraine search … | head`: the reader left, nothing to report
         code = 0
     except OSError as exc:  # the disk, not Moraine: say which file and what to do
-        print(f"moraine: {os_error_message(exc)}", file=sys.stderr)
+        print(f"moraine: {_shown(os_error_message(exc))}", file=sys.stderr)
         code = StateError.exit_code
     sys.exit(code)
+
+
+def _shown(text: str) -> str:
+    from moraine.mcp_server.views import for_terminal
+
+    return for_terminal(text)
 
 
 def daemon(config: Config, args: argparse.Namespace) -> int:

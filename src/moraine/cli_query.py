@@ -22,6 +22,7 @@ from moraine.cli_args import LIST_DAYS
 from moraine.config import Config
 from moraine.errors import UsageError
 from moraine.mcp_server.contract import ToolResult
+from moraine.mcp_server.views import for_terminal
 from moraine.store.engine import Store
 from moraine.store.run_files import daemon_holding
 
@@ -190,17 +191,6 @@ def print_result(result: ToolResult, as_json: bool) -> int:
         print(for_terminal(_for_people(result.text, envelope)))
     return 1 if "error" in envelope else 0
 
-
-# Every control character but tab and newline, as its visible picture (ESC as ␛, NUL as ␀, DEL as
-# ␡; the C1 controls, which some terminals obey as ESC sequences, as �): what a log holds reaches
-# a person's terminal, and a tool's output in it may carry escape sequences that recolour, retitle
-# the window or (OSC 52) write to the clipboard. `--json` keeps the exact text: JSON escapes it.
-_PICTURES = {c: 0x2400 + c for c in range(32) if c not in (9, 10)} | {127: 0x2421} | \
-    dict.fromkeys(range(0x80, 0xA0), 0xFFFD)
-
-
-def for_terminal(text: str) -> str:
-    return text.translate(_PICTURES)
 
 
 def _for_people(text: str, envelope: dict[str, Any]) -> str:

@@ -23,6 +23,7 @@ from moraine.config import Config
 from moraine.errors import ConfigError, MoraineError, NoLogsError, StateError, UsageError, os_error_message
 from moraine.ingest.pipeline import IngestSummary, Progress, ingest_once, on_disk, terminal_progress
 from moraine.ingest.state import ingest_state
+from moraine.mcp_server.views import for_terminal
 from moraine.redaction.structured import path_key
 from moraine.store.admin import (
     REBUILD_DIR,
@@ -123,7 +124,7 @@ class _WaitingNote:
 
 
 def _emit(data: dict[str, Any], as_json: bool, text: str) -> None:
-    print(json.dumps(data, indent=2) if as_json else text)
+    print(json.dumps(data, indent=2) if as_json else for_terminal(text))  # paths and reasons come from the logs
 
 
 def snapshot(config: Config, args: argparse.Namespace) -> int:

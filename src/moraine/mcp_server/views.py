@@ -121,6 +121,15 @@ def session_label(session: dict[str, Any]) -> str:
 
 # Line breaks and the other C0 controls, as their pictures (␊, ␍, ␛, …).
 _PICTURES = {c: 0x2400 + c for c in range(32)} | {127: 0x2421}
+# What a terminal obeys or a reader cannot see: every control character but tab and newline (their
+# pictures; the C1 controls, which some terminals obey as ESC sequences, as �), the bidirectional
+# embeddings, overrides and isolates that reorder what follows them (`file‮gnp.exe`), and the
+# invisible characters that make two different texts look alike (as `<U+200B>`). Joiners are kept:
+# scripts and emoji need them.
+_SHOWN: dict[int, int | str] = {c: 0x2400 + c for c in range(32) if c not in (9, 10)} | {127: 0x2421} | \
+    dict.fromkeys(range(0x80, 0xA0), 0xFFFD) | \
+    {c: f"<U+{c:04X}>" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x200E, 0x200F,
+                                  0x2060, 0xFEFF)}
 
 
 def one_line(text: str) -> str:
@@ -200,3 +209,10 @@ def turn_summary(store: Store, session: Session, turn: Turn) -> dict[str, Any]:
         "event_types": store.event_types(docs),
         "open": {"turn_id": tid, "terminal_event_id": terminal},
     }
+
+
+def for_terminal(text: str) -> str:
+    """Text for a person's terminal: what a log holds (a tool's output with escape sequences that
+    recolour, retitle or, OSC 52, write the clipboard; a NUL; a bidi override) shown, not obeyed.
+    `--json` keeps the exact text: JSON escapes it."""
+    return text.translate(_SHOWN)
