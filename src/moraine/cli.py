@@ -103,7 +103,7 @@ def _mcp(config: Config) -> int:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = _parsed(argv)
     if args.command == "mcp" and not args.standalone:
         return _bridge(args)
     config = load_config({"home": args.home})
@@ -115,6 +115,18 @@ def run(argv: Sequence[str] | None = None) -> int:
     module, name = _COMMANDS.get(args.command, ("moraine.cli_query", "answer"))  # search, open, list, …
     command: Callable[[Config, argparse.Namespace], int] = getattr(importlib.import_module(module), name)
     return command(config, args)
+
+
+def _parsed(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command's arguments. The words of a query may come after its flags as well as before
+    (`moraine search migration -n 2 flush heron`); anything else unknown is a usage error."""
+    commands = parser()
+    args, extra = commands.parse_known_args(argv)
+    if extra and isinstance(getattr(args, "query", None), list) and not any(w.startswith("-") for w in extra):
+        args.query += extra
+    elif extra:
+        commands.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def own_process(config: Config) -> None:

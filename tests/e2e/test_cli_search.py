@@ -176,5 +176,8 @@ def test_words_given_apart_are_one_query(indexed: Indexed) -> None:
     assert apart.json()["request"] == together.json()["request"]  # one query: "migration guard"
     assert _results(apart.json()) == _results(together.json())
     assert _results(apart.json())  # the words are found, not refused
+    after = indexed.ws.run("search", "migration", "-n", "10", "guard", "--json")  # words after a flag too
+    assert after.returncode == 0 and after.json()["request"]["query"] == "migration guard", after
+    assert indexed.ws.run("search", "migration", "--bogus").returncode == 2  # an unknown flag stays a usage error
     history = indexed.ws.run("history", "DuplicateColumn", "migration", "--json")
     assert history.returncode == 0, history
