@@ -4,7 +4,7 @@ Bad input is data, not an exception, inside the pipeline (see `model.IngestIssue
 exceptions here cross module boundaries and are mapped to a tool's in-band error in exactly
 one place (`mcp_server.contract`: `error_envelope` for the v1 tools, where `ContractError` carries
 its code, `DeadlineExceeded` is `deadline_exceeded` and anything else `internal_error`; `seed_failure`
-for the history tools, where `SeedError` carries seed 004's code and anything else is
+for the history tools, where `SeedError` carries their own upper-case code and anything else is
 `INTERNAL_ERROR`) and to exit codes in one place (`cli.main`).
 """
 
@@ -31,9 +31,9 @@ class ContractError(MoraineError):
 
 
 class SeedError(MoraineError):
-    """A history tool's request refused, in seed 004's terms: its upper-case code (INVALID_REQUEST,
-    SESSION_NOT_FOUND, INVALID_REGEX, DEADLINE_EXCEEDED), and fields the answer carries beside the
-    message (an ambiguous id's `candidates`)."""
+    """A history tool's request refused, in those tools' own terms: an upper-case code
+    (INVALID_REQUEST, SESSION_NOT_FOUND, INVALID_REGEX, DEADLINE_EXCEEDED), and fields the answer
+    carries beside the message (an ambiguous id's `candidates`)."""
 
     def __init__(self, code: str, message: str, extra: dict[str, Any] | None = None) -> None:
         super().__init__(message)

@@ -133,7 +133,7 @@ def _echo(value: Any) -> Any:
 
 
 def seed_failure(tool: str, error: Exception) -> ToolResult:
-    """The one place an exception becomes a history tool's error (`{"error", "code"}`, seed 004's
+    """The one place an exception becomes a history tool's error (`{"error", "code"}`, their
     form, in-band like every Moraine error); a message quoting a huge argument is cut."""
     if isinstance(error, SeedError):
         code, message, extra = error.code, error.message, error.extra
