@@ -167,14 +167,19 @@ class Config(_Strict):
 
     @field_validator("sources")
     @classmethod
-    def _names_once(cls, sources: list[SourceConfig]) -> list[SourceConfig]:
+    def _distinct(cls, sources: list[SourceConfig]) -> list[SourceConfig]:
         """A source is named in `moraine status` and `index_status`: two of one name could not be
-        told apart."""
-        seen: set[str] = set()
+        told apart. Two of one harness whose roots are the same folder, or one inside the other,
+        would read each log below both twice."""
+        seen: dict[str, SourceConfig] = {}
         for source in sources:
             if source.name in seen:
                 raise ValueError(f"two sources are named {source.name!r}: give each [[sources]] its own name")
-            seen.add(source.name)
+            seen[source.name] = source
+            for other in list(seen.values())[:-1]:
+                if other.harness == source.harness and _overlap(other.root, source.root):
+                    raise ValueError(f"sources {other.name!r} ({other.root}) and {source.name!r} ({source.root}) "
+                                     f"read the same {source.harness} logs: keep the one whose root holds both")
         return sources
     bm25: Bm25Config = Bm25Config()
     ingest: IngestConfig = IngestConfig()
@@ -193,6 +198,12 @@ class Config(_Strict):
     @property
     def state_dir(self) -> Path:
         return self.home
+
+
+def _overlap(a: Path, b: Path) -> bool:
+    """Whether one root is the other or inside it (symlinks resolved where they exist)."""
+    a, b = a.expanduser().resolve(), b.expanduser().resolve()
+    return a == b or a in b.parents or b in a.parents
 
 
 def default_home(env: dict[str, str]) -> Path:

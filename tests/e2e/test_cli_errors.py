@@ -49,6 +49,21 @@ def test_config_two_sources_of_one_name(fresh: Workspace) -> None:
     assert str(fresh.state / "config.toml") in result.stderr
 
 
+def test_config_two_roots_of_one_harness_that_overlap(fresh: Workspace) -> None:
+    """The same folder twice (`/x` and `/x/`), or one inside the other, would read each log twice:
+    refused, naming both sources (found by an outside attack: 360 events parsed for 160 stored)."""
+    for second in (f"{fresh.claude}/", f"{fresh.claude}/projects"):
+        (fresh.state / "config.toml").unlink(missing_ok=True)
+        if not fresh.state.exists():
+            fresh.state.mkdir(mode=0o700)
+        (fresh.state / "config.toml").write_text(
+            f'[[sources]]\nname = "a"\nharness = "claude-code"\nroot = "{fresh.claude}"\n'
+            f'[[sources]]\nname = "a2"\nharness = "claude-code"\nroot = "{second}"\n', encoding="utf-8")
+        result = fresh.run("index")
+        assert result.returncode == 3, result
+        assert "sources 'a'" in result.stderr and "'a2'" in result.stderr and "same claude-code logs" in result.stderr
+
+
 def test_config_invalid_toml(fresh: Workspace) -> None:
     _config(fresh, "[bm25\nk1 = \n")
     result = fresh.run("status")
