@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 from cli_harness import (
+    MORAINE,
     ORACLE,
     Indexed,
     Result,
@@ -127,3 +130,17 @@ def test_index_no_logs_missing_roots_json(tmp_path: Path) -> None:
     assert str(ws.codex / "sessions") in result.stderr
     assert str(ws.claude / "projects") in result.stderr
     assert result.stderr.startswith("moraine: ")
+
+
+def test_the_progress_bar_ends_whole_on_its_own_line(fresh: Workspace) -> None:
+    """On a terminal, `index` and `reindex` draw a bar that ends at 100 % and ends its line, also when
+    some bytes are quarantined (it stopped at 10.5 %, the final message glued to it; found by an
+    outside attack). `script` gives the commands a terminal."""
+    script = shutil.which("script")
+    assert script is not None, "script (bsdutils, essential on Debian) gives the commands a terminal"
+    both = f"{MORAINE} index; {MORAINE} reindex"
+    out = subprocess.run([script, "-qc", both, "/dev/null"], env=fresh.env(), capture_output=True, timeout=300)
+    text = out.stdout.decode(errors="replace").replace("\r\n", "\n")
+    for label, then in (("indexing", "indexed "), ("reindexing", "rebuilt ")):
+        last_bar = text[: text.index(then)].rsplit("\r", 1)[-1]
+        assert last_bar.startswith(f"{label} [") and "100.0%" in last_bar and last_bar.endswith("\n"), text

@@ -228,6 +228,8 @@ def ingest_once(store: Store, progress: Progress | None = None, *, parallel: boo
     # full collections, which otherwise stall a query now and then for tens of ms.
     freeze_held()
     summary.seconds = time.monotonic() - started
+    if progress and total and summary.bytes_read < total:
+        progress(total, total)  # a bar ends whole, its line ended (bytes left to a later pass count as done)
     return summary
 
 
