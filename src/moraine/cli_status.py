@@ -160,7 +160,8 @@ def _print_status(config: Config, report: StatusReport) -> None:
     print(f"  last ingest: {_when(report['last_ingest_ms'])}")
     _print_daemon(report["daemon"])
     _print_sources(report)
-    print(f"  bytes not indexed yet: {report['pending_bytes']} (half-written last lines wait for their newline)")
+    print(f"  bytes not indexed yet: {report['pending_bytes']} (logs not read yet, and half-written last "
+          "lines waiting for their newline)")
     _print_left_out(report)
     _print_redaction(report["index"]["redactions"])
 

@@ -650,11 +650,11 @@ def test_doctor_names_what_a_killed_reindex_left_and_repair_removes_it(tmp_path:
     checked = ws.run("doctor", "--json")
     assert checked.returncode == 0, checked
     report = checked.json()
-    assert report["healthy"] and [item for item in report["leftovers"] if "interrupted `moraine reindex`" in item]
+    assert report["healthy"] and [item for item in report["leftovers"] if "interrupted rebuild" in item]
     assert "leftover: " in ws.run("doctor").stdout
     repaired = ws.run("doctor", "--repair", "--json")
     assert repaired.returncode == 0 and not temp.exists(), repaired
-    assert any("removed what an interrupted" in item for item in repaired.json()["repaired"]), repaired
+    assert any("removed what an interrupted rebuild" in item for item in repaired.json()["repaired"]), repaired
     assert ws.run("reindex").returncode == 0
     assert ws.run("doctor", "--json").json()["leftovers"] == []
 

@@ -247,21 +247,22 @@ def rebuild_running(directory: Path) -> bool:
 
 
 def _check_rebuild(home: Path, report: DoctorReport, repair: bool) -> None:
-    """A rebuild's folder no process holds: left by a `moraine reindex` that was killed. It only
+    """A rebuild's folder no process holds: left by a `moraine reindex` (or the rebuild of a
+    `doctor --repair`) that was killed. It only
     takes room (the next reindex starts afresh); `repair` removes it. One being built is left alone."""
     directory = home / REBUILD_DIR
     if not directory.is_dir():
         return
     if rebuild_running(directory):
-        report.leftovers.append(f"{directory}: a `moraine reindex` is building the new state there now")
+        report.leftovers.append(f"{directory}: a rebuild is building the new state there now")
         return
     size = sum(p.stat().st_size for p in directory.rglob("*") if p.is_file() and not p.is_symlink())
     if repair:
         shutil.rmtree(directory, ignore_errors=True)
-        report.repaired.append(f"{directory}: removed what an interrupted `moraine reindex` left ({size:,} bytes)")
+        report.repaired.append(f"{directory}: removed what an interrupted rebuild left ({size:,} bytes)")
     else:
-        report.leftovers.append(f"{directory}: left by an interrupted `moraine reindex` ({size:,} bytes); "
-                                "`moraine doctor --repair` removes it")
+        report.leftovers.append(f"{directory}: left by an interrupted rebuild (`moraine reindex` or "
+                                f"`doctor --repair`; {size:,} bytes); `moraine doctor --repair` removes it")
 
 
 def _check_snapshot(home: Path, report: DoctorReport) -> Manifest | None:
