@@ -6,9 +6,10 @@ visible picture (␛, ␀, ␇); `--json` keeps the exact text (JSON escapes it)
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
-from cli_harness import make_workspace
+from cli_harness import MORAINE, make_workspace
 
 CLAUDE_SID = "8913b891-0000-41db-821f-0000000000cc"
 TS = "2026-03-14T09:12:03.000Z"
@@ -94,3 +95,37 @@ def test_a_log_cannot_forge_lines_of_an_answer_through_its_metadata(tmp_path: Pa
         lines = result.stdout.splitlines()  # (history's context lines show the transcript, indented, as content)
         forged = [ln for ln in lines if ln.startswith((FORGED, "2. ", "   40 events;"))]
         assert not forged, (argv, lines)
+
+
+def test_the_text_an_mcp_host_prints_shows_what_a_log_holds(tmp_path: Path) -> None:
+    """A host may print a tool's text to its terminal: the text block shows control characters
+    as the CLI does, while the structured content keeps them exact (found by an outside attack)."""
+    ws = make_workspace(tmp_path / "ws", copy_logs=False)
+    log = ws.claude / "projects" / "-home-dev-esc" / f"{CLAUDE_SID}.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text(json.dumps({"type": "user", "sessionId": CLAUDE_SID, "timestamp": TS, "cwd": "/home/dev/esc",
+                               "message": {"role": "user", "content": HOSTILE}}) + "\n")
+    assert ws.run("index").returncode == 0
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                 "params": {"name": "search_sessions", "arguments": {"query": "escapeword"}}}]
+    proc = subprocess.Popen([str(MORAINE), "mcp", "--standalone"], env=ws.env(), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:  # stdin stays open until the answer is in, as a host keeps it
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+        proc.stdin.flush()
+        while (reply := json.loads(proc.stdout.readline() or "null")) is not None and reply.get("id") != 1:
+            pass
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+    assert reply is not None, "moraine mcp closed stdout before answering"
+    result = reply["result"]
+    text = result["content"][0]["text"]
+    assert "escapeword" in text and _allowed(text) and "␛[31m" in text, text
+    snippet = result["structuredContent"]["data"]["results"][0]["snippet"]["text"]
+    assert "\x1b[31m" in snippet, "the JSON stays exact"

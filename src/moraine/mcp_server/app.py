@@ -16,6 +16,7 @@ from mcp.server.lowlevel import Server
 from moraine import __version__
 from moraine.mcp_server.runner import TOOLS, ToolRunner
 from moraine.mcp_server.schemas import output_schema
+from moraine.mcp_server.views import for_terminal
 
 INSTRUCTIONS = (
     "Moraine searches your past AI coding-agent sessions. Start with search_sessions (content) or "
@@ -50,7 +51,9 @@ def build_server(runner: ToolRunner) -> Server[Any]:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=f"unknown tool: {params.name}")], is_error=True)
         result = await anyio.to_thread.run_sync(runner.call, params.name, params.arguments)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)],
+        # The text is for reading (a host may print it to a terminal): what a log holds is shown in
+        # it, not obeyed; the structured content keeps every value exact.
+        return types.CallToolResult(content=[types.TextContent(type="text", text=for_terminal(result.text))],
                                     structured_content=result.structured, is_error=False)
 
     return Server("moraine", version=__version__, instructions=INSTRUCTIONS,
