@@ -175,12 +175,19 @@ def _cwd(value: str | None) -> str | None:
     return str(Path(value).expanduser().resolve()) if value else None
 
 
+# The in-band errors that say the command's arguments were wrong (a flag's value out of range, an
+# id that is not one, a pattern RE2 refuses): exit 2, as argparse's own; the others (not found, a
+# deadline, an internal error) exit 1.
+USAGE_CODES = frozenset({"invalid_request", "invalid_id", "unsupported_event_type", "INVALID_REQUEST",
+                         "INVALID_REGEX"})
+
+
 def print_result(result: ToolResult, as_json: bool) -> int:
     """The tool's text (or JSON); an in-band error names the flag a person typed, not the field."""
     envelope = result.structured
     if "code" in envelope and "error" in envelope:  # the history tools' error form ({error, code})
         print(json.dumps(envelope, ensure_ascii=False, indent=2) if as_json else for_terminal(result.text))
-        return 1
+        return 2 if envelope["code"] in USAGE_CODES else 1
     if as_json:
         print(json.dumps(envelope, ensure_ascii=False, indent=2))
     elif "error" in envelope:
@@ -189,7 +196,9 @@ def print_result(result: ToolResult, as_json: bool) -> int:
                            if field in FLAG_OF_FIELD else result.text))  # the field as a word: not inside next_cursor
     else:
         print(for_terminal(_for_people(result.text, envelope)))
-    return 1 if "error" in envelope else 0
+    if "error" not in envelope:
+        return 0
+    return 2 if envelope["error"].get("code") in USAGE_CODES else 1
 
 
 

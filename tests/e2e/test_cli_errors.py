@@ -100,4 +100,4 @@ def test_help_lists_the_valid_values(fresh: Workspace) -> None:
 
 def test_a_bad_value_names_the_flag(fresh: Workspace) -> None:
     result = fresh.run("list", "--mode", "fast")
-    assert result.returncode == 1 and "--mode must be one of" in result.stdout, result
+    assert result.returncode == 2 and "--mode must be one of" in result.stdout, result

@@ -86,7 +86,7 @@ def test_history_takes_moraine_ids_native_ids_and_log_paths(logs: Logs) -> None:
         opened = _json(logs, "open", one["matches"][0]["event_id"])  # every match leads somewhere
         assert "widgetnumber1q" in opened["data"]["content"]["text"]
     bad = _run(logs, "history", "(unclosed", "--json")
-    assert bad.returncode == 1 and json.loads(bad.stdout)["code"] == "INVALID_REGEX"
+    assert bad.returncode == 2 and json.loads(bad.stdout)["code"] == "INVALID_REGEX"
     missing = _run(logs, "history", "x", "--session", "no-such-session", "--json")
     assert missing.returncode == 1 and json.loads(missing.stdout)["code"] == "SESSION_NOT_FOUND"
 
@@ -117,7 +117,7 @@ def test_cleanup_dry_run_then_without_a_terminal(logs: Logs) -> None:
     assert _run(logs, "open", gone_id, "--json").returncode == 1
     assert logs.paths["old"].exists()  # delete_logs = false: the agent's own log stays
     bad = _run(logs, "cleanup", "--retention-days", "0", "--json")
-    assert bad.returncode == 1 and json.loads(bad.stdout)["code"] == "INVALID_REQUEST"
+    assert bad.returncode == 2 and json.loads(bad.stdout)["code"] == "INVALID_REQUEST"
 
 
 CTRL_D = "\x04"  # end of input, typed at the start of a line

@@ -88,7 +88,7 @@ def test_open_event(indexed: Indexed, opened: dict[str, Result], hit: dict[str, 
 
 def test_open_malformed_id(indexed: Indexed) -> None:
     as_json = indexed.ws.run("open", "not-an-id", "--json")
-    assert as_json.returncode == 1, as_json
+    assert as_json.returncode == 2, as_json
     env = as_json.json()
     assert env["schema_version"] == "moraine.mcp.error.v1"
     assert env["error"]["code"] == "invalid_id"

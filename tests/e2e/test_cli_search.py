@@ -101,7 +101,7 @@ def test_search_within_session(indexed: Indexed, migration_search: dict[str, Any
 
 def test_search_invalid_n_hits_is_an_in_band_error(indexed: Indexed) -> None:
     as_json = indexed.ws.run("search", "migration", "-n", "0", "--json")
-    assert as_json.returncode == 1, as_json
+    assert as_json.returncode == 2, as_json  # a bad argument, as argparse's own errors
     env = as_json.json()
     assert env["schema_version"] == "moraine.mcp.error.v1"
     assert env["tool"] == "search_sessions"
@@ -111,7 +111,7 @@ def test_search_invalid_n_hits_is_an_in_band_error(indexed: Indexed) -> None:
 
 def test_search_unsupported_event_type(indexed: Indexed) -> None:
     text = indexed.ws.run("search", "migration", "--type", "debug_trace")
-    assert text.returncode == 1, text
+    assert text.returncode == 2, text
     assert "unsupported_event_type" in text.stdout
     assert "debug_trace" in text.stdout
 
