@@ -61,6 +61,16 @@ def _isolated_session_home(tmp_path_factory: pytest.TempPathFactory, pytestconfi
         yield home
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The run's first process (xdist's controller, before it starts the workers) fills the cache of
+    the compiled search, outside every test's timeout: on a loaded machine the compile took over
+    300 s, and each worker waiting for it in its first fixture timed out, failing every test it
+    held. The workers then find the cache filled (`_isolated_session_home`)."""
+    pytest_cache = getattr(session.config, "cache", None)
+    if pytest_cache is not None and not hasattr(session.config, "workerinput"):
+        _fill_kernel_cache(pytest_cache.mkdir("numba"))
+
+
 def _fill_kernel_cache(cache: Path) -> None:
     """Compile the search kernel into `cache` once, before any test starts a daemon: else each
     daemon started before the first compile ends compiles too (a core each for a minute under
