@@ -211,14 +211,14 @@ def test_the_cli_resolves_as_mcp_does(world: tuple[McpServer, dict[str, Path], P
                               check=False, cwd=str(files["dup-claude"].parent))
 
     ambiguous = cli("open", DUP, "--json")
-    assert ambiguous.returncode == 1, ambiguous.stderr
+    assert ambiguous.returncode == 2, ambiguous.stderr  # a bad argument (cli_query.USAGE_CODES)
     error = json.loads(ambiguous.stdout)["error"]
     assert error["code"] == "invalid_request" and len(error["details"]["candidates"]) == 2
     relative = cli("open", files["dup-claude"].name, "--json")  # relative to the caller's directory
     assert relative.returncode == 0, relative.stdout
     assert json.loads(relative.stdout)["data"]["session"]["source"] == "claude-code"
     history = cli("history", "duplicatedword", "--session", DUP, "--json")
-    assert history.returncode == 1 and json.loads(history.stdout)["code"] == "INVALID_REQUEST"
+    assert history.returncode == 2 and json.loads(history.stdout)["code"] == "INVALID_REQUEST"
     # a person reading `moraine open` gets the page in the text; --json is the MCP reply as it is
     hit = server.ok("search_sessions", {"query": "quetzal", "event_types": ["tool_response"]})["data"]["results"][0]
     page = cli("open", hit["id"])
