@@ -20,6 +20,7 @@ import msgpack
 from moraine.durable import file_crc, fsync_path, replace_atomically, write_file
 from moraine.errors import StateError
 from moraine.store import verify
+from moraine.store.run_files import held
 from moraine.store.snapshot import (
     CURRENT,
     SHARED,
@@ -233,17 +234,7 @@ def hold_rebuild(directory: Path) -> int:
 
 def rebuild_running(directory: Path) -> bool:
     """Whether a live process holds this rebuild's folder (`hold_rebuild`)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    return held(directory)
 
 
 def _check_rebuild(home: Path, report: DoctorReport, repair: bool) -> None:

@@ -16,10 +16,16 @@ STATUS_FILE = Path("run") / "daemon.json"
 
 def daemon_holding(home: Path) -> bool:
     """True when a live daemon holds the state (its lock file is flock-ed)."""
-    path = home / DAEMON_LOCK
-    if not path.exists():
+    return held(home / DAEMON_LOCK)
+
+
+def held(path: Path) -> bool:
+    """Whether a live process holds an flock on this file or folder (a lock dies with its process,
+    a killed one's included); False when it does not exist."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
         return False
-    fd = os.open(path, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
