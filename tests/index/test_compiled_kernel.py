@@ -14,6 +14,7 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from moraine.errors import DeadlineExceeded
 from moraine.index import compiled, windows
 from moraine.ingest.pipeline import ingest_once
 from moraine.store.engine import Store
+from moraine.store.state import State
 
 pytestmark = pytest.mark.skipif(not compiled.available(), reason="numba is not installed (pip install '.[fast]')")
 
@@ -171,18 +173,18 @@ def test_the_store_keeps_the_kernel_through_reloads(tmp_path: Path, kernel: Modu
     populate(writer, n_codex=2, n_claude=2, records_per_file=(10, 20))
     store = Store(writer.config(tmp_path / "state"))
     ingest_once(store, snapshot=True)
-    load = Store._reload
+    load = Store._loaded
 
-    def loading_then_kernel(self: Store) -> None:
-        load(self)
-        if self is not store:  # the fresh state is loading aside: the daemon's thread calls now
-            store.use_kernel(kernel)
+    def loading_then_kernel(self: Store, guard: Any) -> State:
+        fresh = load(self, guard)
+        store.use_kernel(kernel)  # while the fresh state loads aside, the daemon's thread calls
+        return fresh
 
-    monkeypatch.setattr(Store, "_reload", loading_then_kernel)
+    monkeypatch.setattr(Store, "_loaded", loading_then_kernel)
     with store.writer():
         store._reload_aside()
     assert store.kernel is kernel and store.index.kernel is kernel
-    monkeypatch.setattr(Store, "_reload", load)
+    monkeypatch.setattr(Store, "_loaded", load)
     with store.writer():
         store._reload_aside()
     assert store.index.kernel is kernel

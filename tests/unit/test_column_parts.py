@@ -24,8 +24,9 @@ from moraine.durable import file_crc
 from moraine.errors import StateError
 from moraine.ingest.pipeline import ingest_once
 from moraine.store import columns
-from moraine.store.engine import GROWING, Store
+from moraine.store.engine import Store
 from moraine.store.snapshot import current_manifest
+from moraine.store.state import GROWING
 
 
 def test_parts_stay_few_and_each_publish_writes_one(tmp_path: Path) -> None:
@@ -88,7 +89,7 @@ def test_a_publish_writes_only_the_rows_appended_since(tmp_path: Path) -> None:
     assert manifest is not None
     gen = home / manifest.dirname
     assert not any((gen / f"{name}.npy").exists() for name in GROWING), "growing columns in the generation"
-    first = store.column_parts
+    first = store.state.column_parts
     assert len(first) == 1 and first[0].rows == len(store.catalog.content) > 300
 
     _add_a_little(writer)
@@ -96,7 +97,7 @@ def test_a_publish_writes_only_the_rows_appended_since(tmp_path: Path) -> None:
     rows_before = first[0].end
     with store.writer():
         store.publish()
-    parts = store.column_parts
+    parts = store.state.column_parts
     assert parts[0] == first[0], "the published part was written again"
     new = parts[-1]
     assert new.first == rows_before and 0 < new.rows < 40 < rows_before
@@ -117,7 +118,7 @@ def test_parts_nobody_references_are_removed_on_open(tmp_path: Path) -> None:
     (stray / "cat.uid.npy").write_bytes(b"x")
     (root / "0000000009-0000000010-0badcafe.tmp").mkdir()
     reopened = Store(store.config)
-    assert sorted(p.name for p in root.iterdir()) == [p.dirname for p in reopened.column_parts]
+    assert sorted(p.name for p in root.iterdir()) == [p.dirname for p in reopened.state.column_parts]
     _same(store, reopened)
 
 
@@ -179,13 +180,13 @@ def test_a_format_1_generation_opens_and_moves_to_parts(tmp_path: Path) -> None:
     writer, store = _state(tmp_path)
     _as_format_1(store)
     old = Store(store.config)
-    assert old.column_parts == []
+    assert old.state.column_parts == []
     _same(store, old)
     _add_a_little(writer)
     ingest_once(old)
     with old.writer():
         old.publish()  # the first publish writes every row once, as one part
-    assert len(old.column_parts) == 1 and old.column_parts[0].end == len(old.catalog.content)
+    assert len(old.state.column_parts) == 1 and old.state.column_parts[0].end == len(old.catalog.content)
     manifest = current_manifest(old.home)
     assert manifest is not None
     assert not any((old.home / manifest.dirname / f"{name}.npy").exists() for name in GROWING)
@@ -198,14 +199,14 @@ def test_the_uid_map_is_a_base_plus_the_entries_since(tmp_path: Path) -> None:
     writer, store = _state(tmp_path)
     manifest = current_manifest(store.home)
     assert manifest is not None
-    base = store.uid_base
+    base = store.state.uid_base
     assert base.rel is not None and base.entries == len(store.catalog.by_uid) and base.rows == store.catalog.uid.size
     _add_a_little(writer)
     ingest_once(store)
     with store.writer():
         assert store.forget([next(iter(store.checkpoints))]) > 0  # docs below the base's rows retired
         store.publish()
-    assert store.uid_base == base
+    assert store.state.uid_base == base
     manifest = current_manifest(store.home)
     assert manifest is not None
     added = np.load(store.home / manifest.dirname / "cat.uid_new_docs.npy")
@@ -220,8 +221,8 @@ def test_the_uid_map_is_a_base_plus_the_entries_since(tmp_path: Path) -> None:
     ingest_once(store)
     with store.writer():
         store.publish()
-    assert store.uid_base != base and store.uid_base.rows == store.catalog.uid.size
-    assert sorted(p.name for p in (store.home / "uids").iterdir()) == [str(store.uid_base.rel).split("/")[1]]
+    assert store.state.uid_base != base and store.state.uid_base.rows == store.catalog.uid.size
+    assert sorted(p.name for p in (store.home / "uids").iterdir()) == [str(store.state.uid_base.rel).split("/")[1]]
     _same(store, Store(store.config))
 
 
@@ -276,8 +277,8 @@ def test_a_format_2_generation_opens_and_moves_nlines_to_parts(tmp_path: Path) -
     ingest_once(old)
     with old.writer():
         old.publish()  # the parts lacked nlines: every row is written again, as one part
-    assert len(old.column_parts) == 1 and old.column_parts[0].end == len(old.catalog.content)
-    piece = np.load(old.home / columns.DIRECTORY / old.column_parts[0].dirname / "cat.nlines.npy")
+    assert len(old.state.column_parts) == 1 and old.state.column_parts[0].end == len(old.catalog.content)
+    piece = np.load(old.home / columns.DIRECTORY / old.state.column_parts[0].dirname / "cat.nlines.npy")
     assert np.array_equal(piece, old.catalog.nlines.view) and (piece >= 0).all()
     old._check()
     reopened = Store(old.config)
@@ -304,13 +305,13 @@ def test_a_publish_stores_only_the_sessions_that_changed(tmp_path: Path) -> None
     """`store.session_files`: a new session of a few events is all a publish stores of the
     sessions; the others come from the base, and a reopened store holds every one as it was."""
     writer, store = _state(tmp_path)
-    base = store.session_base
+    base = store.state.session_base
     assert base.rel is not None and len(base.packed) == len(store.catalog.sessions)
     _add_a_little(writer)
     ingest_once(store)
     with store.writer():
         store.publish()
-    assert store.session_base is base
+    assert store.state.session_base is base
     manifest = current_manifest(store.home)
     assert manifest is not None
     gen = store.home / manifest.dirname

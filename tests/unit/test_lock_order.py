@@ -23,7 +23,7 @@ from moraine.index.segment import Segment
 from moraine.index.vocab import Vocabulary
 from moraine.mcp_server.runner import ToolRunner
 from moraine.model import Event, make_uid
-from moraine.store import engine as engine_module
+from moraine.store import publish as publish_module
 from moraine.store.engine import Store
 
 TIMEOUT_S = 20.0
@@ -163,7 +163,7 @@ def test_a_search_is_answered_while_a_publish_writes_its_generation(
     with store.writer():
         store.commit(_word_rows("quokkafresh", 30), [], {})
     assert _found(runner, "quokkafresh") == 30
-    entered, release = _pause(monkeypatch, engine_module, "write_generation")
+    entered, release = _pause(monkeypatch, publish_module, "write_generation")
     publisher, out = _in_thread(lambda: _publish(store))
     assert entered.wait(TIMEOUT_S)  # sealed, chunk written and attached: the generation is being written
     assert store.catalog.content.fresh == [] and not len(store.index.mem)

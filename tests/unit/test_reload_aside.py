@@ -16,6 +16,7 @@ from _agentlogs import LogWriter, grow, populate
 
 from moraine.ingest.pipeline import ingest_once
 from moraine.store.engine import Store
+from moraine.store.state import State
 
 SLOW_LOAD_S = 1.5
 
@@ -34,13 +35,13 @@ def test_readers_do_not_wait_for_a_reload(tmp_path: Path, monkeypatch: pytest.Mo
         other.publish()  # a new generation; the WAL file the daemon read is retired
     assert daemon.position[0] not in daemon.wal_set.seqs()
 
-    load = Store._reload
+    load = Store._loaded
 
-    def slow_load(self: Store, *args: Any) -> None:
+    def slow_load(self: Store, *args: Any) -> State:
         time.sleep(SLOW_LOAD_S)
-        load(self, *args)
+        return load(self, *args)
 
-    monkeypatch.setattr(Store, "_reload", slow_load)
+    monkeypatch.setattr(Store, "_loaded", slow_load)
     waits: list[float] = []
     counts: list[int] = []
     done = threading.Event()

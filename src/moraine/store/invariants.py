@@ -4,16 +4,16 @@ stress and crash tests after every operation (O(n); never on a production path).
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from moraine.store.engine import Store
+from moraine.store import columns
+from moraine.store.state import GROWING, State
 
 
-def check_invariants(store: Store) -> None:
-    c, ix = store.catalog, store.index
+def check_invariants(state: State, home: Path) -> None:
+    c, ix = state.catalog, state.index
     n = len(c.content)
     assert all(getattr(c, name).size == n for name in c.COLUMNS), "catalog columns out of step"
     assert ix.doc_len.size == ix.live.size == n, "index columns out of step with the catalog"
@@ -40,23 +40,20 @@ def check_invariants(store: Store) -> None:
         if len(segment.doc_ids):
             assert int(segment.doc_ids[0]) > previous, "segments overlap"
             previous = int(segment.doc_ids[-1])
-    for path, cp in store.checkpoints.items():
+    for path, cp in state.checkpoints.items():
         assert 0 <= cp.offset <= max(cp.size, cp.offset) and cp.generation >= 1, path
-    _check_column_parts(store)
+    _check_column_parts(state, home)
 
 
-def _check_column_parts(store: Store) -> None:
+def _check_column_parts(state: State, home: Path) -> None:
     """The published parts of the growing columns still hold what memory holds: a row changed
     in place after it was published would be lost at the next open."""
-    from moraine.store import columns
-    from moraine.store.engine import GROWING
-
-    parts = store.column_parts
+    parts = state.column_parts
     assert not parts or parts[0].first == 0, "column parts do not start at row 0"
     assert all(a.end == b.first for a, b in itertools.pairwise(parts)), "column parts leave a gap"
-    memory = {"idx.doc_len": store.index.doc_len.view} | \
-        {f"cat.{name}": getattr(store.catalog, name).view for name in store.catalog.GROWING}
-    for name, pieces in columns.read(store.home, parts, GROWING).items():
+    memory = {"idx.doc_len": state.index.doc_len.view} | \
+        {f"cat.{name}": getattr(state.catalog, name).view for name in state.catalog.GROWING}
+    for name, pieces in columns.read(home, parts, GROWING).items():
         for part, piece in zip(parts, pieces, strict=True):
             if piece is None:
                 continue  # a column newer than the part: the generation holds it, or it reads -1
