@@ -69,6 +69,7 @@ class Event:
     offset: int = 0
     sub: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
+    harness_version: str | None = None  # the harness's own version, where its logs carry one
 
     def to_wire(self) -> list[Any]:
         """Compact positional form for the write-ahead log: the fields in `WIRE_FIELDS` order."""
@@ -82,9 +83,27 @@ class Event:
 # The wire row's places: the dataclass's field order, declared once there. Everything positional
 # (the row check, the batch's columns, the content store's text slot) is derived from this.
 WIRE_FIELDS: tuple[str, ...] = tuple(Event.__dataclass_fields__)
+# The row format, written in every WAL frame that holds events ("row_format"). A later format
+# only appends fields, each with a default: a row of an earlier format (a frame, a content chunk
+# written before an upgrade) reads as this one with the defaults filled in (`current_row`).
+# Format 1: the 20 fields up to `meta`; 2: `harness_version` added.
+ROW_FORMAT = 2
+ROW_LENGTHS: dict[int, int] = {1: 20, 2: len(WIRE_FIELDS)}
+_WIRE_DEFAULTS: tuple[Any, ...] = tuple(
+    f.default for f in Event.__dataclass_fields__.values())  # MISSING for the first, required fields
 WIRE_TS = WIRE_FIELDS.index("ts_ms")
 WIRE_TEXT = WIRE_FIELDS.index("text")
 _wire_attrs = operator.attrgetter(*WIRE_FIELDS)
+
+
+def current_row(row: list[Any], row_format: int) -> list[Any] | None:
+    """A wire row of `row_format` in the current format (the fields added since at their
+    defaults); None when it is not a row of that format (a wrong length, a format this version
+    of Moraine does not know: written by a newer one)."""
+    length = ROW_LENGTHS.get(row_format)
+    if length is None or len(row) != length:
+        return None
+    return row if length == len(WIRE_FIELDS) else [*row, *_WIRE_DEFAULTS[length:]]
 
 
 def _wire_values(event: Event) -> list[Any]:

@@ -327,6 +327,7 @@ def test_example_open_events(server: McpServer, sids: dict[str, str]) -> None:
     assert (response["content"]["tool_name"], response["content"]["exit_code"]) == ("exec_command", 101)
     assert response["content"]["text"] == S1_OUTPUT1
     assert response["event"]["originating_model"] == "gpt-5-codex"
+    assert response["event"]["harness_version"] == "0.46.0"  # the rollout's session_meta cli_version
     answer = opened["assistant_response"]["data"]
     assert answer["event"]["terminal"] is True and answer["event"]["model"] == "gpt-5-codex"
     assert answer["content"]["text"] == S1_FINAL1

@@ -28,7 +28,7 @@ from moraine.model import EVENT_TYPES, INT32_MAX, INT32_MIN, META_TEXT, Event
 
 MAX_DEPTH = 32  # deeper JSON subtrees are kept as text (msgpack and recursive readers stay safe)
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-TEXT_FIELDS = ("tool_name", "tool_call_id", "model", "phase")
+TEXT_FIELDS = ("tool_name", "tool_call_id", "model", "phase", "harness_version")
 META_FLAGS = frozenset({"web", "moraine", "encrypted", "header", "api_error", "is_error"})
 _TYPES = frozenset(EVENT_TYPES)
 _DIGITS_AS_ZERO = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))

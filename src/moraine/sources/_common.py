@@ -42,6 +42,17 @@ def kept(value: str | None) -> str | None:
     return None if value is None else redact_name_cached(value)
 
 
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}")
+
+
+def note_version(state: dict[str, Any], value: Any) -> None:
+    """Remember the harness's version a record names (`state["version"]`, stamped on the events
+    after it as `harness_version`): kept only when it looks like one (≤ 40 characters of a
+    version's alphabet), redacted as a name all the same."""
+    if isinstance(value, str) and _VERSION.fullmatch(value):
+        state["version"] = kept(value)
+
+
 def new_event(source: str, session_key: str, ref: LineRef, sub: int, type_: str, ts_ms: int, text: str,
               **fields: Any) -> Event:
     """An event whose id derives from its harness, session and place in the file (line, and

@@ -27,7 +27,8 @@ class Emitter:
         sub = len(self.events)
         merged = dict(self.base_meta) if sub == 0 else {}
         merged.update(meta or {})
-        event = new_event(self.source, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged, **fields)
+        event = new_event(self.source, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged,
+                          harness_version=self.state.get("version"), **fields)
         if self.record_id:
             event.uid = make_uid(self.source, self.session_key, self.record_id, sub)
         self.events.append(event)

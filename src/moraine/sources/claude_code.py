@@ -20,6 +20,7 @@ from moraine.sources._common import (
     is_web_tool,
     kept,
     new_event,
+    note_version,
     session_id_from_path,
 )
 
@@ -70,6 +71,7 @@ class _Emitter:
             self.session_key = f"{NAME}:{state['sid']}"
             self.parent_key = None
         self.base_meta: dict[str, Any] = {}
+        note_version(state, record.get("version"))
         cwd = text_or_none(record.get("cwd"))
         branch = text_or_none(record.get("gitBranch"))
         if branch and kept(branch) != state.get("branch"):
@@ -87,7 +89,8 @@ class _Emitter:
         sub = len(self.events)
         merged = dict(self.base_meta) if sub == 0 else {}
         merged.update(meta or {})
-        event = new_event(NAME, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged, **fields)
+        event = new_event(NAME, self.session_key, self.ref, sub, type_, self.ts_ms, text, meta=merged,
+                          harness_version=self.state.get("version"), **fields)
         self.events.append(event)
         return event
 

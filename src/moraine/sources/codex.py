@@ -23,6 +23,7 @@ from moraine.sources._common import (
     kept,
     maybe_json,
     new_event,
+    note_version,
     parse_ts_ms,
     session_id_from_path,
 )
@@ -80,7 +81,8 @@ class _Emitter:
         self.session_key = f"{NAME}:{sid}"
 
     def add(self, type_: str, text: str = "", **fields: Any) -> Event:
-        event = new_event(NAME, self.session_key, self.ref, len(self.events), type_, self.ts_ms, text, **fields)
+        event = new_event(NAME, self.session_key, self.ref, len(self.events), type_, self.ts_ms, text,
+                          harness_version=self.state.get("version"), **fields)
         if event.model is None and type_ == "assistant_response":
             event.model = self.state.get("model")
         self.events.append(event)
@@ -140,6 +142,7 @@ def _session_meta(record: dict[str, Any], payload: dict[str, Any], emit: _Emitte
     model = text_or_none(payload.get("model"))
     if model:
         emit.state["model"] = kept(model)
+    note_version(emit.state, payload.get("cli_version"))
     emit.add("system", "", meta={k: v for k, v in meta.items() if v})
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, Event, LineRef, make_uid
 from moraine.sources._clean import as_text, json_object, text_or_none
-from moraine.sources._common import advance_ts, kept, session_id_from_path
+from moraine.sources._common import advance_ts, kept, note_version, session_id_from_path
 from moraine.sources._emit import Emitter, changed
 
 NAME = "qwen-code"
@@ -48,6 +48,7 @@ def parse(record: dict[str, Any], ref: LineRef, state: dict[str, Any]) -> list[E
     sid = text_or_none(record.get("sessionId"))
     if sid and not state.get("sid_from_record"):
         state["sid"], state["sid_from_record"] = kept(sid), True
+    note_version(state, record.get("version"))
     emit = _emitter(ref, state, record)
     kind = record.get("type")
     if kind == "user":

@@ -48,7 +48,7 @@ import zstandard
 
 from moraine.durable import fsync_path, write_file, write_parts
 from moraine.index.grep import newline_positions
-from moraine.model import WIRE_TEXT
+from moraine.model import WIRE_FIELDS, WIRE_TEXT
 
 TEXT = WIRE_TEXT  # the text's place in a wire row (`Event.to_wire`)
 ROWS_PER_FRAME = 16  # 16 rows (~4.5 KB) decompress in ~4 us; bigger frames shrink little more
@@ -316,8 +316,13 @@ def blank_row(packed: bytes) -> bytes:
     session, source, type, time, line), nothing of what it said (text, tool, arguments, ids,
     model, metadata)."""
     row = msgpack.unpackb(packed, raw=False)
-    kept = [*row[:TEXT], "", None, None, None, None, None, *row[11:14], None, *row[15:19], {}]
-    return msgpack.packb(kept, use_bin_type=True)
+    kept = [value if name in _BLANK_KEEPS else _BLANK.get(name) for name, value in zip(WIRE_FIELDS, row, strict=False)]
+    return msgpack.packb(kept, use_bin_type=True)  # as long as it was: a row of an earlier format stays one
+
+
+_BLANK_KEEPS = frozenset({"uid", "session_key", "source", "type", "ts_ms", "starts_turn", "terminal", "excluded",
+                          "file", "line", "offset", "sub"})
+_BLANK: dict[str, Any] = {"text": "", "meta": {}}  # the rest blank to None
 
 
 def newline_index(data: Any) -> np.ndarray:

@@ -24,7 +24,7 @@ from moraine.collector import loading
 from moraine.config import Config
 from moraine.errors import MoraineError, StateError, WriterBusy
 from moraine.index.searcher import Hits, InvertedIndex
-from moraine.model import EVENT_TYPES, TYPE_CODE, Checkpoint, IngestIssue
+from moraine.model import EVENT_TYPES, ROW_FORMAT, TYPE_CODE, Checkpoint, IngestIssue
 from moraine.redaction.redact import rules_fingerprint
 from moraine.store import apply, snapshot
 from moraine.store.batch import Batch
@@ -249,7 +249,8 @@ class Store(Reading):
         Events come as the parse workers emit them (a `Batch`, each event checked there) or as
         wire rows from anywhere else (screened here). Call inside `writer()`.
         """
-        payload: dict[str, Any] = {"issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000)}
+        payload: dict[str, Any] = {"issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000),
+                                   "row_format": ROW_FORMAT}
         payload.update(extra or {})
         if isinstance(events, Batch):
             batch = events

@@ -19,12 +19,15 @@ from moraine.model import (
     INT32_MAX,
     INT32_MIN,
     META_TEXT,
+    ROW_FORMAT,
+    ROW_LENGTHS,
     TS_MAX_MS,
     UID_RE,
     WIRE_FIELDS,
     Event,
     IngestIssue,
     LineRef,
+    current_row,
     wire_places,
 )
 from moraine.store.batch import Batch, BatchError
@@ -34,7 +37,7 @@ WIRE_LEN = len(WIRE_FIELDS)
 # The places `event_row_problem` checks, by name (every one but the arguments).
 _CHECKED = wire_places("uid", "session_key", "source", "type", "ts_ms", "text", "tool_name", "tool_call_id",
                        "exit_code", "model", "starts_turn", "terminal", "excluded", "phase", "file", "line", "offset",
-                       "sub", "meta")
+                       "sub", "meta", "harness_version")
 _COORDS = wire_places("file", "line", "offset")
 _COORD_MAX = 2**62
 
@@ -46,7 +49,7 @@ def event_row_problem(row: Any) -> str | None:
     if type(row) is not list or len(row) != WIRE_LEN:
         return "event row has the wrong shape"
     (uid, key, source, type_, ts, text, tool, call, code, model, starts, terminal, excluded, phase, file,
-     line, offset, sub, meta) = _CHECKED(row)
+     line, offset, sub, meta, version) = _CHECKED(row)
     if type(uid) is not str or not UID_RE.match(uid):
         return "event id is malformed"
     if type(key) is not str or not key or type(source) is not str or type(text) is not str:
@@ -56,8 +59,9 @@ def event_row_problem(row: Any) -> str | None:
     if type(ts) is not int or not 0 <= ts <= TS_MAX_MS:
         return f"timestamp {str(ts)[:40]} is out of range"
     if not ((tool is None or type(tool) is str) and (call is None or type(call) is str)
-            and (model is None or type(model) is str) and (phase is None or type(phase) is str)):
-        return "tool name, call id, model or phase is not text"
+            and (model is None or type(model) is str) and (phase is None or type(phase) is str)
+            and (version is None or type(version) is str)):
+        return "tool name, call id, model, phase or harness version is not text"
     if code is not None and (type(code) is not int or not INT32_MIN <= code <= INT32_MAX):
         return "exit code out of range"
     if type(starts) is not bool or type(excluded) is not bool or terminal not in (0, 1, 2):
@@ -111,11 +115,20 @@ def _rejected(where: str, what: str) -> IngestIssue:
 def _screen_events(payload: dict[str, Any], where: str, issues: list[IngestIssue]) -> dict[str, Any]:
     """A frame's events, as a `Batch` wire form ("batch") or, in frames of older versions, as
     rows ("events"), leave as one `Batch` under "batch" holding those that can be applied;
-    each event left out is quarantined with its coordinates, a batch of the wrong shape whole."""
+    each event left out is quarantined with its coordinates, a batch of the wrong shape whole.
+    Rows of an earlier row format ("row_format", 1 when absent) read as the current one; a frame
+    of a format this version does not know (a newer Moraine wrote it) applies without its events."""
+    row_format = payload.get("row_format", 1)
+    if type(row_format) is not int or row_format not in ROW_LENGTHS:
+        issues.append(_rejected(where, f"row format {str(row_format)[:20]} is newer than this Moraine reads "
+                                       "(upgrade Moraine): its events left out"))
+        return {**{k: v for k, v in payload.items() if k not in ("events", "batch")}, "batch": Batch()}
     rows = payload.get("events", [])
     if not isinstance(rows, list):
         issues.append(_rejected(where, "events are not a list"))
         rows = []
+    if row_format != ROW_FORMAT:
+        rows = [(isinstance(row, list) and current_row(row, row_format)) or row for row in rows]
     problems = [event_row_problem(row) for row in rows]
     if any(problems):
         kept = []

@@ -294,7 +294,7 @@ def _open_event(store: Store, session: Session, turn: Turn, doc: int, request: d
             "id": store.event_id(doc), "session_id": session.id, "turn_id": tid, "ordinal": ordinal,
             "type": event.type, "timestamp": shown_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
             "model": event.model, "originating_model": store.model_at(session, position),
-            "tool_name": event.tool_name,
+            "tool_name": event.tool_name, "harness_version": event.harness_version,
         },
         "content": _content(event, request, int(store.config.mcp.max_reply_chars * PAGE_SHARE)),
         "session": session_brief(store, session),
@@ -421,6 +421,8 @@ def _render_event(data: dict[str, Any], with_page: bool) -> str:
         head += f' tool={one_line(c["tool_name"])}'
     if c.get("exit_code") is not None:
         head += f' exit_code={c["exit_code"]}'
+    if e.get("harness_version"):
+        head += f' ({one_line(data["session"]["source"])} {one_line(e["harness_version"])})'
     lines = [head, f'session: {session_label(data["session"])} ({data["session"]["id"]})']
     span = f'characters {c["offset"]}–{c["offset"] + len(c["text"])} of {c["total_chars"]}'
     if with_page:

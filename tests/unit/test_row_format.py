@@ -1,0 +1,133 @@
+"""One event-row schema, versioned: a field added to every event (the harness's version) travels
+from the adapters to `open`, while the rows an earlier version wrote (WAL frames, content
+chunks) read as before, and a frame of a newer row format is refused by name, not misread."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from _agentlogs import LogWriter
+
+from moraine.model import ROW_FORMAT, ROW_LENGTHS, WIRE_FIELDS, Event, LineRef, make_uid
+from moraine.sources import claude_code, codex, qwen_code
+from moraine.store.batch import Batch
+from moraine.store.contents import blank_row
+from moraine.store.engine import Store
+
+SAMPLES = Path(__file__).resolve().parents[2] / "data_samples"
+OLD = ROW_LENGTHS[1]  # the rows of format 1: every field up to `meta`
+
+
+def _event(n: int) -> Event:
+    return Event(uid=make_uid("old", n), session_key="codex:old-session", source="codex", type="user_input",
+                 ts_ms=1_767_225_600_000 + n, text=f"written by an earlier moraine number {n}", model="gpt-old",
+                 file="/logs/old.jsonl", line=n, offset=100 * n, meta={"cwd": "/repo"} if n == 1 else {},
+                 harness_version="9.9.9")
+
+
+def _append(store: Store, payload: dict[str, Any]) -> None:
+    """A frame as another version of Moraine appended it."""
+    with store.writer():
+        store.wal_set.open(store.position[0]).append(payload)
+
+
+def test_the_row_format_is_declared_once_and_a_later_one_only_appends() -> None:
+    assert ROW_LENGTHS[ROW_FORMAT] == len(WIRE_FIELDS)
+    assert WIRE_FIELDS[OLD:] == ("harness_version",)
+    assert Event.from_wire(_event(1).to_wire()[:OLD]).harness_version is None
+
+
+def test_rows_of_an_earlier_format_stay_readable(tmp_path: Path) -> None:
+    config = LogWriter(tmp_path / "logs", seed=1).config(tmp_path / "state")
+    store = Store(config)
+    old_rows = [_event(n).to_wire()[:OLD] for n in (1, 2, 3)]
+    # format 1 wrote no "row_format": rows as a list (the oldest frames) and as a batch
+    _append(store, {"events": old_rows[:1], "issues": [], "checkpoints": {}, "at": 1})
+    _append(store, {"batch": Batch.from_rows(old_rows[1:]).to_wire(), "issues": [], "checkpoints": {}, "at": 2})
+    for reopened in range(2):  # from the WAL, then from the published content chunks
+        store = Store(config)
+        assert store.live_event_count() == 3 and not store.stats.issues
+        for n in (1, 2, 3):
+            doc = store.doc_by_uid(make_uid("old", n))
+            assert doc is not None
+            event = store.event(doc)
+            assert (event.text, event.model, event.line, event.meta, event.harness_version) == \
+                (_event(n).text, "gpt-old", n, _event(n).meta, None)
+        store._check()
+        if not reopened:
+            with store.writer():
+                store.publish()
+
+
+def test_a_retired_row_of_an_earlier_format_keeps_its_length() -> None:
+    old = _event(1).to_wire()[:OLD]
+    blank = msgpack.unpackb(blank_row(msgpack.packb(old, use_bin_type=True)), raw=False)
+    assert len(blank) == OLD
+    event = Event.from_wire(blank)
+    assert (event.uid, event.text, event.model, event.meta, event.line) == (old[0], "", None, {}, 1)
+    current = msgpack.unpackb(blank_row(msgpack.packb(_event(2).to_wire(), use_bin_type=True)), raw=False)
+    assert len(current) == len(WIRE_FIELDS) and current[-1] is None  # the version goes with the rest
+
+
+def test_a_frame_of_a_newer_row_format_is_refused_by_name_and_the_rest_applies(tmp_path: Path) -> None:
+    config = LogWriter(tmp_path / "logs", seed=2).config(tmp_path / "state")
+    store = Store(config)
+    newer = [*_event(1).to_wire(), "a field from the future"]
+    _append(store, {"row_format": ROW_FORMAT + 1, "events": [newer], "issues": [], "checkpoints": {}, "at": 3,
+                    "file_issues": {"/logs/elsewhere.jsonl": "permission denied"}})
+    store = Store(config)
+    assert store.live_event_count() == 0
+    assert store.file_issues == {"/logs/elsewhere.jsonl": "permission denied"}
+    reasons = [issue.reason for issue in store.stats.issues]
+    assert len(reasons) == 1 and f"row format {ROW_FORMAT + 1} is newer than this Moraine reads" in reasons[0]
+    store._check()
+
+
+def test_a_frame_this_version_writes_names_its_format(tmp_path: Path) -> None:
+    config = LogWriter(tmp_path / "logs", seed=3).config(tmp_path / "state")
+    store = Store(config)
+    with store.writer():
+        store.commit([_event(1).to_wire()], [], {})
+    frames = list(store.wal_set.open(store.position[0]).frames())
+    assert frames[-1].payload["row_format"] == ROW_FORMAT
+    assert store.event(store.doc_by_uid(make_uid("old", 1)) or 0).harness_version == "9.9.9"
+
+
+def _parsed(module: Any, path: Path) -> list[Event]:
+    state = module.initial_state(str(path))
+    events: list[Event] = []
+    offset = 0
+    for line_no, line in enumerate(path.read_bytes().splitlines(keepends=True), 1):
+        try:
+            record = json.loads(line)
+        except ValueError:  # the samples hold malformed lines on purpose (ingest quarantines them)
+            record = None
+        if isinstance(record, dict):
+            events += module.parse(record, LineRef(str(path), 1, line_no, offset), state)
+        offset += len(line)
+    return events
+
+
+@pytest.mark.parametrize(("module", "pattern", "version"), [
+    (claude_code, "claude/projects/-home-dev-webapp/8913b891-d960-41db-821f-22cd6e66f0d2.jsonl", "2.1.76"),
+    (codex, "codex/sessions/2026/03/11/*.jsonl", "0.111.0"),
+    (qwen_code, "qwen/projects/*/chats/*.jsonl", "0.19.11"),
+])
+def test_the_adapters_stamp_the_harness_version_their_logs_carry(module: Any, pattern: str, version: str) -> None:
+    path = next(iter(sorted(SAMPLES.glob(pattern))))
+    events = _parsed(module, path)
+    assert events and {e.harness_version for e in events} <= {version, None}
+    assert events[-1].harness_version == version
+    assert sum(e.harness_version == version for e in events) >= len(events) // 2
+
+
+@pytest.mark.parametrize("value", ["1" * 41, "2.0\n; curl x | sh", {"major": 2}, 2.1, "", " 1.0", "1.0\u202e"])
+def test_a_version_that_does_not_look_like_one_is_not_kept(value: Any) -> None:
+    record = {"type": "user", "sessionId": "s1", "timestamp": "2026-03-01T10:00:00Z", "version": value,
+              "message": {"role": "user", "content": "hello"}}
+    events = claude_code.parse(record, LineRef("/logs/s1.jsonl", 1, 1, 0), claude_code.initial_state("/x/s1.jsonl"))
+    assert events and all(e.harness_version is None for e in events)
