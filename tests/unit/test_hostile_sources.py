@@ -400,7 +400,7 @@ def test_a_large_legacy_document_is_indexed_in_bounded_memory(tmp_path: Path) ->
     size_mb = path.stat().st_size / 2**20
     # The reader alone (stream, normalize, pack; nothing kept): a constant, whatever the size.
     reader = ("import sys\nfrom moraine.ingest.normalize import whole_parts\nfrom moraine.model import Checkpoint\n"
-              "n = sum(len(p[1]) for p in whole_parts(sys.argv[1], sys.argv[1], 'gemini-cli', "
+              "n = sum(len(p.batch) for p in whole_parts(sys.argv[1], sys.argv[1], 'gemini-cli', "
               "Checkpoint('gemini-cli', 0, 0, 1, 0, 0, {})))\nprint(n)\n")
     read_peak, read_s, out = _peak_rss_mb([sys.executable, "-c", reader, str(path)], dict(os.environ))
     events = int(out.split()[0])

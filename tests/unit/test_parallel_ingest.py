@@ -36,7 +36,7 @@ def _tasks(writer: LogWriter) -> tuple[list[normalize.Task], list[int]]:
         adapter = "codex" if log.harness == "codex" else "claude-code"
         key = str(log.path)
         checkpoint = Checkpoint(adapter, 0, 0, 1, 0, 0, ADAPTERS[adapter].initial_state(key))
-        tasks.append((key, key, adapter, checkpoint.to_wire(), 5000, 0))
+        tasks.append(normalize.Task(key, key, adapter, checkpoint, 5000))
         sizes.append(log.path.stat().st_size)
     return tasks, sizes
 
@@ -68,7 +68,7 @@ def test_workers_run_ahead_by_at_most_the_byte_bound(tmp_path: Path, monkeypatch
         if len(submitted) < len(groups):
             assert len(submitted) - consumed_groups >= 3
     assert len(submitted) == len(groups)
-    assert [p[0] for p in parts] == [t[1] for t in tasks]  # in task order
+    assert [p.key for p in parts] == [t.key for t in tasks]  # in task order
     assert parts == [p for task in tasks for p in normalize.normalize_file(task)]  # as parsed in-process
 
 

@@ -14,6 +14,7 @@ import time
 from collections import deque
 from collections.abc import Generator, Iterator
 from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import Any
 
 from moraine.ingest.tailer import complete_lines, record_head
@@ -65,13 +66,32 @@ def _holds_huge_line(path: str, start: int, end: int) -> bool:
     return b"\n" not in head and b"\r" not in head
 
 
-# key, events, issues, checkpoint (None: keep the old one), bytes read, why the file could not
-# be read to its end (None: it was), what the events replace (a log read whole, see `whole`;
-# None: they are new lines)
-Part = tuple[str, Batch, list[list[Any]], list[Any] | None, int, str | None, Replaces | None]
-# path, key, adapter, checkpoint, events (and quarantined lines) per part, the time.monotonic()
-# after which reading stops at a line's end (0: none; a line is always read, so every pass moves on)
-Task = tuple[str, str, str, list[Any], int, float]
+@dataclass(slots=True)
+class Part:
+    """What one read of a log hands the indexer (one WAL frame's worth at most)."""
+
+    key: str  # the log's path key
+    batch: Batch  # its new events, packed and in columns
+    issues: list[list[Any]] = field(default_factory=list)  # quarantined lines (`IngestIssue` wire rows)
+    checkpoint: Checkpoint | None = None  # where the log was read up to (None: keep the old one)
+    read: int = 0  # the log bytes this part covers
+    problem: str | None = None  # why the log could not be read to its end (None: it was)
+    replaces: Replaces | None = None  # what the events replace (a log read whole, see `whole`; None: new lines)
+
+
+@dataclass(slots=True)
+class Task:
+    """One log to read, as a parse worker gets it."""
+
+    path: str
+    key: str  # its path key
+    adapter: str  # the adapter's name (`sources.ADAPTERS`)
+    checkpoint: Checkpoint  # where to read on from
+    limit: int  # events (and quarantined lines) per part
+    deadline: float = 0.0  # time.monotonic() after which reading stops at a line's end (0: none; a
+    # line is always read, so every pass moves on)
+
+
 Work = tuple[str, str, Adapter, Checkpoint, int]  # path, key, adapter, checkpoint to resume from, size
 
 
@@ -83,9 +103,9 @@ def normalize_file(task: Task) -> list[Part]:
     `Batch`, packed and in columns as the store keeps them: that work done here, in a worker,
     is off the indexing process, which is the one that bounds a bulk pass.
     """
-    path, key, adapter_name, checkpoint_wire, limit, deadline = task
+    path, key, adapter_name, checkpoint, limit, deadline = (task.path, task.key, task.adapter, task.checkpoint,
+                                                            task.limit, task.deadline)
     adapter = ADAPTERS[adapter_name]
-    checkpoint = Checkpoint.from_wire(checkpoint_wire)
     if adapter.whole(path):
         return _normalize_whole(path, key, adapter_name, checkpoint)
     state = checkpoint.adapter_state()
@@ -109,8 +129,10 @@ def normalize_file(task: Task) -> list[Part]:
     except OSError as exc:  # unreadable, vanished, an I/O error: what was read counts, the rest waits
         problem = f"cannot read: {exc.strerror or exc}"
         if checkpoint.offset == start and not events and not issues:
-            return [*parts, (key, Batch(), [], None, 0, problem, None)]
-        return [*parts, (*_part(path, key, events, issues, checkpoint, start, middle=True)[:5], problem, None)]
+            return [*parts, Part(key, Batch(), problem=problem)]
+        cut = _part(path, key, events, issues, checkpoint, start, middle=True)
+        cut.problem = problem
+        return [*parts, cut]
     checkpoint.size = max(checkpoint.size, checkpoint.offset)
     parts.append(_part(path, key, events, issues, checkpoint, start, middle=False))
     return parts
@@ -131,17 +153,18 @@ def whole_parts(path: str, key: str, adapter_name: str, checkpoint: Checkpoint) 
             if last is not None:
                 yield last
             batch, issues = _batch(events, issues)
-            last = (key, batch, issues, None, 0, None, replaces)
+            last = Part(key, batch, issues, replaces=replaces)
     except OSError as exc:
-        yield (key, Batch(), [], None, 0, f"cannot read: {exc.strerror or exc}", None)
+        yield Part(key, Batch(), problem=f"cannot read: {exc.strerror or exc}")
         return
     reached = whole.reached
     if whole.problem is not None:  # remembered with the token: read again when the log changes
-        yield (key, Batch(), [], reached.to_wire(), 0, whole.problem, None)
+        yield Part(key, Batch(), checkpoint=reached, problem=whole.problem)
     elif last is None:
-        yield (key, Batch(), [], reached.to_wire(), reached.size, None, None)
+        yield Part(key, Batch(), checkpoint=reached, read=reached.size)
     else:
-        yield (*last[:3], reached.to_wire(), reached.size, None, last[6])
+        last.checkpoint, last.read = reached, reached.size
+        yield last
 
 
 def _part(path: str, key: str, events: list[list[Any]], issues: list[list[Any]], checkpoint: Checkpoint,
@@ -154,7 +177,7 @@ def _part(path: str, key: str, events: list[list[Any]], issues: list[list[Any]],
         reached = copy.deepcopy(checkpoint)
         reached.size = checkpoint.offset
     batch, issues = _batch(events, issues)
-    return (key, batch, issues, reached.to_wire(), checkpoint.offset - start, None, None)
+    return Part(key, batch, issues, reached, checkpoint.offset - start)
 
 
 def backfill_times(rows: list[list[Any]]) -> None:

@@ -30,6 +30,7 @@ from moraine.ingest.normalize import (
 )
 from moraine.ingest.state import NEWEST_LOGS, ingest_state
 from moraine.ingest.whole import claim, delta, release
+from moraine.model import Checkpoint
 from moraine.redaction.structured import REDACTED_PATH, display_path, path_key
 from moraine.sources import ADAPTERS, Adapter
 from moraine.store.batch import Batch
@@ -241,13 +242,13 @@ def _index_parts(store: Store, tasks: list[Task], normalized: Iterable[list[Part
     limit = store.config.ingest.batch_events
     for task, parts in zip(tasks, normalized, strict=True):
         for part in parts:
-            if part[5] is not None:
-                problems[part[0]] = part[5]
+            if part.problem is not None:
+                problems[part.key] = part.problem
             pending.add(part, limit, store, summary)
-            summary.bytes_read += part[4]
+            summary.bytes_read += part.read
             if progress:
                 progress(summary.bytes_read, total)
-        if task[5] and time.monotonic() > task[5]:
+        if task.deadline and time.monotonic() > task.deadline:
             return  # the slice is spent: the logs not read to their end are the next one's
 
 
@@ -258,13 +259,13 @@ def _tasks(work: list[Work], limit: int, deadline: float) -> tuple[list[Task], l
     large or junk log's backlog, on a loaded machine too."""
     sizes = [size - cp.offset for _, _, _, cp, size in work]
     if not deadline:
-        return [(path, key, adapter.name, cp.to_wire(), limit, 0.0) for path, key, adapter, cp, _ in work], sizes
+        return [Task(path, key, adapter.name, cp, limit) for path, key, adapter, cp, _ in work], sizes
     order = sorted(range(len(work)), key=sizes.__getitem__)
     tasks, floor = [], SLICE_FLOOR_BYTES
     for i in order:
         path, key, adapter, cp, _ = work[i]
         floor -= sizes[i]
-        tasks.append((path, key, adapter.name, cp.to_wire(), limit, deadline if floor < 0 else 0.0))
+        tasks.append(Task(path, key, adapter.name, cp, limit, deadline if floor < 0 else 0.0))
     return tasks, [sizes[i] for i in order]
 
 
@@ -347,9 +348,9 @@ class _WholeReader:
         for path, key, adapter, checkpoint, _ in logs:
             for part in whole_parts(path, key, adapter.name, checkpoint):
                 waiting.append(part)
-                if part[5] is not None:
-                    problems[key] = part[5]
-                if sum(len(p[1]) for p in waiting) >= self.limit:
+                if part.problem is not None:
+                    problems[key] = part.problem
+                if sum(len(p.batch) for p in waiting) >= self.limit:
                     self._commit(waiting)
                     waiting = []
         self._commit(waiting)
@@ -361,8 +362,8 @@ class _WholeReader:
         with self.store.writer(), sparse_collections():
             for part in parts:
                 self.pending.add(part, self.limit, self.store, self.summary)
-                self.done += part[4]
-                self.summary.bytes_read += part[4]
+                self.done += part.read
+                self.summary.bytes_read += part.read
                 if self.progress:
                     self.progress(self.done, self.total)
             self.pending.flush(self.store, self.summary)
@@ -440,19 +441,19 @@ class _Pending:
         self.batches: list[Batch] = []
         self.events = 0
         self.issues: list[list[Any]] = []
-        self.checkpoints: dict[str, list[Any]] = {}
+        self.checkpoints: dict[str, Checkpoint] = {}
         self.retire: list[str] = []  # IDs of events a log read whole no longer holds
         self.file_issues: dict[str, str | None] = {}  # the last frame of a pass carries their changes
 
     def add(self, part: Part, limit: int, store: Store, summary: IngestSummary) -> None:
-        key, batch, issues, checkpoint, _, _, replaces = part
+        key, batch, checkpoint, replaces = part.key, part.batch, part.checkpoint, part.replaces
         if replaces is not None:
             batch, retire = delta(store, key, batch, replaces)
             self.retire.extend(retire)
         if len(batch):
             self.batches.append(batch)
             self.events += len(batch)
-        self.issues.extend(issues)
+        self.issues.extend(part.issues)
         if checkpoint is not None:
             self.checkpoints[key] = checkpoint
         if self.events >= limit:

@@ -242,14 +242,15 @@ class Store(Reading):
                 )
             state.stats.torn_bytes += wal.cut_tail(end)
 
-    def commit(self, events: Batch | list[list[Any]], issues: list[list[Any]], checkpoints: dict[str, list[Any]],
+    def commit(self, events: Batch | list[list[Any]], issues: list[list[Any]], checkpoints: dict[str, Checkpoint],
                extra: dict[str, Any] | None = None) -> None:
         """Append one frame (events + issues + the checkpoints they reach), then apply it.
 
         Events come as the parse workers emit them (a `Batch`, each event checked there) or as
         wire rows from anywhere else (screened here). Call inside `writer()`.
         """
-        payload: dict[str, Any] = {"issues": issues, "checkpoints": checkpoints, "at": int(time.time() * 1000),
+        payload: dict[str, Any] = {"issues": issues, "at": int(time.time() * 1000),
+                                   "checkpoints": {path: cp.to_wire() for path, cp in checkpoints.items()},
                                    "row_format": ROW_FORMAT}
         payload.update(extra or {})
         if isinstance(events, Batch):
