@@ -91,7 +91,7 @@ def run(store: Store, args: argparse.Namespace) -> ToolResult:
     if args.command == "cleanup":
         result = _cleanup(store, args)
     else:
-        result = _run(lambda tool, request: TOOLS[tool].run(store, request), args)
+        result = _run(lambda tool, request: TOOLS[tool].run(store, request, None), args)
     if store.config.telemetry.query_log:
         querylog.record(store.home, result.structured.get("tool", ""), result.structured)
     return result

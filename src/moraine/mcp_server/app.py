@@ -28,17 +28,15 @@ def tool_definitions(allow_write: bool = False) -> list[types.Tool]:
     """The tools a host sees: those that change data only with `[mcp] allow_write_tools`."""
     return [
         types.Tool(
-            name=module.NAME,
-            title=module.NAME.replace("_", " "),
-            description=module.DESCRIPTION,
-            input_schema=module.INPUT_SCHEMA,
-            output_schema=getattr(module, "OUTPUT_SCHEMA", None) or output_schema(module.NAME),
-            annotations=types.ToolAnnotations(read_only_hint=not getattr(module, "WRITES", False),
-                                              destructive_hint=getattr(module, "DESTRUCTIVE", False),
-                                              idempotent_hint=not getattr(module, "WRITES", False),
-                                              open_world_hint=False),
+            name=tool.name,
+            title=tool.name.replace("_", " "),
+            description=tool.description,
+            input_schema=tool.input_schema,
+            output_schema=tool.output_schema or output_schema(tool.name),
+            annotations=types.ToolAnnotations(read_only_hint=not tool.writes, destructive_hint=tool.destructive,
+                                              idempotent_hint=not tool.writes, open_world_hint=False),
         )
-        for module in TOOLS.values() if allow_write or not getattr(module, "WRITES", False)
+        for tool in TOOLS.values() if allow_write or not tool.writes
     ]
 
 
@@ -47,7 +45,7 @@ def build_server(runner: ToolRunner) -> Server[Any]:
         return types.ListToolsResult(tools=tool_definitions(runner.allow_write))
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name not in TOOLS or (getattr(TOOLS[params.name], "WRITES", False) and not runner.allow_write):
+        if params.name not in TOOLS or (TOOLS[params.name].writes and not runner.allow_write):
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=f"unknown tool: {params.name}")], is_error=True)
         result = await anyio.to_thread.run_sync(runner.call, params.name, params.arguments)

@@ -16,6 +16,7 @@ from moraine.errors import ContractError
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
 from moraine.mcp_server.tools import (
+    Tool,
     cleanup_old_sessions,
     get_learned_patterns,
     index_status,
@@ -28,9 +29,10 @@ from moraine.mcp_server.tools import open as open_tool
 from moraine.store.engine import Store
 from moraine.wire import ARGUMENTS_NOT_AN_OBJECT
 
-TOOLS = {module.NAME: module for module in (search_sessions, open_tool, list_sessions, index_status,
-                                            search_session_history, get_learned_patterns, track_input_event,
-                                            cleanup_old_sessions)}
+# Every tool, in the order a host lists them.
+TOOLS: dict[str, Tool] = {module.TOOL.name: module.TOOL for module in (
+    search_sessions, open_tool, list_sessions, index_status, search_session_history, get_learned_patterns,
+    track_input_event, cleanup_old_sessions)}
 
 
 class ToolRunner:
@@ -100,7 +102,7 @@ class ToolRunner:
             # which holds the writer lock and waits for `store.lock` (tests/unit/test_lock_order.py).
             # A tool that scans for long (the history search) takes `store.lock` only while it reads the
             # state, so one costly pattern never holds up every other client's calls.
-            own = getattr(TOOLS[name], "WRITES", False) or getattr(TOOLS[name], "LOCKS_ITSELF", False)
+            own = TOOLS[name].writes or TOOLS[name].locks_itself
             with contextlib.nullcontext() if own else store.lock:
                 result = TOOLS[name].run(store, args, timer)
         if store.config.telemetry.query_log:

@@ -1,1 +1,26 @@
-"""One module per MCP tool; each exposes NAME, DESCRIPTION, INPUT_SCHEMA and `run`."""
+"""One module per MCP tool; each ends with its `TOOL` record, which the registry (`runner.TOOLS`),
+the MCP server's tool list and the CLI read: nothing asks a module what it has."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from moraine.mcp_server.contract import Timer, ToolResult
+    from moraine.store.engine import Store
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool as every face calls it: its name, what a host is told of it, and how it runs."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    run: Callable[[Store, Any, Timer | None], ToolResult]
+    output_schema: dict[str, Any] | None = None  # None: the v1 envelope (`schemas.output_schema`)
+    writes: bool = False  # changes the state: offered only with `[mcp] allow_write_tools`, takes the writer lock
+    destructive: bool = False  # what it changes cannot be undone (it forgets history)
+    locks_itself: bool = False  # takes the readers' lock itself, only while it reads the state

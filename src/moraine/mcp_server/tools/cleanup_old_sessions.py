@@ -7,12 +7,11 @@ from typing import Any
 
 from moraine.errors import SeedError
 from moraine.mcp_server.contract import ToolResult, seed_respond
+from moraine.mcp_server.tools import Tool
 from moraine.store.engine import Store
 from moraine.store.retention import cleanup
 
 NAME = "cleanup_old_sessions"
-WRITES = True
-DESTRUCTIVE = True
 DESCRIPTION = (
     "Forget sessions whose last activity is older than retention_days (a session exactly that old is kept): "
     "they leave the index for good. dry_run lists them without changing anything. The agents' log files are "
@@ -75,3 +74,6 @@ def render(data: dict[str, Any]) -> str:
     if data["log_files"]:
         lines.append(f'{"would delete" if data["dry_run"] else "deleted"} {len(data["log_files"])} log file(s)')
     return "\n".join(lines)
+
+
+TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run, output_schema=OUTPUT_SCHEMA, writes=True, destructive=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 from moraine.errors import SeedError
 from moraine.mcp_server.contract import ToolResult, seed_respond
+from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import short_time
 from moraine.store.engine import Store
 from moraine.store.patterns import report
@@ -107,3 +108,6 @@ def render(data: dict[str, Any]) -> str:
         if len(p["all_responses"]) > len(shown):
             lines.append(f'    … {len(p["all_responses"]) - len(shown)} more replies')
     return "\n".join(lines)
+
+
+TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run, output_schema=OUTPUT_SCHEMA)

@@ -19,6 +19,7 @@ from moraine.mcp_server.contract import (
     require_object,
     respond,
 )
+from moraine.mcp_server.tools import Tool
 from moraine.model import format_ts
 from moraine.redaction.redact import rules_fingerprint
 from moraine.redaction.structured import path_key
@@ -151,3 +152,6 @@ def render(envelope: dict[str, Any]) -> str:
     lines.append(f'daemon: pid {daemon["pid"]}, up {daemon["uptime_s"]:.0f}s' if daemon else "daemon: not running")
     lines.extend(f"warning: {w}" for w in envelope["warnings"])
     return "\n".join(lines)
+
+
+TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run)

@@ -20,6 +20,7 @@ from moraine.mcp_server.contract import (
     signature,
 )
 from moraine.mcp_server.filters import SCHEMA, Scope, parse_scope
+from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import one_line, project_of, session_full, short_time
 from moraine.model import MODES
 from moraine.store.engine import Store
@@ -159,3 +160,6 @@ def render(envelope: dict[str, Any]) -> str:
         lines.append(f'next_cursor: {data["next_cursor"]}')
     lines.extend(f"warning: {w}" for w in envelope["warnings"])
     return "\n".join(lines)
+
+
+TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run)

@@ -23,6 +23,7 @@ from moraine.mcp_server.contract import (
     respond,
 )
 from moraine.mcp_server.refs import resolve
+from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import (
     event_id,
     event_summary_text,
@@ -445,3 +446,6 @@ def _render_event(data: dict[str, Any], with_page: bool) -> str:
         lines.append(f'[{span} in this page; for the rest call open with id={e["id"]} and '
                      f'offset={c["next_offset"]}]')
     return "\n".join(lines)
+
+
+TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run)

@@ -25,6 +25,7 @@ from moraine.index import grep_pool
 from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
 from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_respond
 from moraine.mcp_server.refs import resolve
+from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import session_brief, session_label, short_time
 from moraine.model import shown_ts
 from moraine.store.contents import TextStretch, encode_text
@@ -32,7 +33,6 @@ from moraine.store.engine import Store
 from moraine.store.session import Session
 
 NAME = "search_session_history"
-LOCKS_ITSELF = True  # holds the readers' lock to read the state, not while its scan runs
 DESCRIPTION = (
     "Search session transcripts line by line with a regular expression (RE2 syntax: no backreferences or "
     "lookaround; (?i) for case-insensitive). Returns matching lines with their line number in the session's "
@@ -390,3 +390,7 @@ def render(data: dict[str, Any], labels: dict[str, str] | None = None, with_cont
         lines += [f"      {line}" for line in match["context_after"] if with_context]
     lines += [f"warning: {w}" for w in data.get("warnings", [])]
     return "\n".join(lines)
+
+
+# It holds the readers' lock to read the state, not while its scan runs.
+TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run, output_schema=OUTPUT_SCHEMA, locks_itself=True)

@@ -22,6 +22,7 @@ from moraine.mcp_server.contract import (
 )
 from moraine.mcp_server.filters import SCHEMA, TIME_SCHEMA, Scope, doc_scope, parse_scope
 from moraine.mcp_server.refs import resolve
+from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import session_label, session_times, short_time
 from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES, shown_ts
 from moraine.store.engine import Store
@@ -232,3 +233,6 @@ def render(envelope: dict[str, Any], snippet_chars: int = SNIPPET_CHARS) -> str:
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run)

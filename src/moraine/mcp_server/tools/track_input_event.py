@@ -10,11 +10,11 @@ from typing import Any
 from moraine.errors import ContractError, SeedError
 from moraine.mcp_server.contract import ToolResult, parse_id, seed_respond
 from moraine.mcp_server.refs import resolve
+from moraine.mcp_server.tools import Tool
 from moraine.redaction.redact import redact
 from moraine.store.engine import Store
 
 NAME = "track_input_event"
-WRITES = True
 DESCRIPTION = (
     "Record that a prompt was answered with an input (and whether that went well), so get_learned_patterns "
     "counts it. Stored in Moraine's own state, redacted like everything it keeps."
@@ -92,3 +92,6 @@ def _problem(args: Any) -> str | None:
     if ms is not None and (isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms < 2**62):
         return "response_time_ms must be a non-negative integer or null"
     return None
+
+
+TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run, output_schema=OUTPUT_SCHEMA, writes=True)
