@@ -16,7 +16,13 @@ class Column:
 
     def _reserve(self, size: int) -> None:
         if size > len(self._data):
-            bigger = np.zeros(max(size, 2 * len(self._data)), dtype=self._data.dtype)
+            self.reserve(max(size, 2 * len(self._data)))
+
+    def reserve(self, capacity: int) -> None:
+        """Room for `capacity` rows in one allocation (a load that knows its size copies each row
+        once, instead of once per doubling). Rows past `size` are never read: not zeroed."""
+        if capacity > len(self._data):
+            bigger = np.empty(capacity, dtype=self._data.dtype)
             bigger[: self.size] = self._data[: self.size]
             self._data = bigger
 

@@ -146,6 +146,7 @@ def fill(column: Column, source: Source, rows: int) -> None:
     """Load `column` (emptied first) from its source, copied into growable memory; rows the
     source lacks read -1 (to be derived when needed)."""
     column.size = 0
+    column.reserve(rows + rows // 8)  # and room for what a backfill appends next, without a copy
     dtype = column.view.dtype
     if source is None:
         if rows:  # an empty state has no parts: no column to read, nothing to fill
