@@ -20,7 +20,15 @@ from typing import Any
 import msgpack
 
 from moraine.config import Config
-from moraine.errors import ConfigError, MoraineError, NoLogsError, StateError, UsageError, os_error_message
+from moraine.errors import (
+    ConfigError,
+    DaemonRunningError,
+    MoraineError,
+    NoLogsError,
+    StateError,
+    UsageError,
+    os_error_message,
+)
 from moraine.ingest.pipeline import IngestSummary, Progress, ingest_once, on_disk, terminal_progress
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.views import for_terminal
@@ -148,7 +156,7 @@ def snapshot(config: Config, args: argparse.Namespace) -> int:
 def restore(config: Config, args: argparse.Namespace) -> int:
     path, as_json = args.path, args.json
     if daemon_holding(config.home):
-        raise StateError(f"a Moraine daemon holds {config.home}; stop it (`moraine stop`) before restoring")
+        raise DaemonRunningError(f"a Moraine daemon holds {config.home}; stop it (`moraine stop`) before restoring")
     manifest = verify_snapshot(path)
     # The live state is never opened (a backup is most wanted when it cannot be): the copy is
     # installed under the writer lock, then the installed state opens.

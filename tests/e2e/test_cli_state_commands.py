@@ -362,7 +362,7 @@ def test_restore_refuses_a_damaged_snapshot_or_a_running_daemon(snap: Snap, tmp_
     assert results["empty"].returncode == 4 and "not a Moraine snapshot" in results["empty"].stderr, results["empty"]
     with daemon_lock(ws.state):
         held = ws.run("restore", str(snap.out), "--json")
-    assert held.returncode == 4, held
+    assert held.returncode == 6, held  # another daemon serves this state
     assert "daemon" in held.stderr and str(ws.state) in held.stderr, held
     assert ws.state_bytes() == before, "a refused restore must leave the state byte for byte as it was"
 

@@ -46,11 +46,11 @@ _VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}")
 
 
 def note_version(state: dict[str, Any], value: Any) -> None:
-    """Remember the harness's version a record names (`state["version"]`, stamped on the events
-    after it as `harness_version`): kept only when it looks like one (≤ 40 characters of a
-    version's alphabet), redacted as a name all the same."""
-    if isinstance(value, str) and _VERSION.fullmatch(value):
-        state["version"] = kept(value)
+    """The harness's version a record names, for the events made of it and after it
+    (`state["version"]`, stamped as `harness_version`): kept only when it looks like one (≤ 40
+    characters of a version's alphabet), redacted as a name all the same; a record without one
+    (or with something else) sets none, so no event shows a version its record did not carry."""
+    state["version"] = kept(value) if isinstance(value, str) and _VERSION.fullmatch(value) else None
 
 
 def new_event(source: str, session_key: str, ref: LineRef, sub: int, type_: str, ts_ms: int, text: str,

@@ -47,6 +47,7 @@ import numpy as np
 import zstandard
 
 from moraine.durable import fsync_path, write_file, write_parts
+from moraine.errors import StateError
 from moraine.index.grep import newline_positions
 from moraine.model import WIRE_FIELDS, WIRE_TEXT
 
@@ -75,6 +76,7 @@ class _Rows:
     frames: mmap.mmap | bytes
     frame_offsets: np.ndarray
     decompressor: zstandard.ZstdDecompressor
+    path: Path  # the .zst file, named when a frame of it does not decompress
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,11 @@ class Contents:
             assert isinstance(chunk.data, _Rows)
             offsets = chunk.data.frame_offsets
             raw = chunk.data.frames[int(offsets[frame]) : int(offsets[frame + 1])]
-            rows = chunk.data.decompressor.decompress(raw)
+            try:
+                rows = chunk.data.decompressor.decompress(raw)
+            except zstandard.ZstdError as exc:  # damaged on disk since it was verified (bit rot)
+                raise StateError(f"{chunk.data.path} is damaged: its frame {frame} does not decompress ({exc}); "
+                                 "run `moraine doctor --repair`") from exc
             self._frame = (chunk.first, frame, rows)
             return rows
 
@@ -280,8 +286,8 @@ def _open_chunk(directory: Path, stem: str) -> _Chunk:
         raw_dict = (directory / f"{stem}.dict").read_bytes()
         decompressor = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(raw_dict)) \
             if raw_dict else zstandard.ZstdDecompressor()
-        data = _Rows(_map(directory / f"{stem}.zst"),
-                     np.load(directory / f"{stem}.zoff.npy", allow_pickle=False), decompressor)
+        zst = directory / f"{stem}.zst"
+        data = _Rows(_map(zst), np.load(directory / f"{stem}.zoff.npy", allow_pickle=False), decompressor, zst)
     else:
         data = _map(directory / f"{stem}.bin")
     text_offsets = None

@@ -120,9 +120,9 @@ def _screen_events(payload: dict[str, Any], where: str, issues: list[IngestIssue
     of a format this version does not know (a newer Moraine wrote it) applies without its events."""
     row_format = payload.get("row_format", 1)
     if type(row_format) is not int or row_format not in ROW_LENGTHS:
-        issues.append(_rejected(where, f"row format {str(row_format)[:20]} is newer than this Moraine reads "
-                                       "(upgrade Moraine): its events left out"))
-        return {**{k: v for k, v in payload.items() if k not in ("events", "batch")}, "batch": Batch()}
+        issues.append(_rejected(where, f"{_unknown_format(row_format)}: its events left out, and the logs they "
+                                       "came from read again"))
+        return {**{k: v for k, v in payload.items() if k not in _WITH_EVENTS}, "batch": Batch()}
     rows = payload.get("events", [])
     if not isinstance(rows, list):
         issues.append(_rejected(where, "events are not a list"))
@@ -144,6 +144,20 @@ def _screen_events(payload: dict[str, Any], where: str, issues: list[IngestIssue
     out = {name: value for name, value in payload.items() if name != "events"}
     out["batch"] = Batch.concat(batches)
     return out
+
+
+# What a frame of an unknown row format applies without: its events and what goes with them. Its
+# checkpoints are not applied, so the logs they cover are read again from where the state had them
+# (the events come back in this version's format; their IDs are the same), and what a log read
+# whole retired is worked out again by that read. What the person asked (forget, retention's
+# tombstones, tracked observations) still applies.
+_WITH_EVENTS = frozenset({"events", "batch", "checkpoints", "retire", "rules"})
+
+
+def _unknown_format(row_format: Any) -> str:
+    if type(row_format) is int and row_format > max(ROW_LENGTHS):
+        return f"row format {row_format} is newer than this Moraine reads (another version wrote it)"
+    return f"row format {str(row_format)[:20]!r} is not one Moraine writes"
 
 
 def _rows_batch(rows: list[list[Any]], issues: list[IngestIssue]) -> Batch:
