@@ -107,3 +107,12 @@ def test_the_walk_sees_the_imports() -> None:
     edges = _edges()
     assert ("store", "index") in edges and ("sources", "redaction") in edges and ("cli", "daemon") in edges
     assert len(edges) >= 40
+
+
+MAX_LINES = 500  # a module past this is doing more than one job: split it by job, not by line count
+
+
+def test_no_module_is_over_500_lines() -> None:
+    long = {str(path.relative_to(SRC)): n for path in SRC.rglob("*.py")
+            if (n := len(path.read_text().splitlines())) > MAX_LINES}
+    assert not long, long
