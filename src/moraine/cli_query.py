@@ -21,6 +21,7 @@ from moraine import querylog
 from moraine.cli_args import LIST_DAYS
 from moraine.config import Config
 from moraine.errors import UsageError
+from moraine.ingest.state import ingest_state
 from moraine.mcp_server.contract import ToolResult
 from moraine.mcp_server.views import for_terminal
 from moraine.store.engine import Store
@@ -91,7 +92,8 @@ def run(store: Store, args: argparse.Namespace) -> ToolResult:
     if args.command == "cleanup":
         result = _cleanup(store, args)
     else:
-        result = _run(lambda tool, request: TOOLS[tool].run(store, request, None), args)
+        fresh = ingest_state(store).freshness()  # what the catch-up before this command found
+        result = _run(lambda tool, request: TOOLS[tool].run(store, request, None, fresh), args)
     if store.config.telemetry.query_log:
         querylog.record(store.home, result.structured.get("tool", ""), result.structured)
     return result

@@ -12,6 +12,7 @@ from typing import Any, TypedDict
 
 from moraine.config import Config
 from moraine.ingest.pipeline import on_disk, unread_bytes
+from moraine.ingest.state import ingest_state
 from moraine.mcp_server.tools import index_status
 from moraine.mcp_server.views import for_terminal, one_line
 from moraine.store.engine import Store
@@ -142,7 +143,8 @@ def _status_report(config: Config, store: Store) -> StatusReport:
         "pending_bytes": unread_bytes(store), "sources": {k: len(v) for k, v in files.items()},
         "daemon": index_status.daemon_report(config.home),
         "files": files, "quarantined": issues, "unreadable_files": dict(sorted(store.file_issues.items())),
-        "index": index_status.report(store),  # the figures of the index_status tool, from the same function
+        # the figures of the index_status tool, from the same function
+        "index": index_status.report(store, ingest_state(store).freshness()),
         "skipped_wal_frames": [{"wal": seq, "offset": offset, "reason": reason}
                                for (seq, offset), reason in sorted(store.bad_frames.items())],
     }

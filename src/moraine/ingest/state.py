@@ -3,8 +3,9 @@
 The Store is the durable state (events, index, checkpoints): it knows nothing of logs being
 watched. The run state here is rebuilt by the next pass after a restart, so it is neither
 persisted nor part of the Store: the walk's cache of folders, the mtimes that decide what a
-quick catch-up stats, the logs written last, and what the tools report about freshness (bytes behind, backfill
-still running, why the last catch-up failed).
+quick catch-up stats, the logs written last, and how fresh the index is (bytes behind, backfill
+still running, why the last catch-up failed). The tools read none of it: whoever calls one (the
+runner of MCP calls, a CLI command) hands it a `Freshness` value.
 """
 
 from __future__ import annotations
@@ -20,6 +21,16 @@ if TYPE_CHECKING:
     from moraine.store.engine import Store
 
 
+@dataclass(frozen=True)
+class Freshness:
+    """How fresh an answer is, as whoever runs ingest knows it: handed to a tool as a value with
+    its call (the tools read nothing of ingest's run state). The default: nothing is known behind."""
+
+    lag_bytes: int = 0  # complete-line bytes known in the logs but not yet ingested
+    backfilling: bool = False  # a daemon's first pass over the logs is still running
+    catch_up_error: str | None = None  # why the read-before-answer failed (disk full, …)
+
+
 @dataclass
 class IngestState:
     discovery: Discovery = field(default_factory=Discovery)
@@ -32,6 +43,9 @@ class IngestState:
     # catch-up looks at these besides what the watcher named, since its note of a write can
     # arrive after the call does.
     newest: dict[str, tuple[str, str, Adapter]] = field(default_factory=dict)
+
+    def freshness(self) -> Freshness:
+        return Freshness(self.lag_bytes, self.backfilling, self.catch_up_error)
 
     def note_written(self, logs: list[tuple[str, str, Adapter]]) -> None:
         """These logs were just seen written: first among the newest, NEWEST_LOGS kept."""

@@ -13,13 +13,13 @@ import json
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moraine.errors import ContractError, DeadlineExceeded, SeedError
-from moraine.ingest.state import ingest_state
+from moraine.ingest.state import Freshness
 from moraine.model import ID_RE, TS_MAX_MS
 from moraine.redaction.redact import redact
 from moraine.wire import loads_bounded
@@ -167,6 +167,7 @@ class Call:
     args: Any
     timer: Timer
     sla_ms: int
+    fresh: Freshness = field(default_factory=Freshness)  # what the caller knows of the index's lag
 
 
 # A tool's work: the canonical request, the data and the warnings of its answer.
@@ -264,15 +265,14 @@ def signature(*parts: Any) -> str:
     return hashlib.blake2b(json.dumps(parts).encode(), digest_size=8).hexdigest()
 
 
-def freshness_warnings(store: Store) -> list[str]:
+def freshness_warnings(store: Store, ingest: Freshness) -> list[str]:
     """Say when lines are known in the logs but not yet indexed, so an empty result is
-    not mistaken for proof of absence. Uses the lag measured by the last ingest pass
-    (stat-ing every log per query would cost more than the query)."""
+    not mistaken for proof of absence. Uses the lag measured by the last ingest pass, as the
+    caller hands it (stat-ing every log per query would cost more than the query)."""
     roots = [Path(s.root).expanduser() for s in store.config.sources if s.enabled]
     if not any(root.is_dir() for root in roots):
         return ["no agent log roots exist yet, so nothing is indexed; watching: " + ", ".join(map(str, roots))
                 + " (set CODEX_HOME / CLAUDE_CONFIG_DIR or [[sources]] in config.toml)"]
-    ingest = ingest_state(store)
     if ingest.catch_up_error:
         return [f"new log lines could not be read before this answer ({ingest.catch_up_error}); "
                 "results may be incomplete"]

@@ -104,7 +104,7 @@ class ToolRunner:
             # state, so one costly pattern never holds up every other client's calls.
             own = TOOLS[name].writes or TOOLS[name].locks_itself
             with contextlib.nullcontext() if own else store.lock:
-                result = TOOLS[name].run(store, args, timer)
+                result = TOOLS[name].run(store, args, timer, ingest_state(store).freshness())
         if store.config.telemetry.query_log:
             querylog.record(store.home, name, result.structured)
         return result

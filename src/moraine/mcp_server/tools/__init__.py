@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from moraine.ingest.state import Freshness
     from moraine.mcp_server.contract import Timer, ToolResult
     from moraine.store.engine import Store
 
@@ -19,7 +20,7 @@ class Tool:
     name: str
     description: str
     input_schema: dict[str, Any]
-    run: Callable[[Store, Any, Timer | None], ToolResult]
+    run: Callable[[Store, Any, Timer | None, Freshness | None], ToolResult]  # the caller hands freshness
     output_schema: dict[str, Any] | None = None  # None: the v1 envelope (`schemas.output_schema`)
     writes: bool = False  # changes the state: offered only with `[mcp] allow_write_tools`, takes the writer lock
     destructive: bool = False  # what it changes cannot be undone (it forgets history)

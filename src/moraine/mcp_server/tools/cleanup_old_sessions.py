@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from moraine.errors import SeedError
+from moraine.ingest.state import Freshness
 from moraine.mcp_server.contract import ToolResult, seed_respond
 from moraine.mcp_server.tools import Tool
 from moraine.store.engine import Store
@@ -53,7 +54,7 @@ def parse(args: Any) -> tuple[int, bool] | str:
     return days, dry_run
 
 
-def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
+def run(store: Store, args: Any, timer: Any = None, fresh: Freshness | None = None) -> ToolResult:
     return seed_respond(NAME, lambda: _clean(store, args))
 
 

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from moraine.errors import SeedError
+from moraine.ingest.state import Freshness
 from moraine.mcp_server.contract import ToolResult, seed_respond
 from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import short_time
@@ -54,7 +55,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 MAX_RESPONSES = 20
 
 
-def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
+def run(store: Store, args: Any, timer: Any = None, fresh: Freshness | None = None) -> ToolResult:
     return seed_respond(NAME, lambda: _answer(store, args))
 
 

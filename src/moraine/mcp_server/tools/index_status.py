@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from moraine.ingest.pipeline import unread_bytes
-from moraine.ingest.state import ingest_state
+from moraine.ingest.state import Freshness
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -65,7 +65,7 @@ def source_report(store: Store) -> list[dict[str, Any]]:
     return rows
 
 
-def report(store: Store) -> dict[str, Any]:
+def report(store: Store, fresh: Freshness) -> dict[str, Any]:
     """Every figure of `index_status` (and of `moraine status`)."""
     manifest = store.manifest
     return {
@@ -80,7 +80,7 @@ def report(store: Store) -> dict[str, Any]:
                      "created_at": format_ts(manifest.created_ms) if manifest else None},
         "last_ingest_at": format_ts(store.stats.last_ingest_ms) if store.stats.last_ingest_ms else None,
         "daemon": daemon_report(store.home),
-        "backfilling": ingest_state(store).backfilling,
+        "backfilling": fresh.backfilling,
         "redactions": redaction_report(store),
     }
 
@@ -96,8 +96,8 @@ def redaction_report(store: Store) -> dict[str, Any]:
             "rules_changed": any(rules != current for rules in store.redactions.rule_sets)}
 
 
-def warnings(store: Store, data: dict[str, Any]) -> list[str]:
-    out = list(freshness_warnings(store))
+def warnings(store: Store, data: dict[str, Any], fresh: Freshness) -> list[str]:
+    out = list(freshness_warnings(store, fresh))
     missing = [s["root"] for s in data["sources"] if not s["root_exists"]]
     if missing:
         out.append("log roots not found (nothing to index there): " + ", ".join(missing))
@@ -125,14 +125,15 @@ REDACTION_OFF = ("REDACTION IS OFF ([redaction] enabled = false): credentials in
                  "searchable in plain text")
 
 
-def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
-    return respond(Call(NAME, args, timer or Timer(), SLA), lambda call: _answer(store, call), render)
+def run(store: Store, args: Any, timer: Timer | None = None, fresh: Freshness | None = None) -> ToolResult:
+    return respond(Call(NAME, args, timer or Timer(), SLA, fresh or Freshness()),
+                   lambda call: _answer(store, call), render)
 
 
 def _answer(store: Store, call: Call) -> Answer:
     require_object(call.args, ())
-    data = report(store)
-    return {}, data, warnings(store, data)
+    data = report(store, call.fresh)
+    return {}, data, warnings(store, data, call.fresh)
 
 
 def render(envelope: dict[str, Any]) -> str:

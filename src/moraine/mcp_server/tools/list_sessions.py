@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from moraine.errors import ContractError, DeadlineExceeded
+from moraine.ingest.state import Freshness
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -118,8 +119,9 @@ def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, dea
     return found[: request["limit"]], more
 
 
-def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
-    return respond(Call(NAME, args, timer or Timer(), SLA_TYPICAL), lambda call: _answer(store, call), render)
+def run(store: Store, args: Any, timer: Timer | None = None, fresh: Freshness | None = None) -> ToolResult:
+    return respond(Call(NAME, args, timer or Timer(), SLA_TYPICAL, fresh or Freshness()),
+                   lambda call: _answer(store, call), render)
 
 
 def _answer(store: Store, call: Call) -> Answer:
@@ -139,7 +141,7 @@ def _answer(store: Store, call: Call) -> Answer:
               "open": {"session_id": s.id}} for i, s in enumerate(sessions, start=1)]
     data = {"result_count": len(items), "limit": request["limit"], "truncated": more,
             "sessions": items, "next_cursor": next_cursor}
-    return request, data, freshness_warnings(store)
+    return request, data, freshness_warnings(store, call.fresh)
 
 
 def render(envelope: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from moraine.errors import ContractError
+from moraine.ingest.state import Freshness
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -327,7 +328,7 @@ def _nearest_with_text(store: Store, session: Session, position: int, step: int)
     return None
 
 
-def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
+def run(store: Store, args: Any, timer: Timer | None = None, fresh: Freshness | None = None) -> ToolResult:
     return respond(Call(NAME, args, timer or Timer(), SLA["event"]), lambda call: _answer(store, call), render)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from moraine.errors import ContractError, DeadlineExceeded, SeedError
 from moraine.index import grep_pool
 from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
+from moraine.ingest.state import Freshness
 from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_respond
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.tools import Tool
@@ -348,14 +349,14 @@ def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[
     return matches
 
 
-def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
-    return seed_respond(NAME, lambda: _answer(store, args, time.monotonic()))
+def run(store: Store, args: Any, timer: Any = None, fresh: Freshness | None = None) -> ToolResult:
+    return seed_respond(NAME, lambda: _answer(store, args, time.monotonic(), fresh or Freshness()))
 
 
-def _answer(store: Store, args: Any, started: float) -> ToolResult:
+def _answer(store: Store, args: Any, started: float, fresh: Freshness) -> ToolResult:
     request = _canonical(args)
     data = search(store, request, started + DEADLINE_S)
-    data["warnings"] = freshness_warnings(store)
+    data["warnings"] = freshness_warnings(store, fresh)
     return ToolResult(data, render(data, _labels(store, data), request["context_in_text"]))
 
 

@@ -10,6 +10,7 @@ import orjson
 from moraine.errors import ContractError
 from moraine.index.snippet import snippet
 from moraine.index.tokenize import query_terms
+from moraine.ingest.state import Freshness
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -167,8 +168,9 @@ def _hit(store: Store, rank: int, doc: int, score: float, terms: list[str]) -> d
     }
 
 
-def run(store: Store, args: Any, timer: Timer | None = None) -> ToolResult:
-    result = respond(Call(NAME, args, timer or Timer(), SLA_GLOBAL), lambda call: _answer(store, call), render)
+def run(store: Store, args: Any, timer: Timer | None = None, fresh: Freshness | None = None) -> ToolResult:
+    result = respond(Call(NAME, args, timer or Timer(), SLA_GLOBAL, fresh or Freshness()),
+                     lambda call: _answer(store, call), render)
     bound = store.config.mcp.max_reply_chars
     if "data" in result.structured and len(result.text) > bound // 4:  # many long hits: shorter snippets, or none
         size = len(orjson.dumps(result.structured))
@@ -189,7 +191,7 @@ def _answer(store: Store, call: Call) -> Answer:
     if not terms:
         raise ContractError("invalid_request", "query has no searchable terms (tokens shorter than 2 "
                             "characters are excluded, except CJK)", {"field": "query"})
-    warnings = _warnings(store, limit if len(found) > limit else None)
+    warnings = _warnings(store, limit if len(found) > limit else None, call.fresh)
     n_hits = request["n_hits"]
     min_match = min(len(terms), request.get("min_should_match", store.config.search.min_should_match))
     min_score = float(request.get("min_score", store.config.search.min_score))
@@ -202,12 +204,12 @@ def _answer(store: Store, call: Call) -> Answer:
     return request, data, warnings
 
 
-def _warnings(store: Store, cut_at: int | None) -> list[str]:
+def _warnings(store: Store, cut_at: int | None, fresh: Freshness) -> list[str]:
     """`cut_at`: the term limit, when the query had more distinct terms than it."""
     warnings = []
     if cut_at is not None:
         warnings.append(f"query has more than {cut_at} distinct terms; only the first {cut_at} were used")
-    warnings.extend(freshness_warnings(store))
+    warnings.extend(freshness_warnings(store, fresh))
     return warnings
 
 

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from moraine.errors import ContractError, SeedError
+from moraine.ingest.state import Freshness
 from moraine.mcp_server.contract import ToolResult, parse_id, seed_respond
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.tools import Tool
@@ -42,7 +43,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"tracked": {"t
                                                                   "code": {"type": "string"}}}
 
 
-def run(store: Store, args: Any, timer: Any = None) -> ToolResult:
+def run(store: Store, args: Any, timer: Any = None, fresh: Freshness | None = None) -> ToolResult:
     return seed_respond(NAME, lambda: _track(store, args))
 
 
