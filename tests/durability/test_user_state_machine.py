@@ -103,8 +103,8 @@ class Walk:
 
     def restore(self) -> None:
         if self.snapshots:
-            # refused (4) while a daemon holds the state; otherwise the snapshot becomes the state
-            self.run("restore", str(self.rng.choice(self.snapshots)), ok=frozenset({4} if self.daemon else {0}))
+            # refused (6: a daemon serves it) while a daemon holds the state; otherwise the snapshot becomes the state
+            self.run("restore", str(self.rng.choice(self.snapshots)), ok=frozenset({6} if self.daemon else {0}))
 
     def reindex(self) -> None:
         self.run("reindex", ok=frozenset({0, 5}))  # 5: no log to rebuild from; the state is kept
