@@ -12,6 +12,7 @@ import msgpack
 import pytest
 from _agentlogs import LogWriter, populate
 
+from moraine.errors import StateError
 from moraine.ingest.pipeline import ingest_once
 from moraine.model import ROW_FORMAT, ROW_LENGTHS, WIRE_FIELDS, Event, LineRef, make_uid
 from moraine.sources import claude_code, codex, qwen_code
@@ -162,3 +163,28 @@ def test_a_record_without_a_version_of_its_own_shows_none() -> None:
         events = claude_code.parse(record, LineRef("/logs/s1.jsonl", 1, n + 1, 100 * n), state)
         shown.append({e.harness_version for e in events})
     assert shown == [{"2.1.76"}, {None}, {None}, {"2.1.77"}, {None}, {None}, {"2.1.78"}]
+
+
+@pytest.mark.parametrize("damage", ["cut short", "a version that is a map", "not a list"])
+def test_a_row_a_bug_wrote_is_named_with_its_remedy(tmp_path: Path, damage: str) -> None:
+    """A frame whose checksum holds but whose packed rows are not events (a writer's bug): the
+    state opens, the other events read, and the damaged one says what to run."""
+    config = LogWriter(tmp_path / "logs", seed=5).config(tmp_path / "state")
+    store = Store(config)
+    rows = [_event(n).to_wire() for n in (1, 2)]
+    wire = Batch.from_rows(rows).to_wire()
+    bad = {"cut short": rows[0][:5], "a version that is a map": [*rows[0][:-1], {"v": "\x1b]52;c;ghp_x\x07"}],
+           "not a list": {"uid": rows[0][0]}}[damage]
+    wire["rows"] = [msgpack.packb(bad, use_bin_type=True), *wire["rows"][1:]]
+    _append(store, {"row_format": ROW_FORMAT, "batch": wire, "issues": [], "checkpoints": {}, "at": 4})
+    for reopened in range(2):  # from the WAL, then from a published chunk
+        store = Store(config)
+        good = store.doc_by_uid(make_uid("old", 2))
+        assert good is not None and store.event(good).text == _event(2).text
+        damaged = store.doc_by_uid(make_uid("old", 1))
+        assert damaged is not None
+        with pytest.raises(StateError, match=r"is stored damaged \(.+\); run `moraine reindex`"):
+            store.event(damaged)
+        if not reopened:
+            with store.writer():
+                store.publish()

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from sortedcontainers import SortedKeyList, SortedList
 
+from moraine.errors import StateError
 from moraine.index.growable import Column
 from moraine.model import TYPE_CODE, Event, event_ref, make_uid, session_ref, turn_ref
 from moraine.store import columns
@@ -24,6 +25,7 @@ from moraine.store.contents import Contents
 from moraine.store.session import Session, command_title, first_line, fold_event_meta
 from moraine.store.turns import Turn, build_turns, one_turn
 from moraine.store.uids import UidIndex, uid_keys
+from moraine.store.validate import stored_row_problem
 
 UNKNOWN = TYPE_CODE["unknown"]
 TOOL_CALL = TYPE_CODE["tool_call"]
@@ -339,7 +341,17 @@ class Catalog:
     # -- reading ---------------------------------------------------------------------------
 
     def event(self, doc_id: int) -> Event:
-        return Event.from_wire(self.content.row(doc_id))
+        """The doc's event as stored. A row that is not one (a bug wrote it, in a frame whose
+        checksum held) is named with its remedy, not left to fail wherever a field is read."""
+        try:
+            row: Any = self.content.row(doc_id)
+        except (IndexError, TypeError, ValueError):  # too short to hold a text; not msgpack
+            row = None
+        problem = "its row cannot be read" if row is None else stored_row_problem(row)
+        if problem is not None:
+            raise StateError(f"event {self.event_id(doc_id)} is stored damaged ({problem}); run `moraine reindex` "
+                             "to rebuild the state from the logs")
+        return Event.from_wire(row)
 
     def event_id(self, doc_id: int) -> str:
         return event_ref(self.uid.view[doc_id].decode("ascii"))

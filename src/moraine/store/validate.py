@@ -69,6 +69,18 @@ def event_row_problem(row: Any) -> str | None:
     return _place_problem(file, line, offset, sub, meta)
 
 
+_FORMAT_OF_LENGTH = {length: row_format for row_format, length in ROW_LENGTHS.items()}
+
+
+def stored_row_problem(row: Any) -> str | None:
+    """Why a row read back from a content chunk is not an event of any format this version
+    reads (None when it is one): a row a bug wrote, inside a frame whose checksum held."""
+    row_format = _FORMAT_OF_LENGTH.get(len(row)) if type(row) is list else None
+    if row_format is None:
+        return "event row has the wrong shape"
+    return event_row_problem(current_row(row, row_format))
+
+
 def _place_problem(file: Any, line: Any, offset: Any, sub: Any, meta: Any) -> str | None:
     """Where the event was read (log coordinates) and its metadata."""
     if (type(file) is not str or type(line) is not int or type(offset) is not int or type(sub) is not int
