@@ -7,13 +7,10 @@ Each command takes the configuration and its parsed arguments and returns the ex
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
 import shutil
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +39,7 @@ from moraine.store.admin import (
     rebuild_running,
     verify_snapshot,
 )
-from moraine.store.engine import Store
+from moraine.store.engine import Store, writer_lock
 from moraine.store.run_files import daemon_holding
 
 
@@ -161,7 +158,7 @@ def restore(config: Config, args: argparse.Namespace) -> int:
     # The live state is never opened (a backup is most wanted when it cannot be): the copy is
     # installed under the writer lock, then the installed state opens.
     config.home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with _writer_lock(config.home):
+    with writer_lock(config.home):
         installed = install_snapshot(config.home, path, manifest)
     Store(config)
     data = {"home": str(config.home), "from": str(path), "generation": installed.generation,
@@ -236,7 +233,7 @@ def _build_and_install(config: Config, fresh: Store, kept: dict[str, Any], label
     if require_logs:  # a reindex that finds no log would replace history by nothing
         _require_logs(fresh, summary, config.home)
     assert fresh.manifest is not None
-    with _writer_lock(config.home):
+    with writer_lock(config.home):
         installed = install_snapshot(config.home, temp, fresh.manifest, move=True)
     shutil.rmtree(temp, ignore_errors=True)
     Store(config)  # the installed state opens (and the old generation's files are collected)
@@ -269,7 +266,7 @@ def doctor_command(config: Config, args: argparse.Namespace) -> int:
     repair, as_json = args.repair, args.json
     if not config.home.exists():
         raise StateError(f"no Moraine state at {config.home}")
-    with _writer_lock(config.home):
+    with writer_lock(config.home):
         report = doctor(config.home, repair)
     if report.healthy:  # every file checks out: the state must also open (the test no checksum makes)
         try:
@@ -312,14 +309,3 @@ def forget(config: Config, args: argparse.Namespace) -> int:
     if not args.paths and not args.missing:
         raise UsageError("name the logs to forget, or pass --missing")
     return _forget(config, args.paths, args.missing, args.json)
-
-
-@contextmanager
-def _writer_lock(home: Path) -> Iterator[None]:
-    """The state's writer lock, taken without opening the state (which may be what is replaced)."""
-    fd = os.open(home / "lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)

@@ -103,11 +103,10 @@ def normalize_file(task: Task) -> list[Part]:
     `Batch`, packed and in columns as the store keeps them: that work done here, in a worker,
     is off the indexing process, which is the one that bounds a bulk pass.
     """
-    path, key, adapter_name, checkpoint, limit, deadline = (task.path, task.key, task.adapter, task.checkpoint,
-                                                            task.limit, task.deadline)
-    adapter = ADAPTERS[adapter_name]
+    path, key, checkpoint, limit, deadline = task.path, task.key, task.checkpoint, task.limit, task.deadline
+    adapter = ADAPTERS[task.adapter]
     if adapter.whole(path):
-        return _normalize_whole(path, key, adapter_name, checkpoint)
+        return list(whole_parts(path, key, task.adapter, checkpoint))
     state = checkpoint.adapter_state()
     parts: list[Part] = []
     events: list[list[Any]] = []
@@ -136,10 +135,6 @@ def normalize_file(task: Task) -> list[Part]:
     checkpoint.size = max(checkpoint.size, checkpoint.offset)
     parts.append(_part(path, key, events, issues, checkpoint, start, middle=False))
     return parts
-
-
-def _normalize_whole(path: str, key: str, adapter_name: str, checkpoint: Checkpoint) -> list[Part]:
-    return list(whole_parts(path, key, adapter_name, checkpoint))
 
 
 def whole_parts(path: str, key: str, adapter_name: str, checkpoint: Checkpoint) -> Iterator[Part]:

@@ -39,6 +39,7 @@ from moraine.store.validate import packable_frame, screen_frame
 from moraine.store.wal import HEADER, Position, Wal, WalSet
 
 T = TypeVar("T")
+WRITER_LOCK = "lock"  # the file in the state's home whose flock orders the processes that write
 
 
 def _framed(payload: dict[str, Any], batch: Batch) -> dict[str, Any]:
@@ -95,7 +96,7 @@ class Store(Reading):
         self.config = config
         self.home = config.home
         _make_home(self.home, create)
-        self.lock_path = self.home / "lock"
+        self.lock_path = self.home / WRITER_LOCK
         # Guards the in-memory state within a process: a daemon's ingest thread applies frames
         # while its connection threads search; the flock (`writer()`) orders processes.
         self.lock = threading.RLock()
@@ -394,6 +395,18 @@ def _make_home(home: Path, create: bool) -> None:
         os.chmod(home, 0o700)
     except OSError as exc:
         raise StateError(f"cannot make {home} private to this user: {exc.strerror}") from exc
+
+
+@contextmanager
+def writer_lock(home: Path) -> Iterator[None]:
+    """The state's writer lock alone, without opening the state: for what replaces the state
+    whole (a restore, a rebuild's install, a repair), which may be a state that cannot be opened."""
+    fd = os.open(home / WRITER_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        _lock(fd, None)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _lock(fd: int, busy: Callable[[float], object] | None, wait: float | None = None) -> None:
