@@ -4,7 +4,8 @@ Bad input is data, not an exception, inside the pipeline (see `model.IngestIssue
 exceptions here cross module boundaries and are mapped to a tool's in-band error in exactly
 one place (`mcp_server.contract`: `error_envelope` for the v1 tools, where `ContractError` carries
 its code, `DeadlineExceeded` is `deadline_exceeded` and anything else `internal_error`; `seed_failure`
-for the history tools, where `SeedError` carries their own upper-case code and anything else is
+for the history tools, where `SeedError` carries their own upper-case code, a `ContractError` (an
+argument refused by the check every tool shares) is `INVALID_REQUEST` and anything else is
 `INTERNAL_ERROR`) and to exit codes in one place (`cli.main`).
 """
 

@@ -11,7 +11,7 @@ import pytest
 from moraine.config import default_sources, load_config
 from moraine.errors import ConfigError
 from moraine.harnesses import HARNESSES, NAMES, VARIABLES
-from moraine.mcp_server.filters import SCHEMA
+from moraine.mcp_server.filters import ScopeArguments
 from moraine.mcp_server.views import resume_command
 from moraine.sources import ADAPTERS
 from moraine.store.session import Session
@@ -62,7 +62,7 @@ def test_the_configuration_refuses_an_unknown_harness_naming_the_known(tmp_path:
 
 
 def test_the_source_filter_offers_every_harness() -> None:
-    assert SCHEMA["source"]["items"]["enum"] == list(NAMES)
+    assert ScopeArguments.input_schema()["properties"]["source"]["items"]["enum"] == list(NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -137,6 +137,8 @@ def seed_failure(tool: str, error: Exception) -> ToolResult:
     form, in-band like every Moraine error); a message quoting a huge argument is cut."""
     if isinstance(error, SeedError):
         code, message, extra = error.code, error.message, error.extra
+    elif isinstance(error, ContractError):  # a request refused by the checks every tool shares (`arguments`)
+        code, message, extra = "INVALID_REQUEST", error.message, {}
     else:
         code, message, extra = "INTERNAL_ERROR", f"internal error: {type(error).__name__}: {error}", {}
     if len(message) > MAX_MESSAGE:
@@ -184,18 +186,6 @@ def respond(call: Call, work: Callable[[Call], Answer], render: Callable[[dict[s
     except Exception as exc:  # every failure is an in-band error envelope
         envelope = error_envelope(call.tool, call.args, exc, call.timer, call.sla_ms)
         return ToolResult(envelope, render_error(envelope))
-
-
-def require_object(args: Any, allowed: tuple[str, ...]) -> dict[str, Any]:
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
-        raise ContractError("invalid_request", "arguments must be an object")
-    unknown = sorted(set(args) - set(allowed))
-    if unknown:
-        raise ContractError("invalid_request", f"unknown field: {unknown[0]}",
-                            {"field": unknown[0], "allowed": list(allowed)})
-    return args
 
 
 def parse_datetime(value: Any, field: str) -> tuple[str, int]:

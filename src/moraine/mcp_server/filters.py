@@ -11,29 +11,40 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from pydantic import Field
 
 from moraine.errors import ContractError
 from moraine.harnesses import NAMES
+from moraine.mcp_server.arguments import Arguments, one_of
 from moraine.mcp_server.contract import parse_datetime
 from moraine.store.engine import Store
 from moraine.store.session import Session
 
-SCHEMA: dict[str, dict[str, Any]] = {
-    "source": {"type": "array", "items": {"type": "string", "enum": list(NAMES)}, "minItems": 1,
-               "description": "Only sessions of these harnesses (null = all)."},
-    "cwd": {"type": "string", "minLength": 1,
-            "description": "Only sessions whose working directory is this directory or below it: an absolute path "
-            "or ~/… (null = any)."},
-}
-TIME_SCHEMA: dict[str, dict[str, Any]] = {
-    "since": {"type": "string", "description": "Only events at or after this time: RFC 3339 with offset or Z, "
-              "or a date (2026-03-01 = its midnight UTC; null = no lower bound)."},
-    "until": {"type": "string", "description": "Only events before this time: RFC 3339 with offset or Z, or a "
-              "date (midnight UTC, exclusive; null = no upper bound)."},
-}
+if TYPE_CHECKING:
+    HarnessName = str
+else:
+    HarnessName = one_of(NAMES)
+
+
+class ScopeArguments(Arguments):
+    """The session filters `search_sessions` and `list_sessions` share."""
+
+    source: list[HarnessName] | None = Field(None, min_length=1,
+                                             description="Only sessions of these harnesses (null = all).")
+    cwd: str | None = Field(None, min_length=1, description="Only sessions whose working directory is this "
+                            "directory or below it: an absolute path or ~/… (null = any).")
+
+
+class TimeScopeArguments(ScopeArguments):
+    """The session filters and a window on the events' own times (search)."""
+
+    since: str | None = Field(None, description="Only events at or after this time: RFC 3339 with offset or Z, "
+                              "or a date (2026-03-01 = its midnight UTC; null = no lower bound).")
+    until: str | None = Field(None, description="Only events before this time: RFC 3339 with offset or Z, or a "
+                              "date (midnight UTC, exclusive; null = no upper bound).")
 
 
 @dataclass(frozen=True)
@@ -65,45 +76,35 @@ class Scope:
         return True
 
 
-def parse_scope(args: dict[str, Any], with_time: bool) -> tuple[Scope, dict[str, Any]]:
-    """The filters of a request and their canonical echo; unknown values are `invalid_request`
-    naming the allowed ones."""
-    sources = None
-    if args.get("source") is not None:
-        value = args["source"]
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-            raise ContractError("invalid_request", "source must be a non-empty array of harness names",
-                                {"field": "source", "allowed": list(NAMES)})
-        unknown = [v for v in value if v not in NAMES]
-        if unknown:
-            raise ContractError("invalid_request", f"unknown source: {unknown[0]}",
-                                {"field": "source", "allowed": list(NAMES)})
-        sources = tuple(name for name in NAMES if name in value)
-    cwd = None if args.get("cwd") is None else _cwd(args["cwd"])
+def parse_scope(args: ScopeArguments) -> tuple[Scope, dict[str, Any]]:
+    """The filters of a request and their canonical echo (the harnesses in the registry's order,
+    the directory expanded, the times trimmed)."""
+    sources = None if args.source is None else tuple(name for name in NAMES if name in args.source)
+    cwd = None if args.cwd is None else _cwd(args.cwd)
     scope = Scope(sources, cwd)
     echo = scope.echo()
-    if with_time:
+    if isinstance(args, TimeScopeArguments):
         since = until = None
-        if args.get("since") is not None:
-            echo["since"], since = parse_datetime(args["since"], "since")
-        if args.get("until") is not None:
-            echo["until"], until = parse_datetime(args["until"], "until")
+        if args.since is not None:
+            echo["since"], since = parse_datetime(args.since, "since")
+        if args.until is not None:
+            echo["until"], until = parse_datetime(args.until, "until")
         if since is not None and until is not None and until <= since:
             raise ContractError("invalid_request", "until must be later than since", {"field": "until"})
         scope = Scope(sources, cwd, since, until)
     return scope, echo
 
 
-def _cwd(value: Any) -> str:
+def _cwd(value: str) -> str:
     """An absolute directory, or one under the user's home written `~/…` (`~user/…` too)."""
-    if isinstance(value, str) and value.startswith("~"):
+    if value.startswith("~"):
         expanded = os.path.expanduser(value)
         if not expanded.startswith("/"):  # `~nosuchuser/x`: no such user on this machine
             user = value[1:].split("/", 1)[0]
             raise ContractError("invalid_request", f"cwd names the home of {user!r}, who is no user on this machine",
                                 {"field": "cwd", "example": "~/project"})
         value = expanded
-    if not isinstance(value, str) or not value.startswith("/"):
+    if not value.startswith("/"):
         raise ContractError("invalid_request", "cwd must be an absolute directory path or start with ~",
                             {"field": "cwd", "example": "~/project"})
     return value.rstrip("/") or "/"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from moraine.ingest.state import Freshness
+    from moraine.mcp_server.arguments import Arguments
     from moraine.mcp_server.contract import Timer, ToolResult
     from moraine.store.engine import Store
 
@@ -19,9 +20,13 @@ class Tool:
 
     name: str
     description: str
-    input_schema: dict[str, Any]
+    arguments: type[Arguments]  # what it takes: its published input schema and its requests' check
     run: Callable[[Store, Any, Timer | None, Freshness | None], ToolResult]  # the caller hands freshness
     output_schema: dict[str, Any] | None = None  # None: the v1 envelope (`schemas.output_schema`)
     writes: bool = False  # changes the state: offered only with `[mcp] allow_write_tools`, takes the writer lock
     destructive: bool = False  # what it changes cannot be undone (it forgets history)
     locks_itself: bool = False  # takes the readers' lock itself, only while it reads the state
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return self.arguments.input_schema()

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from moraine.errors import SeedError
+from pydantic import Field
+
 from moraine.ingest.state import Freshness
+from moraine.mcp_server.arguments import Arguments, check
 from moraine.mcp_server.contract import ToolResult, seed_respond
 from moraine.mcp_server.tools import Tool
 from moraine.store.engine import Store
@@ -18,16 +20,15 @@ DESCRIPTION = (
     "they leave the index for good. dry_run lists them without changing anything. The agents' log files are "
     "deleted only when the user configured [retention] delete_logs = true."
 )
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "retention_days": {"type": "integer", "minimum": 1, "maximum": 365, "default": 7,
-                           "description": "Forget sessions older than this many days (null = 7)."},
-        "dry_run": {"type": "boolean", "default": False,
-                    "description": "List what would be forgotten without changing anything (null = false)."},
-    },
-    "additionalProperties": False,
-}
+
+
+class CleanupArguments(Arguments):
+    retention_days: int | None = Field(None, ge=1, le=365, description="Forget sessions older than this many days "
+                                       "(null = 7).", json_schema_extra={"default": 7})
+    dry_run: bool | None = Field(None, description="List what would be forgotten without changing anything "
+                                 "(null = false).", json_schema_extra={"default": False})
+
+
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "anyOf": [
@@ -41,29 +42,14 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-def parse(args: Any) -> tuple[int, bool] | str:
-    args = {} if args is None else args
-    if not isinstance(args, dict) or set(args) - set(INPUT_SCHEMA["properties"]):
-        return "arguments must be an object with retention_days and dry_run"
-    days = 7 if args.get("retention_days") is None else args["retention_days"]
-    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 365:
-        return "retention_days must be an integer between 1 and 365"
-    dry_run = False if args.get("dry_run") is None else args["dry_run"]
-    if not isinstance(dry_run, bool):
-        return "dry_run must be true or false"
-    return days, dry_run
-
-
 def run(store: Store, args: Any, timer: Any = None, fresh: Freshness | None = None) -> ToolResult:
     return seed_respond(NAME, lambda: _clean(store, args))
 
 
 def _clean(store: Store, args: Any) -> ToolResult:
-    parsed = parse(args)
-    if isinstance(parsed, str):
-        raise SeedError("INVALID_REQUEST", parsed)
-    days, dry_run = parsed
-    data = cleanup(store, days, dry_run, delete_logs=store.config.retention.delete_logs)
+    parsed = check(CleanupArguments, args)
+    data = cleanup(store, parsed.retention_days or 7, bool(parsed.dry_run),
+                   delete_logs=store.config.retention.delete_logs)
     return ToolResult(data, render(data))
 
 
@@ -77,4 +63,5 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run, output_schema=OUTPUT_SCHEMA, writes=True, destructive=True)
+TOOL = Tool(NAME, DESCRIPTION, CleanupArguments, run, output_schema=OUTPUT_SCHEMA, writes=True,
+            destructive=True)

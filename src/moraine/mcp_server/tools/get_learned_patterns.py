@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from moraine.errors import SeedError
+from pydantic import Field
+
 from moraine.ingest.state import Freshness
+from moraine.mcp_server.arguments import Arguments, check, one_of
 from moraine.mcp_server.contract import ToolResult, seed_respond
 from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import short_time
@@ -21,21 +23,25 @@ DESCRIPTION = (
     "or error), last seen. Includes observations recorded with track_input_event."
 )
 SORTS = ("occurrences", "last_seen", "success_rate")
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "prompt_filter": {"type": "string", "description": "Only prompts containing this text (case-sensitive "
-                          "substring; null = all)."},
-        "min_occurrences": {"type": "integer", "minimum": 1, "default": 2,
-                            "description": "Only patterns seen at least this often (null = 2 for patterns learned "
-                            "from the history, 1 for those with a tracked observation; 1 shows every pattern)."},
-        "sort_by": {"type": "string", "enum": list(SORTS), "default": "occurrences",
-                    "description": "Descending order by this (null = occurrences)."},
-        "max_patterns": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50,
-                         "description": "Patterns to return; total_patterns counts them all (null = 50)."},
-    },
-    "additionalProperties": False,
-}
+if TYPE_CHECKING:
+    Sort = str
+else:
+    Sort = one_of(SORTS)
+
+
+class PatternArguments(Arguments):
+    prompt_filter: str | None = Field(None, description="Only prompts containing this text (case-sensitive "
+                                      "substring; null = all).")
+    min_occurrences: int | None = Field(None, ge=1, le=10**9, description="Only patterns seen at least this often "
+                                        "(null = 2 for patterns learned from the history, 1 for those with a "
+                                        "tracked observation; 1 shows every pattern).",
+                                        json_schema_extra={"default": 2})
+    sort_by: Sort | None = Field(None, description="Descending order by this (null = occurrences).",
+                                 json_schema_extra={"default": "occurrences"})
+    max_patterns: int | None = Field(None, ge=1, le=500, description="Patterns to return; total_patterns counts "
+                                     "them all (null = 50).", json_schema_extra={"default": 50})
+
+
 _RESPONSE = {"type": "object", "properties": {"input_text": {"type": "string"}, "count": {"type": "integer"},
                                               "success_count": {"type": "integer"},
                                               "success_rate": {"type": "number"}}}
@@ -59,30 +65,13 @@ def run(store: Store, args: Any, timer: Any = None, fresh: Freshness | None = No
     return seed_respond(NAME, lambda: _answer(store, args))
 
 
-def _answer(store: Store, args: Any) -> ToolResult:
-    args = {} if args is None else args
-    if not isinstance(args, dict) or set(args) - set(INPUT_SCHEMA["properties"]):
-        raise SeedError("INVALID_REQUEST", "arguments must be an object with the fields of the input schema")
-    prompt_filter = args.get("prompt_filter")
-    if prompt_filter is not None and not isinstance(prompt_filter, str):
-        raise SeedError("INVALID_REQUEST", "prompt_filter must be a string or null")
-    values: dict[str, int | None] = {}
-    for name, default, high in (("min_occurrences", None, 10**9), ("max_patterns", 50, 500)):
-        value = args.get(name)
-        if value is None:
-            values[name] = default
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-            raise SeedError("INVALID_REQUEST", f"{name} must be an integer between 1 and {high}")
-        values[name] = value
-    sort_by = args.get("sort_by") or "occurrences"
-    if sort_by not in SORTS:
-        raise SeedError("INVALID_REQUEST", f"sort_by must be one of {', '.join(SORTS)}")
-    data = report(store, prompt_filter, values["min_occurrences"], sort_by)
+def _answer(store: Store, raw: Any) -> ToolResult:
+    args = check(PatternArguments, raw)
+    data = report(store, args.prompt_filter, args.min_occurrences, args.sort_by or "occurrences")
     budget = int(store.config.mcp.max_reply_chars * 0.4)
     kept: list[dict[str, Any]] = []
     used = 0
-    for pattern in data["patterns"][: values["max_patterns"] or 50]:
+    for pattern in data["patterns"][: args.max_patterns or 50]:
         pattern["all_responses"] = pattern["all_responses"][:MAX_RESPONSES]
         used += len(json.dumps(pattern))
         if kept and used > budget:
@@ -111,4 +100,4 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run, output_schema=OUTPUT_SCHEMA)
+TOOL = Tool(NAME, DESCRIPTION, PatternArguments, run, output_schema=OUTPUT_SCHEMA)

@@ -10,13 +10,13 @@ from typing import Any
 
 from moraine.ingest.pipeline import unread_bytes
 from moraine.ingest.state import Freshness
+from moraine.mcp_server.arguments import Arguments, check
 from moraine.mcp_server.contract import (
     Answer,
     Call,
     Timer,
     ToolResult,
     freshness_warnings,
-    require_object,
     respond,
 )
 from moraine.mcp_server.tools import Tool
@@ -31,7 +31,11 @@ DESCRIPTION = (
     "last ingest), log bytes not yet indexed, quarantined lines, unreadable files, snapshot generation and "
     "daemon uptime. Call it when a search finds nothing, to tell 'not indexed yet' from 'never happened'."
 )
-INPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+class StatusArguments(Arguments):
+    """None: index_status takes no arguments (and says so of any it is given)."""
+
 SLA = 500
 
 
@@ -131,7 +135,7 @@ def run(store: Store, args: Any, timer: Timer | None = None, fresh: Freshness | 
 
 
 def _answer(store: Store, call: Call) -> Answer:
-    require_object(call.args, ())
+    check(StatusArguments, call.args)
     data = report(store, call.fresh)
     return {}, data, warnings(store, data, call.fresh)
 
@@ -155,4 +159,4 @@ def render(envelope: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run)
+TOOL = Tool(NAME, DESCRIPTION, StatusArguments, run)

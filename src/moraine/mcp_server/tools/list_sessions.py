@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field
 
 from moraine.errors import ContractError, DeadlineExceeded
 from moraine.ingest.state import Freshness
+from moraine.mcp_server.arguments import check, one_of
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -16,11 +19,10 @@ from moraine.mcp_server.contract import (
     encode_cursor,
     freshness_warnings,
     parse_datetime,
-    require_object,
     respond,
     signature,
 )
-from moraine.mcp_server.filters import SCHEMA, Scope, parse_scope
+from moraine.mcp_server.filters import Scope, ScopeArguments, parse_scope
 from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import one_line, project_of, session_full, short_time
 from moraine.model import MODES
@@ -33,56 +35,42 @@ DESCRIPTION = (
     "first by default, with compact metadata (title, source, mode, turn/event counts). Page with "
     "next_cursor. Use search_sessions for content and open for details."
 )
-FIELDS = ("start_datetime", "end_datetime", "limit", "cursor", "mode", "sort", "source", "cwd")
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "start_datetime": {"type": "string", "description": "Inclusive: RFC 3339 with offset or Z, or a date "
-                           "(2026-03-01 = its midnight UTC)."},
-        "end_datetime": {"type": "string", "description": "Exclusive: RFC 3339 with offset or Z, or a date "
-                         "(its midnight UTC)."},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 20,
-                  "description": "Sessions per page (null = 20)."},
-        "cursor": {"type": "string", "description": "next_cursor of the previous page (null = first page)."},
-        "mode": {"type": "string", "enum": list(MODES), "description": "Only sessions of this mode (null = all)."},
-        "sort": {"type": "string", "enum": ["desc", "asc"], "default": "desc",
-                 "description": "By updated_at: desc (newest first) or asc (null = desc)."},
-        **SCHEMA,
-    },
-    "required": ["start_datetime", "end_datetime"],
-    "additionalProperties": False,
-}
+if TYPE_CHECKING:
+    Mode = str
+else:
+    Mode = one_of(MODES)
+
+
+class ListArguments(ScopeArguments):
+    start_datetime: str = Field(description="Inclusive: RFC 3339 with offset or Z, or a date (2026-03-01 = its "
+                                "midnight UTC).")
+    end_datetime: str = Field(description="Exclusive: RFC 3339 with offset or Z, or a date (its midnight UTC).")
+    limit: int | None = Field(None, ge=1, le=50, description="Sessions per page (null = 20).",
+                              json_schema_extra={"default": 20})
+    cursor: str | None = Field(None, description="next_cursor of the previous page (null = first page).")
+    mode: Mode | None = Field(None, description="Only sessions of this mode (null = all).")
+    sort: Literal["desc", "asc"] | None = Field(None, description="By updated_at: desc (newest first) or asc "
+                                                "(null = desc).", json_schema_extra={"default": "desc"})
+
+
 SLA_TYPICAL, SLA_BROAD, SLA_BROAD_MODE = 300, 1000, 1200
 DEADLINE_TYPICAL_S, DEADLINE_BROAD_S = 2.0, 3.0
 BROAD_WINDOW_MS = 30 * 24 * 3600 * 1000
 
 
-def _canonical(args: Any) -> tuple[dict[str, Any], int, int, Scope]:
-    args = require_object(args, FIELDS)
-    start_text, start_ms = parse_datetime(args.get("start_datetime"), "start_datetime")
-    end_text, end_ms = parse_datetime(args.get("end_datetime"), "end_datetime")
+def _canonical(raw: Any) -> tuple[dict[str, Any], int, int, Scope]:
+    args = check(ListArguments, raw)
+    start_text, start_ms = parse_datetime(args.start_datetime, "start_datetime")
+    end_text, end_ms = parse_datetime(args.end_datetime, "end_datetime")
     if end_ms <= start_ms:
         raise ContractError("invalid_request", "end_datetime must be later than start_datetime",
                             {"field": "end_datetime"})
-    limit = args.get("limit")
-    if limit is None:
-        limit = 20
-    elif isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 50:
-        raise ContractError("invalid_request", "limit must be an integer between 1 and 50", {"field": "limit"})
-    mode = args.get("mode")
-    if mode is not None and mode not in MODES:
-        raise ContractError("invalid_request", f"mode must be one of {', '.join(MODES)}",
-                            {"field": "mode", "allowed": list(MODES)})
-    sort = args.get("sort")
-    sort = "desc" if sort is None else sort
-    if sort not in ("desc", "asc"):
-        raise ContractError("invalid_request", "sort must be desc or asc", {"field": "sort"})
-    cursor = args.get("cursor")
-    if cursor is not None and (not isinstance(cursor, str) or not cursor.strip()):
+    cursor = args.cursor
+    if cursor is not None and not cursor.strip():
         raise ContractError("invalid_request", "cursor must be a non-empty string or null", {"field": "cursor"})
-    request = {"start_datetime": start_text, "end_datetime": end_text, "limit": limit,
-               "cursor": cursor.strip() if cursor else None, "mode": mode, "sort": sort}
-    scope, echo = parse_scope(args, with_time=False)
+    request = {"start_datetime": start_text, "end_datetime": end_text, "limit": args.limit or 20,
+               "cursor": cursor.strip() if cursor else None, "mode": args.mode, "sort": args.sort or "desc"}
+    scope, echo = parse_scope(args)
     request.update(echo)
     return request, start_ms, end_ms, scope
 
@@ -164,4 +152,4 @@ def render(envelope: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run)
+TOOL = Tool(NAME, DESCRIPTION, ListArguments, run)

@@ -8,9 +8,11 @@ import json
 from typing import Any
 
 import orjson
+from pydantic import Field
 
 from moraine.errors import ContractError
 from moraine.ingest.state import Freshness
+from moraine.mcp_server.arguments import Arguments, check
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -20,7 +22,6 @@ from moraine.mcp_server.contract import (
     compact,
     encode_cursor,
     parse_id,
-    require_object,
     respond,
 )
 from moraine.mcp_server.refs import resolve
@@ -48,28 +49,24 @@ DESCRIPTION = (
     "metadata and every turn summarized; a turn gives its events summarized with traversal IDs; "
     "an event gives its full content (tool name, arguments, exit code, output)."
 )
-FIELDS = ("id", "offset", "max_chars", "cursor", "content_in_text")
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string", "minLength": 1, "description": "A session:, turn: or event: ID returned by Moraine; "
-               "or a harness's own session id (native_id, as codex resume / claude --resume show it) or a log "
-               "file's path, which open as their session."},
-        "offset": {"type": "integer", "minimum": 0,
-                   "description": "Event only: first character of the content page (default 0; null = omitted)."},
-        "max_chars": {"type": "integer", "minimum": 1,
-                      "description": "Event only: characters in the content page (default and maximum: what fits "
-                      "the reply bound; null = omitted)."},
-        "cursor": {"type": "string", "description": "Session or turn: next_cursor of the previous page of turns or "
-                   "events (null = first page)."},
-        "content_in_text": {"type": "boolean", "default": False,
-                            "description": "Event: also put the content page in the text block, for hosts that show "
-                            "the model only the text (default false: the page is in structuredContent "
-                            "data.content.text only; null = false)."},
-    },
-    "required": ["id"],
-    "additionalProperties": False,
-}
+
+
+class OpenArguments(Arguments):
+    id: str = Field(min_length=1, description="A session:, turn: or event: ID returned by Moraine; or a harness's "
+                    "own session id (native_id, as codex resume / claude --resume show it) or a log file's path, "
+                    "which open as their session.")
+    offset: int | None = Field(None, ge=0, description="Event only: first character of the content page (default "
+                               "0; null = omitted).")
+    max_chars: int | None = Field(None, ge=1, description="Event only: characters in the content page (default and "
+                                  "maximum: what fits the reply bound; null = omitted).")
+    cursor: str | None = Field(None, description="Session or turn: next_cursor of the previous page of turns or "
+                               "events (null = first page).")
+    content_in_text: bool | None = Field(None, description="Event: also put the content page in the text block, for "
+                                         "hosts that show the model only the text (default false: the page is in "
+                                         "structuredContent data.content.text only; null = false).",
+                                         json_schema_extra={"default": False})
+
+
 PAGE_SHARE = 0.4  # of the reply bound, for an event's content page (in the JSON; in the text too with content_in_text)
 LIST_SHARE = 0.7  # of the reply bound, for a page of turns or events (JSON + one line of text each)
 LINE_CHARS = 200  # the text block's lines for one turn or event, beside the texts they quote
@@ -78,44 +75,35 @@ SLA_BIG_SESSION = 1500
 MAX_EMPTY_SKIPPED = 10_000  # blank events passed over looking for one with text, at most
 
 
-def _canonical(store: Store, args: Any) -> tuple[dict[str, Any], ParsedId]:
-    args = require_object(args, FIELDS)
-    if "id" not in args or args["id"] is None:
-        raise ContractError("invalid_request", "id is required", {"field": "id"})
-    value = args["id"]
-    if not isinstance(value, str) or not value.strip():
+def _canonical(store: Store, raw: Any) -> tuple[dict[str, Any], ParsedId]:
+    args = check(OpenArguments, raw)
+    if not args.id.strip():
         raise ContractError("invalid_request", "id must be a non-empty string", {"field": "id"})
-    request: dict[str, Any] = {"id": value}
-    resolved = resolve(store, value, "id")  # a native session id or a log path → its session's ID
+    request: dict[str, Any] = {"id": args.id}
+    resolved = resolve(store, args.id, "id")  # a native session id or a log path → its session's ID
     parsed = parse_id(resolved)
-    if resolved != value:
+    if resolved != args.id:
         request["resolved_id"] = resolved
     _paging(args, parsed, request)
     return request, parsed
 
 
-def _paging(args: dict[str, Any], parsed: ParsedId, request: dict[str, Any]) -> None:
-    """The extension arguments, checked against the kind of ID opened, into `request`."""
+def _paging(args: OpenArguments, parsed: ParsedId, request: dict[str, Any]) -> None:
+    """The paging arguments, checked against the kind of ID opened, into `request`."""
     for name in ("offset", "max_chars"):
-        if args.get(name) is not None:
-            number = args[name]
-            if isinstance(number, bool) or not isinstance(number, int) or number < (0 if name == "offset" else 1):
-                raise ContractError("invalid_request", f"{name} must be an integer ≥ {0 if name == 'offset' else 1}",
-                                    {"field": name})
+        number = getattr(args, name)
+        if number is not None:
             if parsed.kind != "event":
                 raise ContractError("invalid_request", f"{name} pages an event's content; use cursor for a "
                                     f"{parsed.kind}", {"field": name})
             request[name] = number
-    if args.get("content_in_text") is not None:
-        if not isinstance(args["content_in_text"], bool):
-            raise ContractError("invalid_request", "content_in_text must be true or false",
-                                {"field": "content_in_text"})
-        request["content_in_text"] = args["content_in_text"]  # a session or turn has no page: ignored there
-    if args.get("cursor") is not None:
+    if args.content_in_text is not None:
+        request["content_in_text"] = args.content_in_text  # a session or turn has no page: ignored there
+    if args.cursor is not None:
         if parsed.kind == "event":
             raise ContractError("invalid_request", "cursor pages a session's turns or a turn's events; use "
                                 "offset for an event", {"field": "cursor"})
-        request["cursor"] = args["cursor"]
+        request["cursor"] = args.cursor
 
 
 def _page_start(request: dict[str, Any], owner: str) -> int:
@@ -449,4 +437,4 @@ def _render_event(data: dict[str, Any], with_page: bool) -> str:
     return "\n".join(lines)
 
 
-TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run)
+TOOL = Tool(NAME, DESCRIPTION, OpenArguments, run)

@@ -19,11 +19,13 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
 from moraine.errors import ContractError, DeadlineExceeded, SeedError
 from moraine.index import grep_pool
 from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
 from moraine.ingest.state import Freshness
+from moraine.mcp_server.arguments import Arguments, check
 from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_respond
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.tools import Tool
@@ -40,34 +42,31 @@ DESCRIPTION = (
     "transcript, context lines, the event ID (pass it to open) and its timestamp; total_matches counts every "
     "matching line. session_id (a session: ID) limits the search to one session."
 )
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "session_id": {"type": "string", "description": "A session: ID returned by Moraine, a harness's own session "
-                       "id (native_id) or a log file's path (null = all sessions)."},
-        "query": {"type": "string", "minLength": 1, "description": "Regular expression (RE2 syntax), matched "
-                  "within each line of each session's transcript."},
-        "context_lines": {"type": "integer", "minimum": 0, "maximum": 10, "default": 3,
-                          "description": "Lines of context before and after each match (null = 3)."},
-        "max_results": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10,
-                        "description": "Matches to return; total_matches counts them all (null = 10)."},
-        "since": {"type": "string", "description": "Only events at or after this time: RFC 3339 or a date "
-                  "(midnight UTC; null = no bound)."},
-        "until": {"type": "string", "description": "Only events before this time: RFC 3339 or a date "
-                  "(midnight UTC; null = no bound)."},
-        "include_searched_ids": {"type": "boolean", "default": False,
-                                 "description": "List every searched session's ID in searched_sessions (up to "
-                                 "1,000; default false: the sessions of the matches shown, and "
-                                 "searched_sessions_total counts them all; null = false)."},
-        "context_in_text": {"type": "boolean", "default": False,
-                            "description": "Also quote each match's context lines in the text content (default "
-                            "false: they are in the structured content, the text shows the matching lines; "
-                            "true for hosts that show the model only the text; null = false)."},
-    },
-    "required": ["query"],
-    "additionalProperties": False,
-}
-FIELDS = tuple(INPUT_SCHEMA["properties"])
+
+
+class HistoryArguments(Arguments):
+    session_id: str | None = Field(None, description="A session: ID returned by Moraine, a harness's own session "
+                                   "id (native_id) or a log file's path (null = all sessions).")
+    query: str = Field(min_length=1, description="Regular expression (RE2 syntax), matched within each line of "
+                       "each session's transcript.")
+    context_lines: int | None = Field(None, ge=0, le=10, description="Lines of context before and after each "
+                                      "match (null = 3).", json_schema_extra={"default": 3})
+    max_results: int | None = Field(None, ge=1, le=100, description="Matches to return; total_matches counts "
+                                    "them all (null = 10).", json_schema_extra={"default": 10})
+    since: str | None = Field(None, description="Only events at or after this time: RFC 3339 or a date (midnight "
+                              "UTC; null = no bound).")
+    until: str | None = Field(None, description="Only events before this time: RFC 3339 or a date (midnight UTC; "
+                              "null = no bound).")
+    include_searched_ids: bool | None = Field(None, description="List every searched session's ID in "
+                                              "searched_sessions (up to 1,000; default false: the sessions of the "
+                                              "matches shown, and searched_sessions_total counts them all; null = "
+                                              "false).", json_schema_extra={"default": False})
+    context_in_text: bool | None = Field(None, description="Also quote each match's context lines in the text "
+                                         "content (default false: they are in the structured content, the text "
+                                         "shows the matching lines; true for hosts that show the model only the "
+                                         "text; null = false).", json_schema_extra={"default": False})
+
+
 _LINES = {"type": "array", "items": {"type": "string"}}
 OUTPUT_SCHEMA: dict[str, Any] = {  # the history tools' schema (additive fields allowed), or their error form
     "type": "object",
@@ -88,44 +87,14 @@ MAX_SEARCHED_LISTED = 1000
 LINE_CHARS = 300  # a returned line (match or context) is cut here, with "…"
 
 
-def _int(args: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
-    value = args.get(name)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise SeedError("INVALID_REQUEST", f"{name} must be an integer between {low} and {high}")
-    return value
-
-
-def _canonical(args: Any) -> dict[str, Any]:
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
-        raise SeedError("INVALID_REQUEST", "arguments must be an object")
-    unknown = sorted(set(args) - set(FIELDS))
-    if unknown:
-        raise SeedError("INVALID_REQUEST", f"unknown field: {unknown[0]}")
-    query = args.get("query")
-    if not isinstance(query, str) or not query:
-        raise SeedError("INVALID_REQUEST", "query must be a non-empty string")
-    session_id = args.get("session_id")
-    if session_id is not None and not isinstance(session_id, str):
-        raise SeedError("INVALID_REQUEST", "session_id must be a string or null")
-    window = []
-    for name in ("since", "until"):
-        try:
-            window.append(parse_datetime(args[name], name)[1] if args.get(name) is not None else None)
-        except ContractError as exc:
-            raise SeedError("INVALID_REQUEST", exc.message) from None
-    flags = {}
-    for name in ("include_searched_ids", "context_in_text"):
-        value = args.get(name)
-        if value is not None and not isinstance(value, bool):
-            raise SeedError("INVALID_REQUEST", f"{name} must be true or false")
-        flags[name] = bool(value)
-    return {"query": query, "session_id": session_id, "context_lines": _int(args, "context_lines", 3, 0, 10),
-            "max_results": _int(args, "max_results", 10, 1, 100), "since_ms": window[0], "until_ms": window[1],
-            **flags}
+def _canonical(raw: Any) -> dict[str, Any]:
+    args = check(HistoryArguments, raw)
+    window = [None if value is None else parse_datetime(value, name)[1]
+              for name, value in (("since", args.since), ("until", args.until))]
+    return {"query": args.query, "session_id": args.session_id,
+            "context_lines": 3 if args.context_lines is None else args.context_lines,
+            "max_results": args.max_results or 10, "since_ms": window[0], "until_ms": window[1],
+            "include_searched_ids": bool(args.include_searched_ids), "context_in_text": bool(args.context_in_text)}
 
 
 def _scope(store: Store, session_id: str | None) -> list[Session]:
@@ -394,4 +363,4 @@ def render(data: dict[str, Any], labels: dict[str, str] | None = None, with_cont
 
 
 # It holds the readers' lock to read the state, not while its scan runs.
-TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run, output_schema=OUTPUT_SCHEMA, locks_itself=True)
+TOOL = Tool(NAME, DESCRIPTION, HistoryArguments, run, output_schema=OUTPUT_SCHEMA, locks_itself=True)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import orjson
+from pydantic import Field, field_validator
 
 from moraine.errors import ContractError
 from moraine.index.snippet import snippet
 from moraine.index.tokenize import query_terms
 from moraine.ingest.state import Freshness
+from moraine.mcp_server.arguments import check, one_of
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -18,10 +20,9 @@ from moraine.mcp_server.contract import (
     ToolResult,
     freshness_warnings,
     parse_id,
-    require_object,
     respond,
 )
-from moraine.mcp_server.filters import SCHEMA, TIME_SCHEMA, Scope, doc_scope, parse_scope
+from moraine.mcp_server.filters import Scope, TimeScopeArguments, doc_scope, parse_scope
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import session_label, session_times, short_time
@@ -36,99 +37,62 @@ DESCRIPTION = (
     "within_id (a session or turn ID); event_types defaults to user_input, assistant_response, "
     "tool_response."
 )
-FIELDS = ("query", "within_id", "event_types", "n_hits", "source", "cwd", "since", "until", "min_should_match",
-          "min_score")
-# Plain types (generic clients such as the MCP Inspector build their forms from them); null is
-# still accepted for every optional field and means "omitted", as the contract says.
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "query": {"type": "string", "minLength": 1, "maxLength": 4096,
-                  "description": "What to look for; words, identifiers, paths, error text."},
-        "within_id": {"type": "string",
-                      "description": "Restrict to one session or turn ID returned by Moraine, or a session named by "
-                      "its native id or log path (null = everywhere)."},
-        "event_types": {"type": "array", "items": {"type": "string", "enum": list(SEARCHABLE_TYPES)},
-                        "minItems": 1, "description": "Event types to search (null = user_input, "
-                        "assistant_response, tool_response)."},
-        "n_hits": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10,
-                   "description": "How many hits (null = 10)."},
-        **SCHEMA,
-        **TIME_SCHEMA,
-        "min_should_match": {"type": "integer", "minimum": 1, "maximum": 256,
-                             "description": "Hits must contain at least this many of the query's terms (clamped "
-                             "to their number; null = the [search] default, 1)."},
-        "min_score": {"type": "number", "minimum": 0, "maximum": 1,
-                      "description": "Leave out hits scoring below this (0-1; null = the [search] default, 0)."},
-    },
-    "required": ["query"],
-    "additionalProperties": False,
-}
+if TYPE_CHECKING:
+    SearchableType = str
+else:
+    SearchableType = one_of(SEARCHABLE_TYPES)
+
+
+class SearchArguments(TimeScopeArguments):
+    UNSUPPORTED: ClassVar[dict[str, tuple[str, str]]] = {
+        "event_types": ("unsupported_event_type", "unsupported event type")}
+    MALFORMED: ClassVar[dict[str, tuple[str, str]]] = {
+        "within_id": ("invalid_id", "within_id is not a valid Moraine MCP ID")}
+
+    query: str = Field(min_length=1, max_length=4096,
+                       description="What to look for; words, identifiers, paths, error text.")
+    within_id: str | None = Field(None, description="Restrict to one session or turn ID returned by Moraine, or "
+                                  "a session named by its native id or log path (null = everywhere).")
+    event_types: list[SearchableType] | None = Field(None, min_length=1, description="Event types to search "
+                                                     "(null = user_input, assistant_response, tool_response).")
+    n_hits: int | None = Field(None, ge=1, le=50, description="How many hits (null = 10).",
+                               json_schema_extra={"default": 10})
+    min_should_match: int | None = Field(None, ge=1, le=256, description="Hits must contain at least this many "
+                                         "of the query's terms (clamped to their number; null = the [search] "
+                                         "default, 1).")
+    min_score: float | None = Field(None, ge=0, le=1, description="Leave out hits scoring below this (0-1; null = "
+                                    "the [search] default, 0).")
+
+    @field_validator("query", mode="before")
+    @classmethod
+    def _trimmed(cls, value: Any) -> Any:
+        return value.strip() if isinstance(value, str) else value
+
+
 SLA_GLOBAL, SLA_TURN, SLA_SESSION = 750, 300, 500
 SNIPPET_CHARS = 320  # of a hit's snippet in the text; fewer when the reply would outgrow its bound:
 SHORTER_SNIPPETS = (120, 40, 0)
 DEADLINE_S = 5.0
 
 
-def _canonical(store: Store, args: Any) -> tuple[dict[str, Any], Scope]:
-    args = require_object(args, FIELDS)
-    query = args.get("query")
-    if not isinstance(query, str) or not query.strip():
-        raise ContractError("invalid_request", "query must be a non-empty string", {"field": "query"})
-    query = query.strip()
-    if len(query) > 4096:
-        raise ContractError("invalid_request", "query must be at most 4096 characters", {"field": "query"})
-    within = args.get("within_id")
-    resolved = resolve(store, within, "within_id") if isinstance(within, str) and within.strip() else within
+def _canonical(store: Store, raw: Any) -> tuple[dict[str, Any], Scope]:
+    args = check(SearchArguments, raw)
+    within = args.within_id
+    resolved = resolve(store, within, "within_id") if within is not None and within.strip() else within
     if resolved is not None and parse_id(resolved, "within_id").kind == "event":
         raise ContractError("invalid_request", "within_id accepts session and turn IDs, not event IDs",
                             {"field": "within_id"})
-    request = {"query": query, "within_id": within, "event_types": _event_types(args.get("event_types")),
-               "n_hits": _n_hits(args.get("n_hits"))}
+    types = DEFAULT_SEARCH_TYPES if args.event_types is None else args.event_types
+    request = {"query": args.query, "within_id": within,
+               "event_types": [t for t in SEARCHABLE_TYPES if t in types], "n_hits": args.n_hits or 10}
     if resolved != within:
         request["resolved_within_id"] = resolved
-    scope, echo = parse_scope(args, with_time=True)
+    scope, echo = parse_scope(args)
     request.update(echo)
-    for name, kind in (("min_should_match", int), ("min_score", float)):
-        value = args.get(name)
-        if value is None:
-            continue
-        low, high = (1, 256) if kind is int else (0.0, 1.0)
-        if isinstance(value, bool) or not isinstance(value, int if kind is int else int | float) \
-                or not low <= value <= high:
-            raise ContractError("invalid_request", f"{name} must be a number between {low} and {high}",
-                                {"field": name})
-        request[name] = value
+    for name in ("min_should_match", "min_score"):
+        if getattr(args, name) is not None:
+            request[name] = getattr(args, name)
     return request, scope
-
-
-def _event_types(value: Any) -> list[str]:
-    if value is None:
-        return list(DEFAULT_SEARCH_TYPES)
-    if not isinstance(value, list):
-        raise ContractError("invalid_request", "event_types must be an array of event types or null",
-                            {"field": "event_types"})
-    if not value:
-        raise ContractError("invalid_request", "event_types must contain at least one event type",
-                            {"field": "event_types"})
-    for item in value:
-        if not isinstance(item, str):
-            raise ContractError("invalid_request", "event_types must contain event type names (strings)",
-                                {"field": "event_types"})
-        if item not in SEARCHABLE_TYPES:
-            raise ContractError("unsupported_event_type", f"unsupported event type: {item}",
-                                {"field": "event_types", "supported": list(SEARCHABLE_TYPES)})
-    return [t for t in SEARCHABLE_TYPES if t in value]
-
-
-def _n_hits(value: Any) -> int:
-    if value is None:
-        return 10
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ContractError("invalid_request", "n_hits must be an integer between 1 and 50", {"field": "n_hits"})
-    if not 1 <= value <= 50:
-        raise ContractError("invalid_request", "n_hits must be between 1 and 50", {"field": "n_hits"})
-    return value
 
 
 def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
@@ -237,4 +201,4 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run)
+TOOL = Tool(NAME, DESCRIPTION, SearchArguments, run)

@@ -7,8 +7,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from pydantic import Field
+
 from moraine.errors import ContractError, SeedError
 from moraine.ingest.state import Freshness
+from moraine.mcp_server.arguments import Arguments, check
 from moraine.mcp_server.contract import ToolResult, parse_id, seed_respond
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.tools import Tool
@@ -20,23 +23,21 @@ DESCRIPTION = (
     "Record that a prompt was answered with an input (and whether that went well), so get_learned_patterns "
     "counts it. Stored in Moraine's own state, redacted like everything it keeps."
 )
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "session_id": {"type": "string", "description": "The session the observation belongs to: a Moraine "
-                       "ID (session, turn or event), a harness's session id or a log path; one Moraine does not "
-                       "know is SESSION_NOT_FOUND."},
-        "prompt_text": {"type": "string", "minLength": 1, "description": "What was asked."},
-        "input_text": {"type": "string", "description": "What was answered."},
-        "success": {"type": "boolean", "description": "Whether the answer led to a good outcome."},
-        "input_source": {"type": "string", "description": "Where the input came from, e.g. user_typed (null = "
-                         "unknown)."},
-        "response_time_ms": {"type": "integer", "minimum": 0, "description": "How long the answer took (null = "
-                             "unknown)."},
-    },
-    "required": ["session_id", "prompt_text", "input_text", "success"],
-    "additionalProperties": False,
-}
+
+
+class TrackArguments(Arguments):
+    session_id: str = Field(description="The session the observation belongs to: a Moraine ID (session, turn or "
+                            "event), a harness's session id or a log path; one Moraine does not know is "
+                            "SESSION_NOT_FOUND.")
+    prompt_text: str = Field(min_length=1, description="What was asked.")
+    input_text: str = Field(description="What was answered.")
+    success: bool = Field(description="Whether the answer led to a good outcome.")
+    input_source: str | None = Field(None, description="Where the input came from, e.g. user_typed (null = "
+                                     "unknown).")
+    response_time_ms: int | None = Field(None, ge=0, le=2**62 - 1, description="How long the answer took (null = "
+                                         "unknown).")
+
+
 OUTPUT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"tracked": {"type": "boolean"},
                                                                   "total_tracked": {"type": "integer"},
                                                                   "error": {"type": "string"},
@@ -47,20 +48,19 @@ def run(store: Store, args: Any, timer: Any = None, fresh: Freshness | None = No
     return seed_respond(NAME, lambda: _track(store, args))
 
 
-def _track(store: Store, args: Any) -> ToolResult:
-    problem = _problem(args)
-    if problem:
-        raise SeedError("INVALID_REQUEST", problem)
+def _track(store: Store, raw: Any) -> ToolResult:
+    args = check(TrackArguments, raw)
     with store.lock:
-        session_id = _session(store, args["session_id"])
+        session_id = _session(store, args.session_id)
     if session_id is None:
-        raise SeedError("SESSION_NOT_FOUND", f"Session {redact(args['session_id'])[:200]} not found")
-    row = [session_id, redact(args["prompt_text"]), redact(args["input_text"]), args["success"],
-           redact(args.get("input_source") or ""), int(args.get("response_time_ms") or 0), int(time.time() * 1000)]
+        raise SeedError("SESSION_NOT_FOUND", f"Session {redact(args.session_id)[:200]} not found")
+    prompt, answer = redact(args.prompt_text), redact(args.input_text)
+    row = [session_id, prompt, answer, args.success, redact(args.input_source or ""), args.response_time_ms or 0,
+           int(time.time() * 1000)]
     with store.writer():
         store.commit([], [], {}, {"tracked": [row]})
     data = {"tracked": True, "total_tracked": len(store.tracked)}
-    return ToolResult(data, f"tracked: \"{row[1][:80]}\" → \"{row[2][:40]}\" ({len(store.tracked)} observations)")
+    return ToolResult(data, f"tracked: \"{prompt[:80]}\" → \"{answer[:40]}\" ({len(store.tracked)} observations)")
 
 
 def _session(store: Store, ref: str) -> str | None:
@@ -77,22 +77,4 @@ def _session(store: Store, ref: str) -> str | None:
     return session.id if session is not None and session.docs else None
 
 
-def _problem(args: Any) -> str | None:
-    if not isinstance(args, dict) or set(args) - set(INPUT_SCHEMA["properties"]):
-        return "arguments must be an object with the fields of the input schema"
-    for name in ("session_id", "prompt_text", "input_text"):
-        if not isinstance(args.get(name), str):
-            return f"{name} must be a string"
-    if not args["prompt_text"]:
-        return "prompt_text must not be empty"
-    if not isinstance(args.get("success"), bool):
-        return "success must be true or false"
-    if args.get("input_source") is not None and not isinstance(args["input_source"], str):
-        return "input_source must be a string or null"
-    ms = args.get("response_time_ms")
-    if ms is not None and (isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms < 2**62):
-        return "response_time_ms must be a non-negative integer or null"
-    return None
-
-
-TOOL = Tool(NAME, DESCRIPTION, INPUT_SCHEMA, run, output_schema=OUTPUT_SCHEMA, writes=True)
+TOOL = Tool(NAME, DESCRIPTION, TrackArguments, run, output_schema=OUTPUT_SCHEMA, writes=True)
