@@ -9,8 +9,6 @@ import orjson
 from pydantic import Field, field_validator
 
 from moraine.errors import ContractError
-from moraine.index.snippet import snippet
-from moraine.index.tokenize import query_terms
 from moraine.ingest.state import Freshness
 from moraine.mcp_server.arguments import check, one_of
 from moraine.mcp_server.contract import (
@@ -28,6 +26,7 @@ from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import session_label, session_times, short_time
 from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES, shown_ts
 from moraine.store.engine import Store
+from moraine.store.query import Hit, Query, find
 
 NAME = "search_sessions"
 DESCRIPTION = (
@@ -112,22 +111,21 @@ def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
     return np.asarray(session.docs[turn.start : turn.end], dtype=np.int64), SLA_TURN
 
 
-def _hit(store: Store, rank: int, doc: int, score: float, terms: list[str]) -> dict[str, Any]:
-    session, turn, ordinal = store.turn_of(doc)
-    eid = store.event_id(doc)
+def _hit(store: Store, rank: int, hit: Hit) -> dict[str, Any]:
+    session, turn, ordinal = store.turn_of(hit.doc)
+    eid = store.event_id(hit.doc)
     tid = store.turn_id(session, turn.ordinal)
-    text, truncated = snippet(store.event_text(doc), terms)
     return {
         "rank": rank,
-        "score": round(float(score), 6),
+        "score": round(hit.score, 6),
         "id": eid,
-        "event": {"id": eid, "type": store.event_type(doc), "timestamp": shown_ts(store.event_time(doc)),
+        "event": {"id": eid, "type": store.event_type(hit.doc), "timestamp": shown_ts(store.event_time(hit.doc)),
                   "ordinal": ordinal,
-                  "terminal": turn.terminal_doc == doc},
+                  "terminal": turn.terminal_doc == hit.doc},
         "turn": {"id": tid, "ordinal": turn.ordinal, "completed": turn.completed,
                  "event_count": turn.end - turn.start},
         "session": session_times(store, session),
-        "snippet": {"text": text, "truncated": truncated},
+        "snippet": {"text": hit.snippet, "truncated": hit.snippet_cut},
         "open": {"event_id": eid, "turn_id": tid, "session_id": session.id},
     }
 
@@ -148,24 +146,13 @@ def run(store: Store, args: Any, timer: Timer | None = None, fresh: Freshness | 
 def _answer(store: Store, call: Call) -> Answer:
     request, filters = _canonical(store, call.args)
     within, call.sla_ms = _scope(store, request.get("resolved_within_id", request["within_id"]))
-    scope = doc_scope(store, filters, within)
-    limit = store.config.bm25.max_query_terms
-    found = query_terms(request["query"], limit + 1)  # the one tokenization of the query
-    terms = found[:limit]
-    if not terms:
-        raise ContractError("invalid_request", "query has no searchable terms (tokens shorter than 2 "
-                            "characters are excluded, except CJK)", {"field": "query"})
-    warnings = _warnings(store, limit if len(found) > limit else None, call.fresh)
     n_hits = request["n_hits"]
-    min_match = min(len(terms), request.get("min_should_match", store.config.search.min_should_match))
-    min_score = float(request.get("min_score", store.config.search.min_score))
-    hits = store.search(terms, n_hits + (1 if min_score > 0 else 0), request["event_types"], scope,
-                        call.timer.deadline(DEADLINE_S), exact_total=False, min_match=min_match)
-    passing = [(int(d), float(s)) for d, s in zip(hits.docs, hits.scores, strict=True) if s >= min_score]
-    truncated = len(passing) > n_hits if min_score > 0 else hits.total > len(passing)
-    results = [_hit(store, i + 1, d, s, terms) for i, (d, s) in enumerate(passing[:n_hits])]
-    data = {"result_count": len(results), "limit": n_hits, "truncated": truncated, "results": results}
-    return request, data, warnings
+    found = find(store, Query(request["query"], n_hits, request["event_types"], doc_scope(store, filters, within),
+                              request.get("min_should_match"), request.get("min_score"),
+                              call.timer.deadline(DEADLINE_S)))
+    results = [_hit(store, i + 1, hit) for i, hit in enumerate(found.hits)]
+    data = {"result_count": len(results), "limit": n_hits, "truncated": found.more, "results": results}
+    return request, data, _warnings(store, found.terms_cut, call.fresh)
 
 
 def _warnings(store: Store, cut_at: int | None, fresh: Freshness) -> list[str]:
