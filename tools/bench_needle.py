@@ -45,7 +45,7 @@ def needles(store: Store, docs: np.ndarray, count: int, rng: random.Random) -> d
     found: dict[str, list[tuple[str, int]]] = {"distinctive": [], "phrase": []}
     while len(found["phrase"]) < count:
         doc = int(rng.choice(docs))
-        text = store.event_text(doc)
+        text = store.read.event_text(doc)
         words = [t for t in tokenize(text[:HEAD]) if t.isascii()]
         if len(text) > HEAD:
             words = words[:-1]  # the head may end inside a word: not one the index holds
@@ -100,7 +100,7 @@ def measure(store: Store, count: int, seed: int) -> dict[str, Any]:
     kinds = needles(store, docs, count, random.Random(seed))
     types = list(DEFAULT_SEARCH_TYPES)
     limit = store.config.bm25.max_query_terms
-    texts = [store.event_text(int(d)) for d in docs]
+    texts = [store.read.event_text(int(d)) for d in docs]
     tantivy = tantivy_ranker(texts)
     report: dict[str, Any] = {"queries": count, "seed": seed, "searchable": len(docs)}
     searchable = np.zeros(len(catalog.type_code.view), dtype=bool)
@@ -111,8 +111,8 @@ def measure(store: Store, count: int, seed: int) -> dict[str, Any]:
         moraine, tantivy_rr = [], []
         for query, needle in pairs:
             hits = store.search(query_terms(query, limit), K, types, None, None, exact_total=False)
-            target = store.event_text(needle)
-            moraine.append(reciprocal_rank([store.event_text(int(d)) for d in hits.docs], target))
+            target = store.read.event_text(needle)
+            moraine.append(reciprocal_rank([store.read.event_text(int(d)) for d in hits.docs], target))
             tantivy_rr.append(reciprocal_rank([texts[at] for at in tantivy(query)], target))
         report[kind] = {engine: {"mrr_at_10": float(np.mean(rr)), "recall_at_10": float(np.mean(np.array(rr) > 0))}
                         for engine, rr in (("moraine", moraine), ("tantivy", tantivy_rr))}
@@ -127,9 +127,9 @@ def _singles_out(store: Store, terms: list[str], needle: int, searchable: np.nda
     text is the needle's."""
     rarest = min(terms, key=lambda t: store.index.live_parts(t)[1])
     holders = store.index.postings(rarest)[0]
-    target, wanted = store.event_text(needle), set(terms)
+    target, wanted = store.read.event_text(needle), set(terms)
     for doc in holders[searchable[holders]].tolist():
-        text = store.event_text(doc)
+        text = store.read.event_text(doc)
         if text != target and wanted <= set(tokenize(text)):
             return False
     return True

@@ -49,13 +49,13 @@ def index(config: Config, args: argparse.Namespace) -> int:
     summary = ingest_once(store, terminal_progress("indexing"), snapshot=True)
     _require_logs(store, summary)
     if as_json:
-        print(json.dumps({**summary.as_dict(), "total_events": store.live_event_count(),
-                          "sessions": store.session_count(), "home": str(config.home)}))
+        print(json.dumps({**summary.as_dict(), "total_events": store.read.live_event_count(),
+                          "sessions": store.read.session_count(), "home": str(config.home)}))
     else:
         rate = summary.events / summary.seconds if summary.seconds else 0.0
         print(f"indexed {summary.events} new events from {summary.files_read} of {summary.files_seen} files "
               f"in {summary.seconds:.1f}s ({rate:,.0f} events/s); {summary.issues} line(s) quarantined; "
-              f"{store.session_count()} sessions, {store.live_event_count()} events "
+              f"{store.read.session_count()} sessions, {store.read.live_event_count()} events "
               f"in {config.home}")
         for root in summary.roots_missing:
             print(f"note: source root not found: {root}")
@@ -65,7 +65,7 @@ def index(config: Config, args: argparse.Namespace) -> int:
 def _require_logs(store: Store, summary: IngestSummary, home: Path | None = None) -> None:
     """`home`: the state a person knows (a rebuild reads into a temporary one beside it)."""
     home = home or store.config.home
-    if summary.files_seen == 0 and not store.session_total():
+    if summary.files_seen == 0 and not store.read.session_total():
         roots = ", ".join(str(s.root) for s in store.config.sources if s.enabled and not s.optional)
         raise NoLogsError(f"no agent logs found under {roots}. The state at {home} is ready: "
                           "`moraine index` (or the daemon) reads the logs once an agent writes them. If your logs "

@@ -129,9 +129,9 @@ def _status_report(config: Config, store: Store) -> StatusReport:
     issues: list[QuarantinedLine] = [{"file": i.file, "generation": i.generation, "line": i.line,
                                       "offset": i.offset, "reason": i.reason} for i in store.stats.issues]
     return {
-        "home": str(config.home), "events": store.live_event_count(),
-        "events_applied": store.stats.events, "sessions": store.session_count(),
-        "live_events": store.live_event_count(),
+        "home": str(config.home), "events": store.read.live_event_count(),
+        "events_applied": store.stats.events, "sessions": store.read.session_count(),
+        "live_events": store.read.live_event_count(),
         "searchable_documents": store.index.n_docs, "wal_bytes": store.wal_set.size(),
         "wal_files": len(store.wal_set.seqs()), "wal_events_since_snapshot": store.events_since_snapshot,
         "segments": len(store.index.segments),

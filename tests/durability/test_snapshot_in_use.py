@@ -76,7 +76,7 @@ def test_snapshot_out_while_logs_grow_and_index_runs_is_consistent(tmp_path: Pat
         for doc in range(0, len(copy.catalog.content), 97):
             if copy.catalog.alive.view[doc]:
                 uid = copy.catalog.uid.view[doc].decode()
-                assert copy.catalog.event(doc).to_wire() == full.catalog.event(full.doc_by_uid(uid)).to_wire()
+                assert copy.catalog.event(doc).to_wire() == full.catalog.event(full.read.doc_by_uid(uid)).to_wire()
         # restored into a new state, the copy catches up with the logs to the full index
         restored = tmp_path / f"restored-{out.name}"
         result = subprocess.run([str(MORAINE), "restore", str(out)], env={**env, "MORAINE_HOME": str(restored)},

@@ -135,7 +135,7 @@ def test_search_probes(indexed: tuple[Store, Path], probe: dict[str, Any]) -> No
     assert "data" in result, result
     found = set()
     for hit in result["data"]["results"]:
-        doc = store.doc_by_uid(hit["id"].removeprefix("event:evt_"))
+        doc = store.read.doc_by_uid(hit["id"].removeprefix("event:evt_"))
         assert doc is not None
         event = store.catalog.event(doc)
         found.add((event.file, event.line, event.type))

@@ -37,12 +37,12 @@ def test_a_call_reads_what_the_watcher_has_not_reported(tmp_path: Path) -> None:
     daemon.watched = {Path(s.root).expanduser() for s in store.config.sources if s.enabled}
     try:
         assert moved_newest(store) == set()
-        before = store.live_event_count()
+        before = store.read.live_event_count()
         grow(writer, 0, (5, 10))  # appends to some of the logs
         moved = moved_newest(store)
         assert moved and not daemon.dirty
         daemon._catch_up_for_call(store, time.monotonic())
-        assert store.live_event_count() > before
+        assert store.read.live_event_count() > before
         assert moved_newest(store) == set()
         assert ingest_once(store).events == 0  # a full pass finds nothing left: the call read it all
     finally:
@@ -74,14 +74,14 @@ def test_a_call_reads_new_logs_the_watcher_has_not_reported(tmp_path: Path) -> N
     daemon.observer = daemon._watch([elsewhere])
     daemon.watched = {Path(s.root).expanduser() for s in store.config.sources if s.enabled}
     try:
-        before = store.live_event_count()
+        before = store.read.live_event_count()
         parent = next(log for log in writer.files if log.harness == "claude-code")
         new = [writer.new_claude(), writer.new_claude(subagent_of=parent), writer.new_codex()]
         for log in new:
             writer.extend(log, 8)
         daemon._catch_up_for_call(store, time.monotonic())
         assert all(str(log.path) in store.checkpoints for log in new)
-        assert store.live_event_count() > before
+        assert store.read.live_event_count() > before
         assert ingest_once(store).events == 0  # a full walk finds nothing left
     finally:
         daemon.observer.stop()
@@ -104,17 +104,17 @@ def test_a_call_does_not_wait_while_the_loop_publishes(tmp_path: Path) -> None:
     daemon.loop_thread = loop
     loop.start()
     held.wait(5)
-    before = store.live_event_count()
+    before = store.read.live_event_count()
     grow(writer, 0, (5, 10))
     try:
         store.publishing = True
         started = time.monotonic()
         daemon._catch_up_for_call(store, time.monotonic())
         assert time.monotonic() - started < 0.3
-        assert store.live_event_count() == before
+        assert store.read.live_event_count() == before
     finally:
         store.publishing = False
         release.set()
         loop.join(5)
     daemon._catch_up_for_call(store, time.monotonic())
-    assert store.live_event_count() > before
+    assert store.read.live_event_count() > before

@@ -31,6 +31,6 @@ def test_a_damaged_chunk_names_itself_and_the_repair(tmp_path: Path) -> None:
     os.utime(chunk, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     reopened = Store(config)
     with pytest.raises(StateError, match=r"is damaged: its frame \d+ does not decompress") as caught:
-        for doc in range(reopened.live_event_count()):
-            reopened.event(doc)
+        for doc in range(reopened.read.live_event_count()):
+            reopened.read.event(doc)
     assert str(chunk) in str(caught.value) and "moraine doctor --repair" in str(caught.value)

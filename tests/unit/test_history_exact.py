@@ -177,7 +177,7 @@ def test_searched_sessions_are_listed_newest_first_up_to_the_cap(tmp_path: Path,
     request = {"query": "(?i)e", "session_id": None, "context_lines": 0, "max_results": 5,
                "since_ms": None, "until_ms": None, "include_searched_ids": True}
     full = tool.search(store, request, deadline=float("inf"))
-    newest = [s.id for s in store.sessions_newest_first()]
+    newest = [s.id for s in store.read.sessions_newest_first()]
     assert full["searched_sessions"] == newest and full["searched_sessions_total"] == len(newest) >= 8
     monkeypatch.setattr(tool, "MAX_SEARCHED_LISTED", 3)
     capped = tool.search(store, request, deadline=float("inf"))

@@ -80,7 +80,7 @@ def test_a_write_tool_called_during_an_ingest_pass_waits_for_it_instead_of_deadl
                   file="/logs/s1.jsonl", line=1)
     with store.writer():
         store.commit([event.to_wire()], [], {})  # the session the observation names
-    session = store.session_by_key("codex:s1")
+    session = store.read.session_by_key("codex:s1")
     assert session is not None
     answer = _write_tool_during_a_pass(store, "track_input_event", {
         "session_id": session.id, "prompt_text": "from the tool", "input_text": "y", "success": True})

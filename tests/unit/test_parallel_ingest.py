@@ -73,7 +73,7 @@ def test_workers_run_ahead_by_at_most_the_byte_bound(tmp_path: Path, monkeypatch
 
 
 def _doc_rows(store: Store) -> list[tuple[str, int, str]]:
-    return [(store.event_id(doc), store.event_time(doc), store.event(doc).text)
+    return [(store.read.event_id(doc), store.read.event_time(doc), store.read.event(doc).text)
             for doc in range(len(store.catalog.content))]
 
 

@@ -21,7 +21,7 @@ def test_hits_are_the_engines_ranking_of_the_querys_terms_with_snippets(samples_
     assert found.hits and all(0 < h.score <= 1 for h in found.hits)
     for hit in found.hits:  # each snippet is its event's text, or a window of it, holding a term
         assert any(t in hit.snippet.lower() for t in found.terms), hit.snippet
-        whole = " ".join(samples_store.event_text(hit.doc).split())  # a snippet is on one line
+        whole = " ".join(samples_store.read.event_text(hit.doc).split())  # a snippet is on one line
         assert hit.snippet_cut or hit.snippet == whole
 
 

@@ -27,7 +27,8 @@ def test_readers_do_not_wait_for_a_reload(tmp_path: Path, monkeypatch: pytest.Mo
     config = writer.config(tmp_path / "state")
     daemon = Store(config)
     ingest_once(daemon)
-    before = daemon.live_event_count()
+    before = daemon.read.live_event_count()
+    facade = daemon.read  # a face holding the read facade (the page) across the swap
     other = Store(config)  # `moraine snapshot` in a shell
     grow(writer, 2, (5, 10))
     ingest_once(other)
@@ -50,7 +51,7 @@ def test_readers_do_not_wait_for_a_reload(tmp_path: Path, monkeypatch: pytest.Mo
         while not done.is_set():
             started = time.monotonic()
             with daemon.lock:  # what every tool call takes
-                counts.append(daemon.live_event_count())
+                counts.append(daemon.read.live_event_count())
             waits.append(time.monotonic() - started)
             time.sleep(0.01)
 
@@ -64,6 +65,7 @@ def test_readers_do_not_wait_for_a_reload(tmp_path: Path, monkeypatch: pytest.Mo
     thread.join(30)
     assert took >= SLOW_LOAD_S  # the reload ran, slowly
     assert len(waits) >= 20 and max(waits) < SLOW_LOAD_S / 2, max(waits)
-    assert counts[0] == before and daemon.live_event_count() == other.live_event_count() > before
+    assert counts[0] == before and daemon.read.live_event_count() == other.read.live_event_count() > before
+    assert facade.live_event_count() == daemon.read.live_event_count()  # it reads the new state
     assert ingest_once(daemon).events == 0  # nothing lost, nothing read twice
     daemon._check()

@@ -52,11 +52,11 @@ def test_rows_of_an_earlier_format_stay_readable(tmp_path: Path) -> None:
     _append(store, {"batch": Batch.from_rows(old_rows[1:]).to_wire(), "issues": [], "checkpoints": {}, "at": 2})
     for reopened in range(2):  # from the WAL, then from the published content chunks
         store = Store(config)
-        assert store.live_event_count() == 3 and not store.stats.issues
+        assert store.read.live_event_count() == 3 and not store.stats.issues
         for n in (1, 2, 3):
-            doc = store.doc_by_uid(make_uid("old", n))
+            doc = store.read.doc_by_uid(make_uid("old", n))
             assert doc is not None
-            event = store.event(doc)
+            event = store.read.event(doc)
             assert (event.text, event.model, event.line, event.meta, event.harness_version) == \
                 (_event(n).text, "gpt-old", n, _event(n).meta, None)
         store._check()
@@ -96,12 +96,12 @@ def test_a_frame_of_an_unknown_row_format_loses_nothing_the_logs_hold(tmp_path: 
     _append(store, {"row_format": row_format, "events": [newer], "issues": [], "checkpoints": checkpoints,
                     "at": 3, "file_issues": {"/logs/elsewhere.jsonl": "permission denied"}})
     store = Store(config)
-    assert store.live_event_count() == 0 and store.checkpoints == {}
+    assert store.read.live_event_count() == 0 and store.checkpoints == {}
     assert store.file_issues == {"/logs/elsewhere.jsonl": "permission denied"}
     reasons = [issue.reason for issue in store.stats.issues]
     assert len(reasons) == 1 and said in reasons[0] and "read again" in reasons[0], reasons
     ingest_once(store)
-    assert store.live_event_count() == reference.live_event_count() > 0
+    assert store.read.live_event_count() == reference.read.live_event_count() > 0
     store._check()
 
 
@@ -112,7 +112,7 @@ def test_a_frame_this_version_writes_names_its_format(tmp_path: Path) -> None:
         store.commit([_event(1).to_wire()], [], {})
     frames = list(store.wal_set.open(store.position[0]).frames())
     assert frames[-1].payload["row_format"] == ROW_FORMAT
-    assert store.event(store.doc_by_uid(make_uid("old", 1)) or 0).harness_version == "9.9.9"
+    assert store.read.event(store.read.doc_by_uid(make_uid("old", 1)) or 0).harness_version == "9.9.9"
 
 
 def _parsed(module: Any, path: Path) -> list[Event]:
@@ -179,12 +179,12 @@ def test_a_row_a_bug_wrote_is_named_with_its_remedy(tmp_path: Path, damage: str)
     _append(store, {"row_format": ROW_FORMAT, "batch": wire, "issues": [], "checkpoints": {}, "at": 4})
     for reopened in range(2):  # from the WAL, then from a published chunk
         store = Store(config)
-        good = store.doc_by_uid(make_uid("old", 2))
-        assert good is not None and store.event(good).text == _event(2).text
-        damaged = store.doc_by_uid(make_uid("old", 1))
+        good = store.read.doc_by_uid(make_uid("old", 2))
+        assert good is not None and store.read.event(good).text == _event(2).text
+        damaged = store.read.doc_by_uid(make_uid("old", 1))
         assert damaged is not None
         with pytest.raises(StateError, match=r"is stored damaged \(.+\); run `moraine reindex`"):
-            store.event(damaged)
+            store.read.event(damaged)
         if not reopened:
             with store.writer():
                 store.publish()

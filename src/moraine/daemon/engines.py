@@ -16,7 +16,7 @@ def start_history_workers(config: Config, store: Store, log: Callable[[str], Non
     """search_session_history's worker processes start once the backfill is done, when the
     state holds enough text for its scans to use them: its first call would wait for them."""
     search = config.search
-    if search.history_workers < 2 or store.text_bytes() < search.history_parallel_bytes:
+    if search.history_workers < 2 or store.read.text_bytes() < search.history_parallel_bytes:
         return
     from moraine.index import grep_pool
 

@@ -115,5 +115,5 @@ def doc_scope(store: Store, scope: Scope, within: np.ndarray | None) -> np.ndarr
     docs) intersected with the filters."""
     if not scope.sessions_filtered and scope.since_ms is None and scope.until_ms is None:
         return within
-    sessions = store.session_mask(scope.sources, scope.cwd) if scope.sessions_filtered else None
-    return store.docs_in_scope(sessions, scope.since_ms, scope.until_ms, within)
+    sessions = store.read.session_mask(scope.sources, scope.cwd) if scope.sessions_filtered else None
+    return store.read.docs_in_scope(sessions, scope.since_ms, scope.until_ms, within)

@@ -41,18 +41,18 @@ def sessions_named(store: Store, ref: str) -> list[Session]:
     found: dict[str, Session] = {}
     for source in ADAPTERS:
         for key in dict.fromkeys((f"{source}:{ref}", f"{source}:{ref.lower()}")):
-            session = store.session_by_key(key)
+            session = store.read.session_by_key(key)
             if session is not None and session.docs:
                 found.setdefault(session.id, session)
     if ref.startswith("agent-") and not found:  # a subagent transcript, as native_id shows it
-        for session in store.sessions_newest_first():
+        for session in store.read.sessions_newest_first():
             if session.parent_key and native_id(session) == ref:
                 found.setdefault(session.id, session)
     if found:
         return list(found.values())
     for candidate in _paths(ref):
         file_key = path_key(candidate)
-        of_file = store.session_of_file(file_key) if file_key is not None else None
+        of_file = store.read.session_of_file(file_key) if file_key is not None else None
         if of_file is not None and of_file.docs:
             return [of_file]
     return []
@@ -94,7 +94,7 @@ def resolve(store: Store, value: str, field: str = "id") -> str:
 
 def _retired(store: Store, ref: str) -> bool:
     """A session the state knew by this native id, whose events are all retired."""
-    return any(store.session_by_key(f"{source}:{key}") is not None
+    return any(store.read.session_by_key(f"{source}:{key}") is not None
                for source in ADAPTERS for key in dict.fromkeys((ref, ref.lower())))
 
 

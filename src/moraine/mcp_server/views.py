@@ -85,11 +85,12 @@ def display_title(store: Store, session: Session) -> str | None:
     title = session.title
     if not placeholder_title(title):
         return title
-    for turn in store.turns(session)[:TITLE_TURNS]:
-        if turn.user_doc is not None and (line := real_line(store.event_text(turn.user_doc))):
+    for turn in store.read.turns(session)[:TITLE_TURNS]:
+        if turn.user_doc is not None and (line := real_line(store.read.event_text(turn.user_doc))):
             return line
     for doc in session.docs[:TITLE_DOCS]:
-        if store.event_type(doc) in ("user_input", "assistant_response") and (line := real_line(store.event_text(doc))):
+        if store.read.event_type(doc) in ("user_input", "assistant_response") and \
+                (line := real_line(store.read.event_text(doc))):
             return line
     return None
 
@@ -151,23 +152,23 @@ def session_times(store: Store, session: Session) -> dict[str, Any]:
         **session_brief(store, session),
         "started_at": shown_ts(session.started_ms),
         "updated_at": shown_ts(session.updated_ms),
-        "completed": store.session_completed(session),
+        "completed": store.read.session_completed(session),
     }
 
 
 def session_full(store: Store, session: Session) -> dict[str, Any]:
     return {
         **session_times(store, session),
-        "turn_count": len(store.turns(session)),
+        "turn_count": len(store.read.turns(session)),
         "event_count": len(session.docs),
         "mode": session.mode,
         "cwd": session.cwd,
-        "parent_session_id": store.session_id_of_key(session.parent_key),
+        "parent_session_id": store.read.session_id_of_key(session.parent_key),
     }
 
 
 def event_id(store: Store, doc: int | None) -> str | None:
-    return None if doc is None else store.event_id(doc)
+    return None if doc is None else store.read.event_id(doc)
 
 
 def event_summary_text(event: Event) -> str:
@@ -183,8 +184,8 @@ def text_ref(store: Store, doc: int | None) -> dict[str, Any] | None:
     """`{event_id, text, truncated}` summary of an event, or null."""
     if doc is None:
         return None
-    text, truncated = compact(event_summary_text(store.event(doc)))
-    return {"event_id": store.event_id(doc), "text": text, "truncated": truncated}
+    text, truncated = compact(event_summary_text(store.read.event(doc)))
+    return {"event_id": store.read.event_id(doc), "text": text, "truncated": truncated}
 
 
 def turn_docs(session: Session, turn: Turn) -> list[int]:
@@ -194,7 +195,7 @@ def turn_docs(session: Session, turn: Turn) -> list[int]:
 def turn_summary(store: Store, session: Session, turn: Turn) -> dict[str, Any]:
     docs = turn_docs(session, turn)
     terminal = event_id(store, turn.terminal_doc)
-    tid = store.turn_id(session, turn.ordinal)
+    tid = store.read.turn_id(session, turn.ordinal)
     return {
         "id": tid,
         "ordinal": turn.ordinal,
@@ -205,8 +206,8 @@ def turn_summary(store: Store, session: Session, turn: Turn) -> dict[str, Any]:
         "updated_at": shown_ts(turn.updated_ms),
         "user_input": text_ref(store, turn.user_doc),
         "final_response": text_ref(store, turn.final_doc),
-        "tools_called": store.tools_called(docs),
-        "event_types": store.event_types(docs),
+        "tools_called": store.read.tools_called(docs),
+        "event_types": store.read.event_types(docs),
         "open": {"turn_id": tid, "terminal_event_id": terminal},
     }
 

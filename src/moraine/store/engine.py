@@ -31,7 +31,7 @@ from moraine.store.batch import Batch
 from moraine.store.catalog import Catalog
 from moraine.store.invariants import check_invariants
 from moraine.store.publish import Publisher
-from moraine.store.reading import Reading
+from moraine.store.reading import Reader
 from moraine.store.redactions import Redactions
 from moraine.store.snapshot import Manifest, collect_garbage, current_manifest
 from moraine.store.state import State, StoreStats
@@ -65,12 +65,12 @@ class _InState(Generic[T]):
         setattr(store.state, self.name, value)
 
 
-class Store(Reading):
+class Store:
     """State directory layout: see `store.snapshot` (CURRENT, generations, segments, content,
     columns, wal/) plus `lock`, the writer lock. It owns the WAL, the writer lock and the
     in-memory state (`store.state`), and does the writer's jobs through their modules: a frame
     applied (`store.apply`), a generation published (`store.publish`). What tools read of it:
-    `Reading` (sessions, turns, events, doc sets), with `search` here.
+    `store.read`, a `Reader` (sessions, turns, events, doc sets), with `search` here.
 
     It sets nothing for the process: the entry points do (`cli.own_process`: files private to
     the user, the redaction rules of `[redaction]`); the home directory is made private here all
@@ -108,6 +108,7 @@ class Store(Reading):
         self.kernel: ModuleType | None = None  # the compiled window search, once loaded (`use_kernel`)
         self.publishing = False  # a publish is under way (see `publish`)
         self.state = self._empty()
+        self.read = Reader(self)  # the read facade, over whichever state is current
         with self.writer(busy):
             self._reload()
 
@@ -313,9 +314,9 @@ class Store(Reading):
     def forget(self, paths: list[str]) -> int:
         """Retire every event read from these logs and drop their checkpoints (one frame).
         Call inside `writer()`."""
-        before = self.live_event_count()
+        before = self.read.live_event_count()
         self.commit([], [], {}, {"forget": sorted(paths)})
-        return before - self.live_event_count()
+        return before - self.read.live_event_count()
 
     def publish(self) -> Manifest:
         """Seal, merge, rotate the WAL and publish a snapshot generation; then drop what it

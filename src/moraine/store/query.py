@@ -61,5 +61,5 @@ def find(store: Store, query: Query) -> Found:
                           query.deadline, exact_total=False, min_match=min(len(terms), wanted))
     passing = [(int(d), float(s)) for d, s in zip(ranked.docs, ranked.scores, strict=True) if s >= min_score]
     more = len(passing) > query.limit if min_score > 0 else ranked.total > len(passing)
-    hits = [Hit(doc, score, *snippet(store.event_text(doc), terms)) for doc, score in passing[: query.limit]]
+    hits = [Hit(doc, score, *snippet(store.read.event_text(doc), terms)) for doc, score in passing[: query.limit]]
     return Found(terms, hits, more, limit if len(found) > limit else None)

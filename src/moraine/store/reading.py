@@ -1,11 +1,14 @@
 """What the MCP tools and the commands read of the state, by meaning: sessions, turns, events,
-the doc sets a scope or a scan needs. The Store is this facade (it mixes `Reading` in); the
-catalog's arrays, interned tables and ordered indexes stay behind it, so the tools never index a
-column and a change of the catalog's layout is made here, not in every tool."""
+the doc sets a scope or a scan needs. `Store.read` is this facade (a `Reader` over the Store's
+current state, which a reload swaps whole); the catalog's arrays, interned tables and ordered
+indexes stay behind it, so the tools never index a column and a change of the catalog's layout
+is made here, not in every tool. It writes nothing: a face that only reads (the page) is handed
+a Reader, not the Store."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -15,10 +18,27 @@ from moraine.store.contents import TextStretch
 from moraine.store.session import Session, transcript_lines
 from moraine.store.turns import Turn
 
+if TYPE_CHECKING:
+    from moraine.store.state import State
 
-class Reading:
-    catalog: Catalog
-    checkpoints: dict[str, Checkpoint]
+
+class Holder(Protocol):
+    """What a Reader reads through: the owner of the current state (the Store)."""
+
+    state: State
+
+
+class Reader:
+    def __init__(self, holder: Holder) -> None:
+        self._holder = holder
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._holder.state.catalog
+
+    @property
+    def checkpoints(self) -> dict[str, Checkpoint]:
+        return self._holder.state.checkpoints
 
     # -- counts ----------------------------------------------------------------------------
 

@@ -57,7 +57,7 @@ def source_report(store: Store) -> list[dict[str, Any]]:
     sources = [source for source in store.config.sources if source.in_use()]
     roots = [Path(source.root).expanduser() for source in sources]
     keys = [{key for key in (path_key(str(root)), path_key(str(root.resolve()))) if key} for root in roots]
-    counts = store.counts_under(keys)
+    counts = store.read.counts_under(keys)
     rows = []
     for source, root, (files, sessions, events) in zip(sources, roots, counts, strict=True):
         last = store.stats.last_by_source.get(source.harness)
@@ -73,8 +73,8 @@ def report(store: Store, fresh: Freshness) -> dict[str, Any]:
     """Every figure of `index_status` (and of `moraine status`)."""
     manifest = store.manifest
     return {
-        "sessions": store.session_count(),
-        "events": store.live_event_count(),
+        "sessions": store.read.session_count(),
+        "events": store.read.live_event_count(),
         "searchable_documents": store.index.n_docs,
         "sources": source_report(store),
         "pending_bytes": unread_bytes(store),

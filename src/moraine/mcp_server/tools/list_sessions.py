@@ -93,7 +93,7 @@ def _page(store: Store, request: dict[str, Any], start_ms: int, end_ms: int, dea
                                 "and sort", {"field": "cursor"})
         after = (int(cursor["u"]), str(cursor["i"]))
     found: list[Session] = []
-    for i, session in enumerate(store.sessions_updated(start_ms, after, newest_first=request["sort"] == "desc")):
+    for i, session in enumerate(store.read.sessions_updated(start_ms, after, newest_first=request["sort"] == "desc")):
         if i % 512 == 0 and time.monotonic() > deadline:
             raise DeadlineExceeded(int(budget_s * 1000))
         if session.started_ms >= end_ms or (request["mode"] and session.mode != request["mode"]):

@@ -157,26 +157,26 @@ def _cursor(owner: str, start: int | None) -> str | None:
 def _locate(store: Store, parsed: ParsedId, raw: str) -> tuple[Session, Turn | None, int | None]:
     missing = ContractError("not_found", f"{parsed.kind} not found", {"id": raw})
     if parsed.kind == "event":
-        doc = store.doc_by_uid(parsed.key)
+        doc = store.read.doc_by_uid(parsed.key)
         if doc is None:
             raise missing
-        event_session, turn, _ = store.turn_of(doc)
+        event_session, turn, _ = store.read.turn_of(doc)
         return event_session, turn, doc
-    session = store.session_by_sid(parsed.key)
+    session = store.read.session_by_sid(parsed.key)
     if session is None or not session.docs:  # unknown, or every event retired (its log forgotten)
         raise missing
     if parsed.kind == "session":
         return session, None, None
-    turns = store.turns(session)
+    turns = store.read.turns(session)
     if parsed.ordinal > len(turns):
         raise missing
     return session, turns[parsed.ordinal - 1], None
 
 
 def _open_session(store: Store, session: Session, request: dict[str, Any]) -> dict[str, Any]:
-    previous, following = store.neighbours(session)
-    children = store.children_ids(session)
-    turns = store.turns(session)
+    previous, following = store.read.neighbours(session)
+    children = store.read.children_ids(session)
+    turns = store.read.turns(session)
     start = _page_start(request, session.id)
     budget = int(store.config.mcp.max_reply_chars * LIST_SHARE)
     page, following_page = _page(turns, start, budget, lambda turn: turn_summary(store, session, turn))
@@ -193,17 +193,17 @@ def _open_session(store: Store, session: Session, request: dict[str, Any]) -> di
 
 
 def _adjacent_turns(store: Store, session: Session, turn: Turn) -> tuple[str | None, str | None]:
-    count = len(store.turns(session))
-    previous = store.turn_id(session, turn.ordinal - 1) if turn.ordinal > 1 else None
-    following = store.turn_id(session, turn.ordinal + 1) if turn.ordinal < count else None
+    count = len(store.read.turns(session))
+    previous = store.read.turn_id(session, turn.ordinal - 1) if turn.ordinal > 1 else None
+    following = store.read.turn_id(session, turn.ordinal + 1) if turn.ordinal < count else None
     return previous, following
 
 
 def _event_row(store: Store, turn: Turn, doc: int, ordinal: int) -> dict[str, Any]:
-    event = store.event(doc)
+    event = store.read.event(doc)
     summary, truncated = compact(event_summary_text(event))
     return {
-        "id": store.event_id(doc), "ordinal": ordinal, "type": event.type,
+        "id": store.read.event_id(doc), "ordinal": ordinal, "type": event.type,
         "timestamp": shown_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
         "tool_name": event.tool_name if event.type in ("tool_call", "tool_response") else None,
         "model": event.model, "summary": summary, "truncated": truncated,
@@ -213,7 +213,7 @@ def _event_row(store: Store, turn: Turn, doc: int, ordinal: int) -> dict[str, An
 def _open_turn(store: Store, session: Session, turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
     docs = turn_docs(session, turn)
     previous, following = _adjacent_turns(store, session, turn)
-    tid = store.turn_id(session, turn.ordinal)
+    tid = store.read.turn_id(session, turn.ordinal)
     start = _page_start(request, tid)
     budget = int(store.config.mcp.max_reply_chars * LIST_SHARE)
     numbered = list(enumerate(docs, start=1))
@@ -230,8 +230,8 @@ def _open_turn(store: Store, session: Session, turn: Turn, request: dict[str, An
         "summary": {
             "user_input": text_ref(store, turn.user_doc),
             "final_response": text_ref(store, turn.final_doc),
-            "tools_called": store.tools_called(docs),
-            "event_types": store.event_types(docs),
+            "tools_called": store.read.tools_called(docs),
+            "event_types": store.read.event_types(docs),
         },
         "events": rows,
         "next_cursor": _cursor(tid, following_page),
@@ -273,17 +273,17 @@ def _content(event: Event, request: dict[str, Any], budget: int) -> dict[str, An
 
 
 def _open_event(store: Store, session: Session, turn: Turn, doc: int, request: dict[str, Any]) -> dict[str, Any]:
-    event = store.event(doc)
-    position = store.position_in_session(doc)
+    event = store.read.event(doc)
+    position = store.read.position_in_session(doc)
     ordinal = position - turn.start + 1
     previous, following = _adjacent_turns(store, session, turn)
-    tid = store.turn_id(session, turn.ordinal)
+    tid = store.read.turn_id(session, turn.ordinal)
     return {
         "kind": "event",
         "event": {
-            "id": store.event_id(doc), "session_id": session.id, "turn_id": tid, "ordinal": ordinal,
+            "id": store.read.event_id(doc), "session_id": session.id, "turn_id": tid, "ordinal": ordinal,
             "type": event.type, "timestamp": shown_ts(event.ts_ms), "terminal": turn.terminal_doc == doc,
-            "model": event.model, "originating_model": store.model_at(session, position),
+            "model": event.model, "originating_model": store.read.model_at(session, position),
             "tool_name": event.tool_name, "harness_version": event.harness_version,
         },
         "content": _content(event, request, int(store.config.mcp.max_reply_chars * PAGE_SHARE)),
@@ -310,8 +310,8 @@ def _nearest_with_text(store: Store, session: Session, position: int, step: int)
     for _ in range(MAX_EMPTY_SKIPPED):
         if not 0 <= i < len(docs):
             return None
-        if store.event_text(docs[i]).strip():
-            return store.event_id(docs[i])
+        if store.read.event_text(docs[i]).strip():
+            return store.read.event_id(docs[i])
         i += step
     return None
 
@@ -325,7 +325,7 @@ def _answer(store: Store, call: Call) -> Answer:
     call.sla_ms = SLA[parsed.kind]
     session, turn, doc = _locate(store, parsed, request.get("resolved_id", request["id"]))
     if parsed.kind == "session":
-        if len(store.turns(session)) > 100:
+        if len(store.read.turns(session)) > 100:
             call.sla_ms = SLA_BIG_SESSION
         data = _open_session(store, session, request)
     elif parsed.kind == "turn":

@@ -100,14 +100,14 @@ def _canonical(raw: Any) -> dict[str, Any]:
 def _scope(store: Store, session_id: str | None) -> list[Session]:
     """The sessions to search, newest first."""
     if session_id is None:
-        return store.sessions_newest_first()
+        return store.read.sessions_newest_first()
     try:  # a Moraine ID, a harness's native session id or a log path (refs.resolve, as open takes them)
         parsed = parse_id(resolve(store, session_id, "session_id"), "session_id")
     except ContractError as exc:
         if exc.code == "invalid_request":  # an ambiguous native id: the candidates' IDs
             raise SeedError("INVALID_REQUEST", exc.message, {"candidates": exc.details["candidates"]}) from None
         parsed = None
-    session = store.session_by_sid(parsed.key) if parsed is not None and parsed.kind == "session" else None
+    session = store.read.session_by_sid(parsed.key) if parsed is not None and parsed.kind == "session" else None
     if session is None or not session.docs:
         raise SeedError("SESSION_NOT_FOUND", f"Session {session_id} not found")
     return [session]
@@ -119,14 +119,14 @@ class _Transcript:
     def __init__(self, store: Store, session: Session) -> None:
         self.store, self.session = store, session
         self.docs = np.asarray(session.docs, dtype=np.int64)
-        self.counts = store.line_counts(self.docs)
+        self.counts = store.read.line_counts(self.docs)
         self.position = {doc: i for i, doc in enumerate(session.docs)}
         self.before = np.concatenate([[0], np.cumsum(self.counts)[:-1]])  # lines before each event
         self.texts: dict[int, list[str]] = {}
 
     def lines(self, position: int) -> list[str]:
         if position not in self.texts:
-            self.texts[position] = self.store.event(int(self.docs[position])).text.split("\n")
+            self.texts[position] = self.store.read.event(int(self.docs[position])).text.split("\n")
         return self.texts[position]
 
     def context(self, position: int, line: int, count: int, step: int) -> list[str]:
@@ -155,7 +155,7 @@ def _cut(line: str) -> str:
 
 def _candidates(store: Store, sessions: list[Session], request: dict[str, Any]) -> np.ndarray:
     """Docs that may hold a match: in a transcript and in scope."""
-    return store.transcript_docs(sessions[0] if request["session_id"] is not None else None,
+    return store.read.transcript_docs(sessions[0] if request["session_id"] is not None else None,
                                  request["since_ms"], request["until_ms"])
 
 
@@ -191,12 +191,12 @@ def _searched(store: Store, sessions: list[Session], docs: np.ndarray, request: 
               ) -> tuple[list[Session], np.ndarray]:
     """The sessions whose text is read (those with transcript lines in the window), newest
     first, and each session's rank among them by its index (len(searched): not searched)."""
-    ixs = [store.session_index(s) for s in sessions]
+    ixs = [store.read.session_index(s) for s in sessions]
     if request["session_id"] is None:  # a count by session, not np.unique: a sort of every doc cost 20-40 ms at 1M
-        read = np.bincount(store.sessions_of(docs), minlength=store.session_total())[ixs] > 0
+        read = np.bincount(store.read.sessions_of(docs), minlength=store.read.session_total())[ixs] > 0
         sessions = [s for s, keep in zip(sessions, read.tolist(), strict=True) if keep]
         ixs = np.asarray(ixs, dtype=np.int64)[read].tolist()
-    rank = np.full(store.session_total(), len(sessions), dtype=np.int64)
+    rank = np.full(store.read.session_total(), len(sessions), dtype=np.int64)
     rank[ixs] = np.arange(len(sessions))
     return sessions, rank
 
@@ -208,7 +208,7 @@ class _Scan:
 
     def __init__(self, store: Store, pattern: Pattern, query: str, docs: np.ndarray, deadline: float) -> None:
         self.pattern, self.deadline = pattern, deadline
-        self.stretches = list(store.text_chunks(docs))
+        self.stretches = list(store.read.text_chunks(docs))
         config = store.config.search
         size = sum(_text_bytes(s) for s in self.stretches if s.path is not None)
         self.futures: dict[int, Future[LineHits]] = {}
@@ -277,7 +277,7 @@ def _first_hits(store: Store, rank: np.ndarray, docs: np.ndarray, offsets: np.nd
     these can be shown: the rest are only counted, so they are never unpacked)."""
     if not len(docs):
         return {}
-    session_ix = store.sessions_of(docs)
+    session_ix = store.read.sessions_of(docs)
     hit_rank = rank[session_ix]
     cut = int(np.searchsorted(np.cumsum(np.bincount(hit_rank)), min(len(docs), limit)))  # the limit-th hit's rank
     chosen = np.flatnonzero(hit_rank <= cut)
@@ -297,7 +297,7 @@ def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[
     used, budget = 0, int(store.config.mcp.max_reply_chars * share)
     n = request["context_lines"]
     for session in searched:
-        hits = found.get(store.session_index(session))
+        hits = found.get(store.read.session_index(session))
         if not hits:
             continue
         transcript = _Transcript(store, session)
@@ -311,7 +311,7 @@ def _matches(store: Store, searched: list[Session], found: dict[int, list[tuple[
                 "matched_text": _cut(transcript.lines(position)[line]),
                 "context_before": transcript.context(position, line, n, -1),
                 "context_after": transcript.context(position, line, n, 1),
-                "timestamp": shown_ts(store.event_time(doc)), "event_id": store.event_id(doc),
+                "timestamp": shown_ts(store.read.event_time(doc)), "event_id": store.read.event_id(doc),
             })
             used += sum(len(x) + 8 for x in (*matches[-1]["context_before"], *matches[-1]["context_after"],
                                              matches[-1]["matched_text"])) + 200
@@ -333,7 +333,7 @@ def _labels(store: Store, data: dict[str, Any]) -> dict[str, str]:
     """For the text: each matching session's harness, project and title."""
     labels = {}
     for sid in dict.fromkeys(m["session_id"] for m in data["matches"]):
-        session = store.session_by_sid(parse_id(sid).key)
+        session = store.read.session_by_sid(parse_id(sid).key)
         if session is not None:
             labels[sid] = session_label(session_brief(store, session))
     return labels

@@ -98,13 +98,13 @@ def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
     if within is None:
         return None, SLA_GLOBAL
     parsed = parse_id(within, "within_id")
-    session = store.session_by_sid(parsed.key)
+    session = store.read.session_by_sid(parsed.key)
     if session is None or not session.docs:
         raise ContractError("not_found", "session not found" if parsed.kind == "session" else "turn not found",
                             {"kind": parsed.kind, "id": within})
     if parsed.kind == "session":
         return np.asarray(session.docs, dtype=np.int64), SLA_SESSION
-    turns = store.turns(session)
+    turns = store.read.turns(session)
     if parsed.ordinal > len(turns):
         raise ContractError("not_found", "turn not found", {"kind": "turn", "id": within})
     turn = turns[parsed.ordinal - 1]
@@ -112,15 +112,15 @@ def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
 
 
 def _hit(store: Store, rank: int, hit: Hit) -> dict[str, Any]:
-    session, turn, ordinal = store.turn_of(hit.doc)
-    eid = store.event_id(hit.doc)
-    tid = store.turn_id(session, turn.ordinal)
+    session, turn, ordinal = store.read.turn_of(hit.doc)
+    eid = store.read.event_id(hit.doc)
+    tid = store.read.turn_id(session, turn.ordinal)
     return {
         "rank": rank,
         "score": round(hit.score, 6),
         "id": eid,
-        "event": {"id": eid, "type": store.event_type(hit.doc), "timestamp": shown_ts(store.event_time(hit.doc)),
-                  "ordinal": ordinal,
+        "event": {"id": eid, "type": store.read.event_type(hit.doc),
+                  "timestamp": shown_ts(store.read.event_time(hit.doc)), "ordinal": ordinal,
                   "terminal": turn.terminal_doc == hit.doc},
         "turn": {"id": tid, "ordinal": turn.ordinal, "completed": turn.completed,
                  "event_count": turn.end - turn.start},

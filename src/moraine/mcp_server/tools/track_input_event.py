@@ -70,10 +70,10 @@ def _session(store: Store, ref: str) -> str | None:
     except ContractError:
         return None
     if parsed.kind == "event":
-        doc = store.doc_by_uid(parsed.key)
-        session = store.session_of(doc) if doc is not None else None
+        doc = store.read.doc_by_uid(parsed.key)
+        session = store.read.session_of(doc) if doc is not None else None
     else:
-        session = store.session_by_sid(parsed.key)
+        session = store.read.session_by_sid(parsed.key)
     return session.id if session is not None and session.docs else None
 
 
