@@ -174,7 +174,11 @@ def _cleanup(store: Store, args: argparse.Namespace) -> ToolResult:
 
 
 def _cwd(value: str | None) -> str | None:
-    return str(Path(value).expanduser().resolve()) if value else None
+    """A relative directory is the shell's; `~…` and an empty value go to the tool as typed,
+    which expands the one and refuses a home of no such user, or nothing, in words."""
+    if not value or value.startswith("~"):
+        return value
+    return str(Path(value).resolve())
 
 
 # The in-band errors that say the command's arguments were wrong (a flag's value out of range, an

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from cli_harness import Workspace
+from cli_harness import Indexed, Workspace
 
 
 @pytest.mark.parametrize(
@@ -101,3 +101,13 @@ def test_help_lists_the_valid_values(fresh: Workspace) -> None:
 def test_a_bad_value_names_the_flag(fresh: Workspace) -> None:
     result = fresh.run("list", "--mode", "fast")
     assert result.returncode == 2 and "--mode must be one of" in result.stdout, result
+
+
+def test_a_cwd_the_tool_refuses_is_refused_in_words(indexed: Indexed) -> None:
+    """`--cwd '~nosuchuser/x'` printed a Python traceback (the shell side expanded it), and an
+    empty `--cwd ''` was dropped, answering unfiltered; the tool refuses both, as over MCP."""
+    for argv in (["search", "migration"], ["list"]):
+        for value, said in (("~nosuchuser_moraine/x", "no user on this machine"), ("", "non-empty")):
+            result = indexed.ws.run(*argv, "--cwd", value)
+            assert result.returncode == 2 and said in result.stdout, result
+            assert "Traceback" not in result.stdout + result.stderr, result

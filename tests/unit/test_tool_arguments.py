@@ -6,17 +6,20 @@ and the published schemas change only when this file's golden copy is updated on
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from _agentlogs import LogWriter, populate
 
 from moraine.errors import ContractError
 from moraine.mcp_server.arguments import check
-from moraine.mcp_server.runner import TOOLS
+from moraine.mcp_server.runner import TOOLS, ToolRunner
 from moraine.store.engine import Store
+from moraine.wire import ARGUMENTS_NOT_AN_OBJECT
 
 GOLDEN = Path(__file__).with_name("tool_input_schemas.json")
 
@@ -146,3 +149,87 @@ def test_every_tool_answers_a_refusal_in_its_own_form(tmp_path: Path) -> None:
             ("track_input_event", {"session_id": "s", "prompt_text": "", "input_text": "", "success": True},
              "prompt_text must be a non-empty string")]:
         assert TOOLS[tool].run(store, args, None, None).structured == {"error": message, "code": "INVALID_REQUEST"}
+
+
+# -- what an outside attack on the arguments found, each shown failing before its mend ------------
+
+
+def _runner(store: Store) -> ToolRunner:
+    return ToolRunner(lambda: store, allow_write=True)
+
+
+def test_no_argument_outgrows_its_reply(samples_store: Store) -> None:
+    """A long cwd was echoed whole (a 261,406-character reply), an unknown field's name quoted
+    whole in the refusal; free-text fields now publish a maxLength and a quoted name is cut."""
+    runner = _runner(samples_store)
+    long_cwd = runner.call("search_sessions", {"query": "migration", "cwd": "/" + "a" * 261_000})
+    assert long_cwd.structured["error"]["details"]["field"] == "cwd" and len(long_cwd.text) < 2_000
+    assert len(orjson.dumps(long_cwd.structured)) < 2_000
+    long_key = runner.call("search_sessions", {"query": "migration", "k" * 261_000: 1})
+    assert long_key.structured["error"]["message"].startswith("unknown field: kkk")
+    assert len(orjson.dumps(long_key.structured)) < 2_000
+    for tool in TOOLS:
+        for name, prop in TOOLS[tool].input_schema["properties"].items():
+            if prop["type"] == "string" and "enum" not in prop:
+                assert prop.get("maxLength", 10**9) <= 65_536, (tool, name)
+
+
+def test_arguments_that_are_no_object_are_refused_in_each_tools_form(samples_store: Store) -> None:
+    """The history tools answered non-object arguments in the v1 envelope, against their own
+    output schema."""
+    runner = _runner(samples_store)
+    for tool in TOOLS:
+        answer = runner.call(tool, {ARGUMENTS_NOT_AN_OBJECT: "list"}).structured
+        if TOOLS[tool].output_schema is None:
+            assert answer["error"]["code"] == "invalid_request" and answer["request"] == {}
+            assert answer["error"]["details"] == {"field": "arguments"}
+        else:
+            assert answer == {"error": "arguments must be an object, not list", "code": "INVALID_REQUEST"}, tool
+
+
+def test_integers_may_be_written_as_json_schema_allows(samples_store: Store) -> None:
+    """`1.0` and `1e2` are integers to JSON Schema, which the schemas publish; `1.5` is not."""
+    runner = _runner(samples_store)
+    ok = runner.call("search_sessions", {"query": "migration", "n_hits": 2.0}).structured
+    assert ok["request"]["n_hits"] == 2 and ok["data"]["limit"] == 2
+    assert runner.call("list_sessions", {"start_datetime": "2026-01-01", "end_datetime": "2027-01-01",
+                                         "limit": 1e1}).structured["request"]["limit"] == 10
+    refused = runner.call("search_sessions", {"query": "migration", "n_hits": 1.5}).structured
+    assert refused["error"]["details"] == {"field": "n_hits"}
+
+
+def test_history_refuses_an_empty_window_as_the_other_tools_do(samples_store: Store) -> None:
+    runner = _runner(samples_store)
+    for since, until in (("2026-03-02", "2026-03-01"), ("2026-03-01", "2026-03-01")):
+        answer = runner.call("search_session_history", {"query": "migration", "since": since, "until": until})
+        assert answer.structured == {"error": "until must be later than since", "code": "INVALID_REQUEST"}
+
+
+def test_a_cursor_points_inside_what_it_pages(samples_store: Store) -> None:
+    """A forged or tampered cursor (plain base64 JSON) paged past the end, or from a huge
+    ordinal; it must name a page a previous answer could have handed out."""
+    runner = _runner(samples_store)
+    sessions = runner.call("list_sessions", {"start_datetime": "2000-01-01", "end_datetime": "2100-01-01",
+                                             "limit": 50}).structured["data"]["sessions"]
+    biggest = max(sessions, key=lambda s: s["session"]["turn_count"])
+    sid, turns = biggest["id"], biggest["session"]["turn_count"]
+    assert turns >= 2
+
+    def cursor(payload: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
+
+    assert runner.call("open", {"id": sid, "cursor": cursor({"o": sid, "n": 1})}).structured["data"]["turns"]
+    for forged in ({"o": sid, "n": 10**30}, {"o": sid, "n": turns}, {"o": sid, "n": 0}, {"o": sid, "n": -1},
+                   {"o": sid, "n": 1, "x": 1}, {"o": "session:other", "n": 1}):
+        answer = runner.call("open", {"id": sid, "cursor": cursor(forged)}).structured
+        assert answer["error"]["code"] == "invalid_request" and answer["error"]["details"]["field"] == "cursor", forged
+
+
+def test_refusals_say_what_was_wrong(samples_store: Store) -> None:
+    runner = _runner(samples_store)
+    blank = runner.call("search_sessions", {"query": " \t "}).structured["error"]
+    assert blank["message"] == "query must be a non-empty string"
+    long = runner.call("search_sessions", {"query": "a" * 65}).structured["error"]
+    assert "longer than 64 bytes" in long["message"]
+    missing = runner.call("search_sessions", {"query": "x", "within_id": "session:" + "0" * 26}).structured["error"]
+    assert missing["code"] in ("not_found", "invalid_id") and missing["details"]["field"] == "within_id"

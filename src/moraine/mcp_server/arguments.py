@@ -29,6 +29,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import PydanticOmit, core_schema
 
 from moraine.errors import ContractError
+from moraine.wire import ARGUMENTS_NOT_AN_OBJECT as NOT_AN_OBJECT
 
 
 class Arguments(BaseModel):
@@ -50,6 +51,14 @@ class Arguments(BaseModel):
 
 
 A = TypeVar("A", bound=Arguments)
+
+# Bounds of the free-text fields, published in the schemas: nothing a tool echoes or keeps is
+# larger than what it is for (a path, an ID, a time, a cursor), so no reply outgrows its bound.
+MAX_PATH = 4096  # a path, a session's native id or a Moraine ID (PATH_MAX)
+MAX_TIME = 64  # an RFC 3339 datetime or a date
+MAX_CURSOR = 1024
+MAX_TEXT = 65_536  # text a tool keeps or matches literally (a tracked prompt and answer, a filter)
+NAME_CHARS = 80  # of an unknown field's name, quoted in a refusal
 
 
 @functools.cache
@@ -73,11 +82,33 @@ def check(model: type[A], args: Any) -> A:
     if args is None:
         args = {}
     if not isinstance(args, dict):
-        raise ContractError("invalid_request", "arguments must be an object")
+        raise ContractError("invalid_request", f"arguments must be an object, not {_json_kind(args)}",
+                            {"field": "arguments"})
+    if NOT_AN_OBJECT in args:  # the wire's stand-in for arguments that were no object (`wire.check_message`)
+        raise ContractError("invalid_request", f"arguments must be an object, not {args[NOT_AN_OBJECT]}",
+                            {"field": "arguments"})
     try:
-        return model.model_validate(args)
+        return model.model_validate(_integral(model, args))
     except ValidationError as exc:
         raise _refusal(model, exc) from None
+
+
+def _integral(model: type[Arguments], args: dict[str, Any]) -> dict[str, Any]:
+    """`1.0` and `1e2` where an integer goes are that integer, as JSON Schema's `integer` says (a
+    number with no fraction); `1.5` stays a number and is refused."""
+    props = _published(model)["properties"]
+    whole = {name: int(value) for name, value in args.items()
+             if isinstance(value, float) and value.is_integer() and props.get(name, {}).get("type") == "integer"}
+    return {**args, **whole} if whole else args
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__)
+
+
+def _cut(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
 
 
 def _refusal(model: type[Arguments], exc: ValidationError) -> ContractError:
@@ -85,8 +116,8 @@ def _refusal(model: type[Arguments], exc: ValidationError) -> ContractError:
     unknown = sorted(str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden")
     if unknown:  # named first, whatever else is wrong: a misspelt field explains the rest
         allowed = list(model.model_fields)
-        return ContractError("invalid_request", f"unknown field: {unknown[0]}",
-                             {"field": unknown[0], "allowed": allowed})
+        return ContractError("invalid_request", f"unknown field: {_cut(unknown[0])}",
+                             {"field": _cut(unknown[0]), "allowed": allowed})
     order = list(model.model_fields)
     error = min(errors, key=lambda e: order.index(str(e["loc"][0])) if e["loc"] else -1)
     if not error["loc"]:

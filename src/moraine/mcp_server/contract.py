@@ -22,7 +22,7 @@ from moraine.errors import ContractError, DeadlineExceeded, SeedError
 from moraine.ingest.state import Freshness
 from moraine.model import ID_RE, TS_MAX_MS
 from moraine.redaction.redact import redact
-from moraine.wire import loads_bounded
+from moraine.wire import ARGUMENTS_NOT_AN_OBJECT, loads_bounded
 
 if TYPE_CHECKING:
     from moraine.store.engine import Store
@@ -109,7 +109,7 @@ def error_envelope(tool: str, request: Any, error: Exception, timer: Timer, sla_
     return {
         "schema_version": "moraine.mcp.error.v1",
         "tool": tool,
-        "request": _echo(request) if isinstance(request, dict) else {},
+        "request": _echo(request) if isinstance(request, dict) and ARGUMENTS_NOT_AN_OBJECT not in request else {},
         "error": {"code": code, "message": message, "details": details},
         "warnings": [],
         "performance": performance(timer, sla_ms),

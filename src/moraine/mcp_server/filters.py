@@ -18,7 +18,7 @@ from pydantic import Field
 
 from moraine.errors import ContractError
 from moraine.harnesses import NAMES
-from moraine.mcp_server.arguments import Arguments, one_of
+from moraine.mcp_server.arguments import MAX_PATH, MAX_TIME, Arguments, one_of
 from moraine.mcp_server.contract import parse_datetime
 from moraine.store.engine import Store
 from moraine.store.session import Session
@@ -34,16 +34,19 @@ class ScopeArguments(Arguments):
 
     source: list[HarnessName] | None = Field(None, min_length=1,
                                              description="Only sessions of these harnesses (null = all).")
-    cwd: str | None = Field(None, min_length=1, description="Only sessions whose working directory is this "
+    cwd: str | None = Field(None, min_length=1, max_length=MAX_PATH,
+                            description="Only sessions whose working directory is this "
                             "directory or below it: an absolute path or ~/… (null = any).")
 
 
 class TimeScopeArguments(ScopeArguments):
     """The session filters and a window on the events' own times (search)."""
 
-    since: str | None = Field(None, description="Only events at or after this time: RFC 3339 with offset or Z, "
+    since: str | None = Field(None, max_length=MAX_TIME,
+                              description="Only events at or after this time: RFC 3339 with offset or Z, "
                               "or a date (2026-03-01 = its midnight UTC; null = no lower bound).")
-    until: str | None = Field(None, description="Only events before this time: RFC 3339 with offset or Z, or a "
+    until: str | None = Field(None, max_length=MAX_TIME,
+                              description="Only events before this time: RFC 3339 with offset or Z, or a "
                               "date (midnight UTC, exclusive; null = no upper bound).")
 
 

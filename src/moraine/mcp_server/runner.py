@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from moraine import querylog
-from moraine.errors import ContractError
 from moraine.ingest.state import ingest_state
 from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
 from moraine.mcp_server.tools import (
@@ -27,7 +26,6 @@ from moraine.mcp_server.tools import (
 )
 from moraine.mcp_server.tools import open as open_tool
 from moraine.store.engine import Store
-from moraine.wire import ARGUMENTS_NOT_AN_OBJECT
 
 # Every tool, in the order a host lists them.
 TOOLS: dict[str, Tool] = {module.TOOL.name: module.TOOL for module in (
@@ -77,12 +75,6 @@ class ToolRunner:
     def call(self, name: str, arguments: dict[str, Any] | None) -> ToolResult:
         timer = Timer()
         args = arguments if arguments is not None else {}
-        if ARGUMENTS_NOT_AN_OBJECT in args:  # see `wire.check_message`
-            kind = args[ARGUMENTS_NOT_AN_OBJECT]
-            refused = ContractError("invalid_request", f"arguments must be an object, not {kind}",
-                                    {"field": "arguments"})
-            envelope = error_envelope(name, {}, refused, timer, 0)
-            return ToolResult(envelope, render_error(envelope))
         try:
             store = self.store
         except Exception as exc:

@@ -54,7 +54,7 @@ def find(store: Store, query: Query) -> Found:
     terms = found[:limit]
     if not terms:
         raise ContractError("invalid_request", "query has no searchable terms (tokens shorter than 2 "
-                            "characters are excluded, except CJK)", {"field": "query"})
+                            "characters, except CJK, and longer than 64 bytes are excluded)", {"field": "query"})
     wanted = store.config.search.min_should_match if query.min_match is None else query.min_match
     min_score = float(store.config.search.min_score if query.min_score is None else query.min_score)
     ranked = store.search(terms, query.limit + (1 if min_score > 0 else 0), list(query.types), query.scope,

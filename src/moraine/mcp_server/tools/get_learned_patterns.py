@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from moraine.ingest.state import Freshness
-from moraine.mcp_server.arguments import Arguments, check, one_of
+from moraine.mcp_server.arguments import MAX_TEXT, Arguments, check, one_of
 from moraine.mcp_server.contract import ToolResult, seed_respond
 from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import short_time
@@ -30,7 +30,8 @@ else:
 
 
 class PatternArguments(Arguments):
-    prompt_filter: str | None = Field(None, description="Only prompts containing this text (case-sensitive "
+    prompt_filter: str | None = Field(None, max_length=MAX_TEXT,
+                                      description="Only prompts containing this text (case-sensitive "
                                       "substring; null = all).")
     min_occurrences: int | None = Field(None, ge=1, le=10**9, description="Only patterns seen at least this often "
                                         "(null = 2 for patterns learned from the history, 1 for those with a "

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from moraine.errors import ContractError, DeadlineExceeded
 from moraine.ingest.state import Freshness
-from moraine.mcp_server.arguments import check, one_of
+from moraine.mcp_server.arguments import MAX_CURSOR, MAX_TIME, check, one_of
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -42,12 +42,15 @@ else:
 
 
 class ListArguments(ScopeArguments):
-    start_datetime: str = Field(description="Inclusive: RFC 3339 with offset or Z, or a date (2026-03-01 = its "
+    start_datetime: str = Field(max_length=MAX_TIME,
+                                description="Inclusive: RFC 3339 with offset or Z, or a date (2026-03-01 = its "
                                 "midnight UTC).")
-    end_datetime: str = Field(description="Exclusive: RFC 3339 with offset or Z, or a date (its midnight UTC).")
+    end_datetime: str = Field(max_length=MAX_TIME,
+                              description="Exclusive: RFC 3339 with offset or Z, or a date (its midnight UTC).")
     limit: int | None = Field(None, ge=1, le=50, description="Sessions per page (null = 20).",
                               json_schema_extra={"default": 20})
-    cursor: str | None = Field(None, description="next_cursor of the previous page (null = first page).")
+    cursor: str | None = Field(None, max_length=MAX_CURSOR,
+                               description="next_cursor of the previous page (null = first page).")
     mode: Mode | None = Field(None, description="Only sessions of this mode (null = all).")
     sort: Literal["desc", "asc"] | None = Field(None, description="By updated_at: desc (newest first) or asc "
                                                 "(null = desc).", json_schema_extra={"default": "desc"})

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from moraine.errors import ContractError
 from moraine.ingest.state import Freshness
-from moraine.mcp_server.arguments import Arguments, check
+from moraine.mcp_server.arguments import MAX_CURSOR, MAX_PATH, Arguments, check
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -52,14 +52,16 @@ DESCRIPTION = (
 
 
 class OpenArguments(Arguments):
-    id: str = Field(min_length=1, description="A session:, turn: or event: ID returned by Moraine; or a harness's "
+    id: str = Field(min_length=1, max_length=MAX_PATH,
+                    description="A session:, turn: or event: ID returned by Moraine; or a harness's "
                     "own session id (native_id, as codex resume / claude --resume show it) or a log file's path, "
                     "which open as their session.")
     offset: int | None = Field(None, ge=0, description="Event only: first character of the content page (default "
                                "0; null = omitted).")
     max_chars: int | None = Field(None, ge=1, description="Event only: characters in the content page (default and "
                                   "maximum: what fits the reply bound; null = omitted).")
-    cursor: str | None = Field(None, description="Session or turn: next_cursor of the previous page of turns or "
+    cursor: str | None = Field(None, max_length=MAX_CURSOR,
+                               description="Session or turn: next_cursor of the previous page of turns or "
                                "events (null = first page).")
     content_in_text: bool | None = Field(None, description="Event: also put the content page in the text block, for "
                                          "hosts that show the model only the text (default false: the page is in "
@@ -106,8 +108,9 @@ def _paging(args: OpenArguments, parsed: ParsedId, request: dict[str, Any]) -> N
         request["cursor"] = args.cursor
 
 
-def _page_start(request: dict[str, Any], owner: str) -> int:
-    """Where a page of turns or events starts: the cursor is bound to the ID it came from."""
+def _page_start(request: dict[str, Any], owner: str, total: int) -> int:
+    """Where a page of turns or events starts: the cursor is bound to the ID it came from, and
+    points inside its `total` items (a next_cursor is only given while more follow)."""
     cursor = request.get("cursor")
     if cursor is None:
         return 0
@@ -118,8 +121,8 @@ def _page_start(request: dict[str, Any], owner: str) -> int:
         payload = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (ValueError, binascii.Error):
         raise bad from None
-    if (not isinstance(payload, dict) or payload.get("o") != owner or type(payload.get("n")) is not int
-            or payload["n"] < 0):
+    if (not isinstance(payload, dict) or set(payload) != {"o", "n"} or payload["o"] != owner
+            or type(payload["n"]) is not int or not 0 < payload["n"] < total):
         raise bad
     return int(payload["n"])
 
@@ -155,7 +158,7 @@ def _cursor(owner: str, start: int | None) -> str | None:
 
 
 def _locate(store: Store, parsed: ParsedId, raw: str) -> tuple[Session, Turn | None, int | None]:
-    missing = ContractError("not_found", f"{parsed.kind} not found", {"id": raw})
+    missing = ContractError("not_found", f"{parsed.kind} not found", {"id": raw})  # the spec's example, exactly
     if parsed.kind == "event":
         doc = store.read.doc_by_uid(parsed.key)
         if doc is None:
@@ -177,7 +180,7 @@ def _open_session(store: Store, session: Session, request: dict[str, Any]) -> di
     previous, following = store.read.neighbours(session)
     children = store.read.children_ids(session)
     turns = store.read.turns(session)
-    start = _page_start(request, session.id)
+    start = _page_start(request, session.id, len(turns))
     budget = int(store.config.mcp.max_reply_chars * LIST_SHARE)
     page, following_page = _page(turns, start, budget, lambda turn: turn_summary(store, session, turn))
     return {
@@ -214,7 +217,7 @@ def _open_turn(store: Store, session: Session, turn: Turn, request: dict[str, An
     docs = turn_docs(session, turn)
     previous, following = _adjacent_turns(store, session, turn)
     tid = store.read.turn_id(session, turn.ordinal)
-    start = _page_start(request, tid)
+    start = _page_start(request, tid, len(docs))
     budget = int(store.config.mcp.max_reply_chars * LIST_SHARE)
     numbered = list(enumerate(docs, start=1))
     rows, following_page = _page(numbered, start, budget, lambda item: _event_row(store, turn, item[1], item[0]))

@@ -23,9 +23,9 @@ from pydantic import Field
 
 from moraine.errors import ContractError, DeadlineExceeded, SeedError
 from moraine.index import grep_pool
-from moraine.index.grep import InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
+from moraine.index.grep import MAX_PATTERN, InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
 from moraine.ingest.state import Freshness
-from moraine.mcp_server.arguments import Arguments, check
+from moraine.mcp_server.arguments import MAX_PATH, MAX_TIME, Arguments, check
 from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_respond
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.tools import Tool
@@ -45,17 +45,21 @@ DESCRIPTION = (
 
 
 class HistoryArguments(Arguments):
-    session_id: str | None = Field(None, description="A session: ID returned by Moraine, a harness's own session "
+    session_id: str | None = Field(None, max_length=MAX_PATH,
+                                   description="A session: ID returned by Moraine, a harness's own session "
                                    "id (native_id) or a log file's path (null = all sessions).")
-    query: str = Field(min_length=1, description="Regular expression (RE2 syntax), matched within each line of "
+    query: str = Field(min_length=1, max_length=MAX_PATTERN,
+                       description="Regular expression (RE2 syntax), matched within each line of "
                        "each session's transcript.")
     context_lines: int | None = Field(None, ge=0, le=10, description="Lines of context before and after each "
                                       "match (null = 3).", json_schema_extra={"default": 3})
     max_results: int | None = Field(None, ge=1, le=100, description="Matches to return; total_matches counts "
                                     "them all (null = 10).", json_schema_extra={"default": 10})
-    since: str | None = Field(None, description="Only events at or after this time: RFC 3339 or a date (midnight "
+    since: str | None = Field(None, max_length=MAX_TIME,
+                              description="Only events at or after this time: RFC 3339 or a date (midnight "
                               "UTC; null = no bound).")
-    until: str | None = Field(None, description="Only events before this time: RFC 3339 or a date (midnight UTC; "
+    until: str | None = Field(None, max_length=MAX_TIME,
+                              description="Only events before this time: RFC 3339 or a date (midnight UTC; "
                               "null = no bound).")
     include_searched_ids: bool | None = Field(None, description="List every searched session's ID in "
                                               "searched_sessions (up to 1,000; default false: the sessions of the "
@@ -91,6 +95,8 @@ def _canonical(raw: Any) -> dict[str, Any]:
     args = check(HistoryArguments, raw)
     window = [None if value is None else parse_datetime(value, name)[1]
               for name, value in (("since", args.since), ("until", args.until))]
+    if window[0] is not None and window[1] is not None and window[1] <= window[0]:
+        raise SeedError("INVALID_REQUEST", "until must be later than since")
     return {"query": args.query, "session_id": args.session_id,
             "context_lines": 3 if args.context_lines is None else args.context_lines,
             "max_results": args.max_results or 10, "since_ms": window[0], "until_ms": window[1],

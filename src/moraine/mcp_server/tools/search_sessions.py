@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 
 from moraine.errors import ContractError
 from moraine.ingest.state import Freshness
-from moraine.mcp_server.arguments import check, one_of
+from moraine.mcp_server.arguments import MAX_PATH, check, one_of
 from moraine.mcp_server.contract import (
     Answer,
     Call,
@@ -50,7 +50,8 @@ class SearchArguments(TimeScopeArguments):
 
     query: str = Field(min_length=1, max_length=4096,
                        description="What to look for; words, identifiers, paths, error text.")
-    within_id: str | None = Field(None, description="Restrict to one session or turn ID returned by Moraine, or "
+    within_id: str | None = Field(None, max_length=MAX_PATH,
+                                  description="Restrict to one session or turn ID returned by Moraine, or "
                                   "a session named by its native id or log path (null = everywhere).")
     event_types: list[SearchableType] | None = Field(None, min_length=1, description="Event types to search "
                                                      "(null = user_input, assistant_response, tool_response).")
@@ -62,10 +63,12 @@ class SearchArguments(TimeScopeArguments):
     min_score: float | None = Field(None, ge=0, le=1, description="Leave out hits scoring below this (0-1; null = "
                                     "the [search] default, 0).")
 
-    @field_validator("query", mode="before")
+    @field_validator("query")
     @classmethod
-    def _trimmed(cls, value: Any) -> Any:
-        return value.strip() if isinstance(value, str) else value
+    def _trimmed(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("blank")  # refused as `query must be a non-empty string`
+        return value.strip()
 
 
 SLA_GLOBAL, SLA_TURN, SLA_SESSION = 750, 300, 500
@@ -101,12 +104,12 @@ def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
     session = store.read.session_by_sid(parsed.key)
     if session is None or not session.docs:
         raise ContractError("not_found", "session not found" if parsed.kind == "session" else "turn not found",
-                            {"kind": parsed.kind, "id": within})
+                            {"field": "within_id", "kind": parsed.kind, "id": within})
     if parsed.kind == "session":
         return np.asarray(session.docs, dtype=np.int64), SLA_SESSION
     turns = store.read.turns(session)
     if parsed.ordinal > len(turns):
-        raise ContractError("not_found", "turn not found", {"kind": "turn", "id": within})
+        raise ContractError("not_found", "turn not found", {"field": "within_id", "kind": "turn", "id": within})
     turn = turns[parsed.ordinal - 1]
     return np.asarray(session.docs[turn.start : turn.end], dtype=np.int64), SLA_TURN
 

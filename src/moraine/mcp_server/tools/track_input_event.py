@@ -11,7 +11,7 @@ from pydantic import Field
 
 from moraine.errors import ContractError, SeedError
 from moraine.ingest.state import Freshness
-from moraine.mcp_server.arguments import Arguments, check
+from moraine.mcp_server.arguments import MAX_PATH, MAX_TEXT, Arguments, check
 from moraine.mcp_server.contract import ToolResult, parse_id, seed_respond
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.tools import Tool
@@ -26,13 +26,15 @@ DESCRIPTION = (
 
 
 class TrackArguments(Arguments):
-    session_id: str = Field(description="The session the observation belongs to: a Moraine ID (session, turn or "
+    session_id: str = Field(max_length=MAX_PATH,
+                            description="The session the observation belongs to: a Moraine ID (session, turn or "
                             "event), a harness's session id or a log path; one Moraine does not know is "
                             "SESSION_NOT_FOUND.")
-    prompt_text: str = Field(min_length=1, description="What was asked.")
-    input_text: str = Field(description="What was answered.")
+    prompt_text: str = Field(min_length=1, max_length=MAX_TEXT, description="What was asked.")
+    input_text: str = Field(max_length=MAX_TEXT, description="What was answered.")
     success: bool = Field(description="Whether the answer led to a good outcome.")
-    input_source: str | None = Field(None, description="Where the input came from, e.g. user_typed (null = "
+    input_source: str | None = Field(None, max_length=256,
+                                     description="Where the input came from, e.g. user_typed (null = "
                                      "unknown).")
     response_time_ms: int | None = Field(None, ge=0, le=2**62 - 1, description="How long the answer took (null = "
                                          "unknown).")
@@ -64,10 +66,13 @@ def _track(store: Store, raw: Any) -> ToolResult:
 
 
 def _session(store: Store, ref: str) -> str | None:
-    """The Moraine ID of the session `ref` names (any id `open` takes); None when it names none."""
+    """The Moraine ID of the session `ref` names (any id `open` takes); None when it names none.
+    A native id several sessions share is refused with their IDs, as the other tools refuse it."""
     try:
         parsed = parse_id(resolve(store, ref, "session_id"), "session_id")
-    except ContractError:
+    except ContractError as exc:
+        if "candidates" in exc.details:
+            raise SeedError("INVALID_REQUEST", exc.message, {"candidates": exc.details["candidates"]}) from None
         return None
     if parsed.kind == "event":
         doc = store.read.doc_by_uid(parsed.key)
