@@ -10,7 +10,7 @@ import numpy as np
 
 from moraine.model import TERMINAL_ABORT, TERMINAL_FINISH, TYPE_CODE
 from moraine.store.engine import Store
-from moraine.store.turns import Turn, build_turns, one_turn
+from moraine.store.turns import SMALL_TURN, Turn, build_turns, one_turn
 
 USER, ASSISTANT = TYPE_CODE["user_input"], TYPE_CODE["assistant_response"]
 OTHER = [TYPE_CODE[t] for t in ("tool_call", "tool_response", "reasoning", "system", "runtime")]
@@ -63,6 +63,22 @@ def test_build_turns_equals_the_per_turn_rules() -> None:
             alone = one_turn(docs[lo:hi], types[lo:hi], marks[lo:hi], comment[lo:hi], times[lo:hi], followed=hi < n)
             alone.ordinal, alone.start, alone.end = i + 1, lo, hi
             assert alone == expected[i]
+
+
+def test_one_turn_alone_equals_the_rules_in_turns_of_every_length() -> None:
+    """A search hit's turn is built alone: by a loop up to SMALL_TURN events, by array calls past
+    it; both give the per-turn rules' turn."""
+    rng = random.Random(5)
+    for _ in range(2000):
+        n = rng.choice([rng.randint(1, SMALL_TURN), rng.randint(SMALL_TURN - 2, 3 * SMALL_TURN)])
+        types = np.array([rng.choice([USER, ASSISTANT, ASSISTANT, *OTHER]) for _ in range(n)], dtype=np.uint8)
+        marks = np.array([rng.choice([0] * 20 + [TERMINAL_FINISH, TERMINAL_ABORT]) for _ in range(n)], dtype=np.uint8)
+        comment = np.array([rng.random() < 0.3 for _ in range(n)], dtype=bool)
+        times = np.array([rng.choice([0, 0, rng.randint(1, 10**6)]) for _ in range(n)], dtype=np.int64)
+        docs = np.array(sorted(rng.sample(range(10 * n), n)), dtype=np.int64)
+        followed = rng.random() < 0.5
+        expected = _oracle(1, 0, n, not followed, docs, types, marks, comment, times)
+        assert one_turn(docs, types, marks, comment, times, followed) == expected, n
 
 
 def test_one_turn_of_an_unbuilt_session_equals_the_built_turn(tmp_path: Path,
