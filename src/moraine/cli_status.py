@@ -4,8 +4,6 @@ the `--json` report scripts read (its keys and their order are the interface).""
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import time
 from typing import Any, TypedDict
@@ -86,10 +84,7 @@ def status(config: Config, as_json: bool) -> int:
     if as_json:
         print(json.dumps(report, indent=2))
     else:
-        shown = io.StringIO()
-        with contextlib.redirect_stdout(shown):
-            _print_status(config, report)
-        print(for_terminal(shown.getvalue()), end="")  # log paths and reasons come from the logs
+        print(for_terminal("\n".join(_status_lines(config, report))))  # log paths and reasons come from the logs
     return 0
 
 
@@ -150,64 +145,67 @@ def _status_report(config: Config, store: Store) -> StatusReport:
     }
 
 
-def _print_status(config: Config, report: StatusReport) -> None:
-    print(f"Moraine state at {config.home}")
-    print(f"  {report['live_events']} events in {report['sessions']} sessions; "
-          f"{report['searchable_documents']} searchable documents")
+def _status_lines(config: Config, report: StatusReport) -> list[str]:
+    """The status as a person reads it, one line each."""
     generation = report["generation"]
-    print("  snapshot: " + (f"generation {generation}, {_when(report['snapshot_ms'])}" if generation else "none yet")
-          + f"; {report['segments']} segments + {report['memtable_documents']} documents in memory")
-    print(f"  WAL: {report['wal_files']} file(s), {report['wal_bytes']:,} bytes, "
-          f"{report['wal_events_since_snapshot']} events since the snapshot")
-    print(f"  last ingest: {_when(report['last_ingest_ms'])}")
-    _print_daemon(report["daemon"])
-    _print_sources(report)
-    print(f"  bytes not indexed yet: {report['pending_bytes']} (logs not read yet, and half-written last "
-          "lines waiting for their newline)")
-    _print_left_out(report)
-    _print_redaction(report["index"]["redactions"])
+    return [
+        f"Moraine state at {config.home}",
+        f"  {report['live_events']} events in {report['sessions']} sessions; "
+        f"{report['searchable_documents']} searchable documents",
+        "  snapshot: " + (f"generation {generation}, {_when(report['snapshot_ms'])}" if generation else "none yet")
+        + f"; {report['segments']} segments + {report['memtable_documents']} documents in memory",
+        f"  WAL: {report['wal_files']} file(s), {report['wal_bytes']:,} bytes, "
+        f"{report['wal_events_since_snapshot']} events since the snapshot",
+        f"  last ingest: {_when(report['last_ingest_ms'])}",
+        _daemon_line(report["daemon"]),
+        *_source_lines(report),
+        f"  bytes not indexed yet: {report['pending_bytes']} (logs not read yet, and half-written last "
+        "lines waiting for their newline)",
+        *_left_out_lines(report),
+        *_redaction_lines(report["index"]["redactions"]),
+    ]
 
 
-def _print_daemon(daemon: dict[str, Any] | None) -> None:
+def _daemon_line(daemon: dict[str, Any] | None) -> str:
     if daemon:
-        print(f"  daemon: pid {daemon['pid']}, up {daemon['uptime_s']:.0f}s, {daemon['connections']} connection(s), "
-              f"{daemon['lag_bytes']} bytes behind the logs, socket {daemon['socket']}")
-    else:
-        print("  daemon: not running (`moraine daemon` starts it; `moraine mcp` does too)")
+        return (f"  daemon: pid {daemon['pid']}, up {daemon['uptime_s']:.0f}s, {daemon['connections']} "
+                f"connection(s), {daemon['lag_bytes']} bytes behind the logs, socket {daemon['socket']}")
+    return "  daemon: not running (`moraine daemon` starts it; `moraine mcp` does too)"
 
 
-def _print_sources(report: StatusReport) -> None:
+def _source_lines(report: StatusReport) -> list[str]:
+    lines = []
     for row in report["index"]["sources"]:
         gone = sum(1 for e in report["files"].get(row["harness"], []) if not e["exists"])
-        print(f"  {row['name']}: {row['files']} files, {row['sessions']} sessions, {row['events']} events under "
-              f"{row['root']}, last ingest {row['last_ingest_at'] or 'never'}"
-              + (f" ({gone} no longer on disk, still searchable)" if gone else "")
-              + ("" if row["root_exists"] else " [root not found]"))
+        lines.append(f"  {row['name']}: {row['files']} files, {row['sessions']} sessions, {row['events']} events "
+                     f"under {row['root']}, last ingest {row['last_ingest_at'] or 'never'}"
+                     + (f" ({gone} no longer on disk, still searchable)" if gone else "")
+                     + ("" if row["root_exists"] else " [root not found]"))
+    return lines
 
 
-def _print_left_out(report: StatusReport) -> None:
+def _left_out_lines(report: StatusReport) -> list[str]:
     """What ingest could not use: quarantined lines, unreadable files, skipped WAL frames."""
     issues = report["quarantined"]
-    print(f"  quarantined lines: {len(issues)}")
-    for issue in issues[:20]:
-        print(one_line(f"    {issue['file']}:{issue['line']} (offset {issue['offset']}): {issue['reason']}"))
+    lines = [f"  quarantined lines: {len(issues)}"]
+    lines += [one_line(f"    {issue['file']}:{issue['line']} (offset {issue['offset']}): {issue['reason']}")
+              for issue in issues[:20]]
     unreadable = report["unreadable_files"]
     if unreadable:
-        print(f"  files not read (retried on every pass): {len(unreadable)}")
-        for path, reason in list(unreadable.items())[:20]:
-            print(one_line(f"    {path}: {reason}"))
-    for frame in report["skipped_wal_frames"]:
-        print(f"  WAL frame skipped (wal {frame['wal']}, offset {frame['offset']}): {frame['reason']}")
+        lines.append(f"  files not read (retried on every pass): {len(unreadable)}")
+        lines += [one_line(f"    {path}: {reason}") for path, reason in list(unreadable.items())[:20]]
+    lines += [f"  WAL frame skipped (wal {frame['wal']}, offset {frame['offset']}): {frame['reason']}"
+              for frame in report["skipped_wal_frames"]]
+    return lines
 
 
-def _print_redaction(red: dict[str, Any]) -> None:
-    print(f"  redaction: {'on' if red['enabled'] else 'OFF'}; {red['total']} credentials redacted"
-          + (f", {red['extra_patterns']} extra pattern(s)" if red["extra_patterns"] else "")
-          + (f", {red['allow_patterns']} allow pattern(s)" if red["allow_patterns"] else ""))
-    for rule, count in red["by_rule"].items():
-        print(f"    [REDACTED:{rule}] {count}")
-    for warning in index_status.redaction_warnings(red):
-        print(one_line(f"  warning: {warning}"))
+def _redaction_lines(red: dict[str, Any]) -> list[str]:
+    lines = [f"  redaction: {'on' if red['enabled'] else 'OFF'}; {red['total']} credentials redacted"
+             + (f", {red['extra_patterns']} extra pattern(s)" if red["extra_patterns"] else "")
+             + (f", {red['allow_patterns']} allow pattern(s)" if red["allow_patterns"] else "")]
+    lines += [f"    [REDACTED:{rule}] {count}" for rule, count in red["by_rule"].items()]
+    lines += [one_line(f"  warning: {warning}") for warning in index_status.redaction_warnings(red)]
+    return lines
 
 
 def _when(ms: int | None) -> str:
