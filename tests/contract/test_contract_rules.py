@@ -120,6 +120,12 @@ def test_a_time_that_is_not_one_is_named_as_such(server: McpServer) -> None:
     env = server.err("list_sessions", {"start_datetime": "2026-03-01T09:00:00", "end_datetime": DAY_END},
                      "invalid_request")
     assert "explicit timezone offset" in env["error"]["message"]
+    # a space between the date and the time, as people write it, is a time (it was told it lacked its Z)
+    spaced = server.ok("list_sessions", {"start_datetime": "2026-03-01 00:00:00Z", "end_datetime": DAY_END})
+    assert spaced["request"]["start_datetime"] == "2026-03-01 00:00:00Z"
+    env = server.err("list_sessions", {"start_datetime": "2026-03-01X09:00:00Z", "end_datetime": DAY_END},
+                     "invalid_request")
+    assert "separate the date and the time" in env["error"]["message"]
 
 
 def test_an_error_quoting_a_huge_argument_stays_an_error_of_bounded_size(server: McpServer) -> None:

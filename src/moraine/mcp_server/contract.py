@@ -191,7 +191,8 @@ def respond(call: Call, work: Callable[[Call], Answer], render: Callable[[dict[s
 def parse_datetime(value: Any, field: str) -> tuple[str, int]:
     """RFC 3339 with an explicit offset or Z → (trimmed text, epoch ms). A plain date
     (`2026-03-01`) is that day's midnight UTC, echoed as `2026-03-01T00:00:00Z`; a time without
-    an offset stays an error (its zone would be a guess)."""
+    an offset stays an error (its zone would be a guess). The date and time may be separated by a
+    space, as RFC 3339 lets applications choose and as people and `date` write them."""
     example = {"field": field, "example": "2026-04-30T09:00:00-04:00"}
     if value is None:
         raise ContractError("invalid_request", f"{field} is required", example)
@@ -207,8 +208,11 @@ def parse_datetime(value: Any, field: str) -> tuple[str, int]:
         except ValueError:
             raise ContractError("invalid_request", f"{field} is not a valid date", example) from None
         return f"{text}T00:00:00Z", int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
-    if not OFFSET_RE.search(text) or "T" not in text.upper():
+    if not OFFSET_RE.search(text):
         raise ContractError("invalid_request", f"{field} must include an explicit timezone offset or Z", example)
+    if text[10:11] not in ("T", "t", " "):
+        raise ContractError("invalid_request", f"{field} must separate the date and the time with T or a space",
+                            example)
     try:
         parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1] in "zZ" else text)
     except ValueError:
