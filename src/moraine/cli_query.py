@@ -198,8 +198,8 @@ def print_result(result: ToolResult, as_json: bool) -> int:
         print(json.dumps(envelope, ensure_ascii=False, indent=2))
     elif "error" in envelope:
         field = envelope["error"].get("details", {}).get("field")
-        print(for_terminal(re.sub(rf"(?<![\w-]){re.escape(field)}(?!\w)", FLAG_OF_FIELD[field], result.text)
-                           if field in FLAG_OF_FIELD else result.text))  # the field as a word: not inside next_cursor
+        print(for_terminal(re.sub(rf"(?<![\w-]){re.escape(field)}(?!\w)", FLAG_OF_FIELD[field], result.text, count=1)
+                           if field in FLAG_OF_FIELD else result.text))  # the message's subject, as a word
     else:
         print(for_terminal(_for_people(result.text, envelope)))
     if "error" not in envelope:

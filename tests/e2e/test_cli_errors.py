@@ -111,3 +111,10 @@ def test_a_cwd_the_tool_refuses_is_refused_in_words(indexed: Indexed) -> None:
             result = indexed.ws.run(*argv, "--cwd", value)
             assert result.returncode == 2 and said in result.stdout, result
             assert "Traceback" not in result.stdout + result.stderr, result
+
+
+def test_a_refusal_names_the_flag_once(indexed: Indexed) -> None:
+    """The field became its flag everywhere in the message ("--cursor is not a valid list_sessions
+    --cursor"); only the message's subject is the flag."""
+    result = indexed.ws.run("list", "--cursor", "bogus")
+    assert result.returncode == 2 and "--cursor is not a valid list_sessions cursor" in result.stdout, result

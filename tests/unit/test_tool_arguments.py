@@ -233,3 +233,10 @@ def test_refusals_say_what_was_wrong(samples_store: Store) -> None:
     assert "longer than 64 bytes" in long["message"]
     missing = runner.call("search_sessions", {"query": "x", "within_id": "session:" + "0" * 26}).structured["error"]
     assert missing["code"] in ("not_found", "invalid_id") and missing["details"]["field"] == "within_id"
+
+
+def test_an_empty_session_id_is_refused_as_empty(samples_store: Store) -> None:
+    """It was looked up, and answered "Session  not found"."""
+    runner = _runner(samples_store)
+    answer = runner.call("search_session_history", {"query": "migration", "session_id": ""}).structured
+    assert answer == {"error": "session_id must be a non-empty string", "code": "INVALID_REQUEST"}

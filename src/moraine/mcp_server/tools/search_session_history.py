@@ -45,7 +45,7 @@ DESCRIPTION = (
 
 
 class HistoryArguments(Arguments):
-    session_id: str | None = Field(None, max_length=MAX_PATH,
+    session_id: str | None = Field(None, min_length=1, max_length=MAX_PATH,
                                    description="A session: ID returned by Moraine, a harness's own session "
                                    "id (native_id) or a log file's path (null = all sessions).")
     query: str = Field(min_length=1, max_length=MAX_PATTERN,

@@ -26,7 +26,7 @@ DESCRIPTION = (
 
 
 class TrackArguments(Arguments):
-    session_id: str = Field(max_length=MAX_PATH,
+    session_id: str = Field(min_length=1, max_length=MAX_PATH,
                             description="The session the observation belongs to: a Moraine ID (session, turn or "
                             "event), a harness's session id or a log path; one Moraine does not know is "
                             "SESSION_NOT_FOUND.")
