@@ -189,17 +189,21 @@ USAGE_CODES = frozenset({"invalid_request", "invalid_id", "unsupported_event_typ
 
 
 def print_result(result: ToolResult, as_json: bool) -> int:
-    """The tool's text (or JSON); an in-band error names the flag a person typed, not the field."""
+    """The tool's text (or JSON); an in-band error names the flag a person typed, not the field,
+    and goes to stderr (with `--json` the error envelope is the output, on stdout)."""
     envelope = result.structured
     if "code" in envelope and "error" in envelope:  # the history tools' error form ({error, code})
-        print(json.dumps(envelope, ensure_ascii=False, indent=2) if as_json else for_terminal(result.text))
+        if as_json:
+            print(json.dumps(envelope, ensure_ascii=False, indent=2))
+        else:
+            print(for_terminal(result.text), file=sys.stderr)
         return 2 if envelope["code"] in USAGE_CODES else 1
     if as_json:
         print(json.dumps(envelope, ensure_ascii=False, indent=2))
     elif "error" in envelope:
         field = envelope["error"].get("details", {}).get("field")
         print(for_terminal(re.sub(rf"(?<![\w-]){re.escape(field)}(?!\w)", FLAG_OF_FIELD[field], result.text, count=1)
-                           if field in FLAG_OF_FIELD else result.text))  # the message's subject, as a word
+                           if field in FLAG_OF_FIELD else result.text), file=sys.stderr)  # the subject, as a word
     else:
         print(for_terminal(_for_people(result.text, envelope)))
     if "error" not in envelope:

@@ -100,7 +100,7 @@ def test_help_lists_the_valid_values(fresh: Workspace) -> None:
 
 def test_a_bad_value_names_the_flag(fresh: Workspace) -> None:
     result = fresh.run("list", "--mode", "fast")
-    assert result.returncode == 2 and "--mode must be one of" in result.stdout, result
+    assert result.returncode == 2 and "--mode must be one of" in result.stderr, result
 
 
 def test_a_cwd_the_tool_refuses_is_refused_in_words(indexed: Indexed) -> None:
@@ -109,7 +109,7 @@ def test_a_cwd_the_tool_refuses_is_refused_in_words(indexed: Indexed) -> None:
     for argv in (["search", "migration"], ["list"]):
         for value, said in (("~nosuchuser_moraine/x", "no user on this machine"), ("", "non-empty")):
             result = indexed.ws.run(*argv, "--cwd", value)
-            assert result.returncode == 2 and said in result.stdout, result
+            assert result.returncode == 2 and said in result.stderr, result
             assert "Traceback" not in result.stdout + result.stderr, result
 
 
@@ -117,4 +117,4 @@ def test_a_refusal_names_the_flag_once(indexed: Indexed) -> None:
     """The field became its flag everywhere in the message ("--cursor is not a valid list_sessions
     --cursor"); only the message's subject is the flag."""
     result = indexed.ws.run("list", "--cursor", "bogus")
-    assert result.returncode == 2 and "--cursor is not a valid list_sessions cursor" in result.stdout, result
+    assert result.returncode == 2 and "--cursor is not a valid list_sessions cursor" in result.stderr, result

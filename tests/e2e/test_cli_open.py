@@ -106,7 +106,7 @@ def test_open_unknown_id(indexed: Indexed, hit: dict[str, Any]) -> None:
     assert unknown_event != eid and unknown_session != sid
     text, as_json = indexed.ws.run_many([["open", unknown_event], ["open", unknown_session, "--json"]])
     assert text.returncode == 1, text
-    assert "not_found" in text.stdout
+    assert "not_found" in text.stderr and not text.stdout  # an error is said on stderr
     assert as_json.returncode == 1, as_json
     assert as_json.json()["error"]["code"] == "not_found"
     assert as_json.json()["error"]["message"] == "session not found"

@@ -112,8 +112,8 @@ def test_search_invalid_n_hits_is_an_in_band_error(indexed: Indexed) -> None:
 def test_search_unsupported_event_type(indexed: Indexed) -> None:
     text = indexed.ws.run("search", "migration", "--type", "debug_trace")
     assert text.returncode == 2, text
-    assert "unsupported_event_type" in text.stdout
-    assert "debug_trace" in text.stdout
+    assert "unsupported_event_type" in text.stderr and not text.stdout  # an error is said on stderr
+    assert "debug_trace" in text.stderr
 
 
 # --- the oracle's search probes -----------------------------------------------------------------------
