@@ -18,4 +18,6 @@ def test_an_errors_field_is_named_as_its_flag_only_as_a_word(capsys) -> None:  #
     code = print_result(ToolResult(envelope, "open error [invalid_request]: cursor is not a next_cursor of this open"),
                         as_json=False)
     assert code == 2  # a bad argument: the usage exit code
-    assert capsys.readouterr().out.strip() == "open error [invalid_request]: --cursor is not a next_cursor of this open"
+    said = capsys.readouterr()
+    assert said.err.strip() == "open error [invalid_request]: --cursor is not a next_cursor of this open"
+    assert said.out == ""  # an error is said on stderr
