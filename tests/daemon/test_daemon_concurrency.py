@@ -371,9 +371,10 @@ class Client:
         if not written:
             return await self.search_global()
         word, _index = written[-1 - self.rng.randrange(min(len(written), 40))]
-        data = (await self.call("search_sessions", {"query": word, "n_hits": 5}))["data"]
+        reply = await self.call("search_sessions", {"query": word, "n_hits": 5})
+        data = reply["data"]
         self.check(data["result_count"] == 1 and word in data["results"][0]["snippet"]["text"],
-                   f"fresh word {word}: {data['result_count']} hit(s)")
+                   f"fresh word {word}: {data['result_count']} hit(s); warnings {reply['warnings']}")
         self.stats.fresh_checked += 1
         return None
 
