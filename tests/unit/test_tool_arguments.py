@@ -97,7 +97,10 @@ def test_a_value_the_schema_allows_passes_and_null_means_omitted(tool: str, fiel
     parsed = check(TOOLS[tool].arguments, {**_base(schema), field: _good(prop)})
     assert getattr(parsed, field) == _good(prop)
     if field not in schema.get("required", []):
-        assert getattr(check(TOOLS[tool].arguments, {**_base(schema), field: None}), field) is None
+        model = TOOLS[tool].arguments
+        nulled = check(model, {**_base(schema), field: None})
+        assert nulled == check(model, _base(schema))  # null is omitted: the field's default
+        assert getattr(nulled, field) == prop.get("default")  # ... and the default is the one published
         assert "null" in prop["description"]  # what null means is said where a host reads it
     else:
         with pytest.raises(ContractError):

@@ -2,11 +2,13 @@
 generated from and its requests are checked against.
 
 Three rules shape the models (`Arguments`):
-- **Null means omitted.** Every optional field is `X | None = None`; the contract lets a client
-  send null for any optional field. The published schema still names the plain type (`integer`,
-  not `["integer", "null"]`): generic clients such as the MCP Inspector build their forms and
-  coerce `--tool-arg n_hits=2` from it, and a union left the value a string. What null means is
-  said in each field's description.
+- **Null means omitted.** The contract lets a client send null for any optional field: it is
+  dropped before the check, so the field takes its default, declared once on the model (and
+  published as the schema's `default`). A field whose default is not a value (the configuration's,
+  or "none") is `X | None = None`. The published schema names the plain type (`integer`, not
+  `["integer", "null"]`): generic clients such as the MCP Inspector build their forms and coerce
+  `--tool-arg n_hits=2` from it, and a union left the value a string. What null means is said in
+  each field's description.
 - **Strict types.** `true` is not an integer and `"5"` is not a number: JSON has the types, and a
   host that sends the wrong one should hear so rather than have it guessed.
 - **Unknown fields are refused**, named, with the allowed ones.
@@ -24,7 +26,7 @@ import copy
 import functools
 from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import PydanticOmit, core_schema
 
@@ -43,6 +45,15 @@ class Arguments(BaseModel):
     # `invalid_id`).
     UNSUPPORTED: ClassVar[dict[str, tuple[str, str]]] = {}
     MALFORMED: ClassVar[dict[str, tuple[str, str]]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_omitted(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fields = cls.model_fields
+        return {name: value for name, value in data.items()
+                if value is not None or name not in fields or fields[name].is_required()}
 
     @classmethod
     def input_schema(cls) -> dict[str, Any]:
@@ -163,7 +174,7 @@ def expectation(prop: dict[str, Any], error_type: str = "") -> str:
 
 class _PlainTypes(GenerateJsonSchema):
     """Optional fields published as their plain type, without titles or a `null` default (see
-    the module docstring): the description says what null means."""
+    the module docstring): the description says what null means; a value default is shown."""
 
     def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
         return self.generate_inner(schema["schema"])

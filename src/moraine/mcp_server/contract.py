@@ -137,8 +137,9 @@ def seed_failure(tool: str, error: Exception) -> ToolResult:
     form, in-band like every Moraine error); a message quoting a huge argument is cut."""
     if isinstance(error, SeedError):
         code, message, extra = error.code, error.message, error.extra
-    elif isinstance(error, ContractError):  # a request refused by the checks every tool shares (`arguments`)
-        code, message, extra = "INVALID_REQUEST", error.message, {}
+    elif isinstance(error, ContractError):  # a request refused by the checks every tool shares (`arguments`, `refs`)
+        code, message = "INVALID_REQUEST", error.message
+        extra = {"candidates": error.details["candidates"]} if "candidates" in error.details else {}
     else:
         code, message, extra = "INTERNAL_ERROR", f"internal error: {type(error).__name__}: {error}", {}
     if len(message) > MAX_MESSAGE:

@@ -39,8 +39,8 @@ class ScopeArguments(Arguments):
                             "directory or below it: an absolute path or ~/… (null = any).")
 
 
-class TimeScopeArguments(ScopeArguments):
-    """The session filters and a window on the events' own times (search)."""
+class TimeArguments(Arguments):
+    """A window on the events' own times (search, the history search)."""
 
     since: str | None = Field(None, max_length=MAX_TIME,
                               description="Only events at or after this time: RFC 3339 with offset or Z, "
@@ -48,6 +48,10 @@ class TimeScopeArguments(ScopeArguments):
     until: str | None = Field(None, max_length=MAX_TIME,
                               description="Only events before this time: RFC 3339 with offset or Z, or a "
                               "date (midnight UTC, exclusive; null = no upper bound).")
+
+
+class TimeScopeArguments(ScopeArguments, TimeArguments):
+    """The session filters and a window on the events' own times (search)."""
 
 
 @dataclass(frozen=True)
@@ -86,16 +90,24 @@ def parse_scope(args: ScopeArguments) -> tuple[Scope, dict[str, Any]]:
     cwd = None if args.cwd is None else _cwd(args.cwd)
     scope = Scope(sources, cwd)
     echo = scope.echo()
-    if isinstance(args, TimeScopeArguments):
-        since = until = None
-        if args.since is not None:
-            echo["since"], since = parse_datetime(args.since, "since")
-        if args.until is not None:
-            echo["until"], until = parse_datetime(args.until, "until")
-        if since is not None and until is not None and until <= since:
-            raise ContractError("invalid_request", "until must be later than since", {"field": "until"})
+    if isinstance(args, TimeArguments):
+        window, since, until = parse_window(args)
+        echo.update(window)
         scope = Scope(sources, cwd, since, until)
     return scope, echo
+
+
+def parse_window(args: TimeArguments) -> tuple[dict[str, str], int | None, int | None]:
+    """The time window's canonical echo and bounds in epoch ms; `until` must follow `since`."""
+    echo: dict[str, str] = {}
+    since = until = None
+    if args.since is not None:
+        echo["since"], since = parse_datetime(args.since, "since")
+    if args.until is not None:
+        echo["until"], until = parse_datetime(args.until, "until")
+    if since is not None and until is not None and until <= since:
+        raise ContractError("invalid_request", "until must be later than since", {"field": "until"})
+    return echo, since, until
 
 
 def _cwd(value: str) -> str:

@@ -23,10 +23,8 @@ DESCRIPTION = (
 
 
 class CleanupArguments(Arguments):
-    retention_days: int | None = Field(None, ge=1, le=365, description="Forget sessions older than this many days "
-                                       "(null = 7).", json_schema_extra={"default": 7})
-    dry_run: bool | None = Field(None, description="List what would be forgotten without changing anything "
-                                 "(null = false).", json_schema_extra={"default": False})
+    retention_days: int = Field(7, ge=1, le=365, description="Forget sessions older than this many days (null = 7).")
+    dry_run: bool = Field(False, description="List what would be forgotten without changing anything (null = false).")
 
 
 OUTPUT_SCHEMA: dict[str, Any] = {
@@ -48,8 +46,7 @@ def run(store: Store, args: Any, timer: Any = None, fresh: Freshness | None = No
 
 def _clean(store: Store, args: Any) -> ToolResult:
     parsed = check(CleanupArguments, args)
-    data = cleanup(store, parsed.retention_days or 7, bool(parsed.dry_run),
-                   delete_logs=store.config.retention.delete_logs)
+    data = cleanup(store, parsed.retention_days, parsed.dry_run, delete_logs=store.config.retention.delete_logs)
     return ToolResult(data, render(data))
 
 

@@ -35,12 +35,10 @@ class PatternArguments(Arguments):
                                       "substring; null = all).")
     min_occurrences: int | None = Field(None, ge=1, le=10**9, description="Only patterns seen at least this often "
                                         "(null = 2 for patterns learned from the history, 1 for those with a "
-                                        "tracked observation; 1 shows every pattern).",
-                                        json_schema_extra={"default": 2})
-    sort_by: Sort | None = Field(None, description="Descending order by this (null = occurrences).",
-                                 json_schema_extra={"default": "occurrences"})
-    max_patterns: int | None = Field(None, ge=1, le=500, description="Patterns to return; total_patterns counts "
-                                     "them all (null = 50).", json_schema_extra={"default": 50})
+                                        "tracked observation; 1 shows every pattern).")
+    sort_by: Sort = Field("occurrences", description="Descending order by this (null = occurrences).")
+    max_patterns: int = Field(50, ge=1, le=500, description="Patterns to return; total_patterns counts them all "
+                              "(null = 50).")
 
 
 _RESPONSE = {"type": "object", "properties": {"input_text": {"type": "string"}, "count": {"type": "integer"},
@@ -68,11 +66,11 @@ def run(store: Store, args: Any, timer: Any = None, fresh: Freshness | None = No
 
 def _answer(store: Store, raw: Any) -> ToolResult:
     args = check(PatternArguments, raw)
-    data = report(store, args.prompt_filter, args.min_occurrences, args.sort_by or "occurrences")
+    data = report(store, args.prompt_filter, args.min_occurrences, args.sort_by)
     budget = int(store.config.mcp.max_reply_chars * 0.4)
     kept: list[dict[str, Any]] = []
     used = 0
-    for pattern in data["patterns"][: args.max_patterns or 50]:
+    for pattern in data["patterns"][: args.max_patterns]:
         pattern["all_responses"] = pattern["all_responses"][:MAX_RESPONSES]
         used += len(json.dumps(pattern))
         if kept and used > budget:

@@ -47,13 +47,12 @@ class ListArguments(ScopeArguments):
                                 "midnight UTC).")
     end_datetime: str = Field(max_length=MAX_TIME,
                               description="Exclusive: RFC 3339 with offset or Z, or a date (its midnight UTC).")
-    limit: int | None = Field(None, ge=1, le=50, description="Sessions per page (null = 20).",
-                              json_schema_extra={"default": 20})
+    limit: int = Field(20, ge=1, le=50, description="Sessions per page (null = 20).")
     cursor: str | None = Field(None, max_length=MAX_CURSOR,
                                description="next_cursor of the previous page (null = first page).")
     mode: Mode | None = Field(None, description="Only sessions of this mode (null = all).")
-    sort: Literal["desc", "asc"] | None = Field(None, description="By updated_at: desc (newest first) or asc "
-                                                "(null = desc).", json_schema_extra={"default": "desc"})
+    sort: Literal["desc", "asc"] = Field("desc", description="By updated_at: desc (newest first) or asc "
+                                         "(null = desc).")
 
 
 SLA_TYPICAL, SLA_BROAD, SLA_BROAD_MODE = 300, 1000, 1200
@@ -71,8 +70,8 @@ def _canonical(raw: Any) -> tuple[dict[str, Any], int, int, Scope]:
     cursor = args.cursor
     if cursor is not None and not cursor.strip():
         raise ContractError("invalid_request", "cursor must be a non-empty string or null", {"field": "cursor"})
-    request = {"start_datetime": start_text, "end_datetime": end_text, "limit": args.limit or 20,
-               "cursor": cursor.strip() if cursor else None, "mode": args.mode, "sort": args.sort or "desc"}
+    request = {"start_datetime": start_text, "end_datetime": end_text, "limit": args.limit,
+               "cursor": cursor.strip() if cursor else None, "mode": args.mode, "sort": args.sort}
     scope, echo = parse_scope(args)
     request.update(echo)
     return request, start_ms, end_ms, scope

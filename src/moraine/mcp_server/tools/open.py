@@ -63,10 +63,9 @@ class OpenArguments(Arguments):
     cursor: str | None = Field(None, max_length=MAX_CURSOR,
                                description="Session or turn: next_cursor of the previous page of turns or "
                                "events (null = first page).")
-    content_in_text: bool | None = Field(None, description="Event: also put the content page in the text block, for "
-                                         "hosts that show the model only the text (default false: the page is in "
-                                         "structuredContent data.content.text only; null = false).",
-                                         json_schema_extra={"default": False})
+    content_in_text: bool = Field(False, description="Event: also put the content page in the text block, for hosts "
+                                  "that show the model only the text (default false: the page is in "
+                                  "structuredContent data.content.text only; null = false).")
 
 
 PAGE_SHARE = 0.4  # of the reply bound, for an event's content page (in the JSON; in the text too with content_in_text)
@@ -99,7 +98,7 @@ def _paging(args: OpenArguments, parsed: ParsedId, request: dict[str, Any]) -> N
                 raise ContractError("invalid_request", f"{name} pages an event's content; use cursor for a "
                                     f"{parsed.kind}", {"field": name})
             request[name] = number
-    if args.content_in_text is not None:
+    if "content_in_text" in args.model_fields_set:  # echoed as given
         request["content_in_text"] = args.content_in_text  # a session or turn has no page: ignored there
     if args.cursor is not None:
         if parsed.kind == "event":

@@ -25,8 +25,9 @@ from moraine.errors import ContractError, DeadlineExceeded, SeedError
 from moraine.index import grep_pool
 from moraine.index.grep import MAX_PATTERN, InvalidPattern, LineHits, Pattern, compile_pattern, matching_lines_in
 from moraine.ingest.state import Freshness
-from moraine.mcp_server.arguments import MAX_PATH, MAX_TIME, Arguments, check
-from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_datetime, parse_id, seed_respond
+from moraine.mcp_server.arguments import MAX_PATH, check
+from moraine.mcp_server.contract import ToolResult, freshness_warnings, parse_id, seed_respond
+from moraine.mcp_server.filters import TimeArguments, parse_window
 from moraine.mcp_server.refs import resolve
 from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import session_brief, session_label, short_time
@@ -44,31 +45,22 @@ DESCRIPTION = (
 )
 
 
-class HistoryArguments(Arguments):
+class HistoryArguments(TimeArguments):
     session_id: str | None = Field(None, min_length=1, max_length=MAX_PATH,
                                    description="A session: ID returned by Moraine, a harness's own session "
                                    "id (native_id) or a log file's path (null = all sessions).")
     query: str = Field(min_length=1, max_length=MAX_PATTERN,
                        description="Regular expression (RE2 syntax), matched within each line of "
                        "each session's transcript.")
-    context_lines: int | None = Field(None, ge=0, le=10, description="Lines of context before and after each "
-                                      "match (null = 3).", json_schema_extra={"default": 3})
-    max_results: int | None = Field(None, ge=1, le=100, description="Matches to return; total_matches counts "
-                                    "them all (null = 10).", json_schema_extra={"default": 10})
-    since: str | None = Field(None, max_length=MAX_TIME,
-                              description="Only events at or after this time: RFC 3339 or a date (midnight "
-                              "UTC; null = no bound).")
-    until: str | None = Field(None, max_length=MAX_TIME,
-                              description="Only events before this time: RFC 3339 or a date (midnight UTC; "
-                              "null = no bound).")
-    include_searched_ids: bool | None = Field(None, description="List every searched session's ID in "
-                                              "searched_sessions (up to 1,000; default false: the sessions of the "
-                                              "matches shown, and searched_sessions_total counts them all; null = "
-                                              "false).", json_schema_extra={"default": False})
-    context_in_text: bool | None = Field(None, description="Also quote each match's context lines in the text "
-                                         "content (default false: they are in the structured content, the text "
-                                         "shows the matching lines; true for hosts that show the model only the "
-                                         "text; null = false).", json_schema_extra={"default": False})
+    context_lines: int = Field(3, ge=0, le=10, description="Lines of context before and after each match (null = 3).")
+    max_results: int = Field(10, ge=1, le=100, description="Matches to return; total_matches counts them all "
+                             "(null = 10).")
+    include_searched_ids: bool = Field(False, description="List every searched session's ID in searched_sessions "
+                                       "(up to 1,000; default false: the sessions of the matches shown, and "
+                                       "searched_sessions_total counts them all; null = false).")
+    context_in_text: bool = Field(False, description="Also quote each match's context lines in the text content "
+                                  "(default false: they are in the structured content, the text shows the matching "
+                                  "lines; true for hosts that show the model only the text; null = false).")
 
 
 _LINES = {"type": "array", "items": {"type": "string"}}
@@ -93,14 +85,10 @@ LINE_CHARS = 300  # a returned line (match or context) is cut here, with "…"
 
 def _canonical(raw: Any) -> dict[str, Any]:
     args = check(HistoryArguments, raw)
-    window = [None if value is None else parse_datetime(value, name)[1]
-              for name, value in (("since", args.since), ("until", args.until))]
-    if window[0] is not None and window[1] is not None and window[1] <= window[0]:
-        raise SeedError("INVALID_REQUEST", "until must be later than since")
-    return {"query": args.query, "session_id": args.session_id,
-            "context_lines": 3 if args.context_lines is None else args.context_lines,
-            "max_results": args.max_results or 10, "since_ms": window[0], "until_ms": window[1],
-            "include_searched_ids": bool(args.include_searched_ids), "context_in_text": bool(args.context_in_text)}
+    _, since_ms, until_ms = parse_window(args)
+    return {"query": args.query, "session_id": args.session_id, "context_lines": args.context_lines,
+            "max_results": args.max_results, "since_ms": since_ms, "until_ms": until_ms,
+            "include_searched_ids": args.include_searched_ids, "context_in_text": args.context_in_text}
 
 
 def _scope(store: Store, session_id: str | None) -> list[Session]:
@@ -110,8 +98,8 @@ def _scope(store: Store, session_id: str | None) -> list[Session]:
     try:  # a Moraine ID, a harness's native session id or a log path (refs.resolve, as open takes them)
         parsed = parse_id(resolve(store, session_id, "session_id"), "session_id")
     except ContractError as exc:
-        if exc.code == "invalid_request":  # an ambiguous native id: the candidates' IDs
-            raise SeedError("INVALID_REQUEST", exc.message, {"candidates": exc.details["candidates"]}) from None
+        if exc.code == "invalid_request":  # an ambiguous native id: INVALID_REQUEST with the candidates' IDs
+            raise
         parsed = None
     session = store.read.session_by_sid(parsed.key) if parsed is not None and parsed.kind == "session" else None
     if session is None or not session.docs:

@@ -55,8 +55,7 @@ class SearchArguments(TimeScopeArguments):
                                   "a session named by its native id or log path (null = everywhere).")
     event_types: list[SearchableType] | None = Field(None, min_length=1, description="Event types to search "
                                                      "(null = user_input, assistant_response, tool_response).")
-    n_hits: int | None = Field(None, ge=1, le=50, description="How many hits (null = 10).",
-                               json_schema_extra={"default": 10})
+    n_hits: int = Field(10, ge=1, le=50, description="How many hits (null = 10).")
     min_should_match: int | None = Field(None, ge=1, le=256, description="Hits must contain at least this many "
                                          "of the query's terms (clamped to their number; null = the [search] "
                                          "default, 1).")
@@ -86,7 +85,7 @@ def _canonical(store: Store, raw: Any) -> tuple[dict[str, Any], Scope]:
                             {"field": "within_id"})
     types = DEFAULT_SEARCH_TYPES if args.event_types is None else args.event_types
     request = {"query": args.query, "within_id": within,
-               "event_types": [t for t in SEARCHABLE_TYPES if t in types], "n_hits": args.n_hits or 10}
+               "event_types": [t for t in SEARCHABLE_TYPES if t in types], "n_hits": args.n_hits}
     if resolved != within:
         request["resolved_within_id"] = resolved
     scope, echo = parse_scope(args)

@@ -71,8 +71,8 @@ def _session(store: Store, ref: str) -> str | None:
     try:
         parsed = parse_id(resolve(store, ref, "session_id"), "session_id")
     except ContractError as exc:
-        if "candidates" in exc.details:
-            raise SeedError("INVALID_REQUEST", exc.message, {"candidates": exc.details["candidates"]}) from None
+        if "candidates" in exc.details:  # INVALID_REQUEST with the candidates' IDs (`contract.seed_failure`)
+            raise
         return None
     if parsed.kind == "event":
         doc = store.read.doc_by_uid(parsed.key)
