@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
+import selectors
 import subprocess
 import time
 from dataclasses import dataclass
@@ -129,9 +129,13 @@ def _on_terminal(logs: Logs, answer: str, *argv: str) -> tuple[int, str]:
     proc = subprocess.Popen([str(MORAINE), *argv], env=logs.env, stdin=child, stdout=child, stderr=child)
     os.close(child)
     seen, answered, deadline = b"", False, time.monotonic() + 60
+    # a selector (epoll), not select(): a worker that has opened many files gets a terminal whose
+    # descriptor is past select()'s 1024 ("filedescriptor out of range", seen once in CI)
+    watch = selectors.DefaultSelector()
+    watch.register(main, selectors.EVENT_READ)
     try:
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([main], [], [], 0.2)
+            ready = watch.select(0.2)
             if ready:
                 try:
                     chunk = os.read(main, 4096)
@@ -147,6 +151,7 @@ def _on_terminal(logs: Logs, answer: str, *argv: str) -> tuple[int, str]:
                 break
         return proc.wait(timeout=30), seen.decode("utf-8", "replace")
     finally:
+        watch.close()
         os.close(main)
         if proc.poll() is None:
             proc.kill()
