@@ -125,31 +125,35 @@ def test_a_thousand_queries_answer_as_the_numpy_path(corpus: Corpus, kernel: Mod
     assert through_kernel > 700  # the rest: k beyond the matches, too many postings without bounds
 
 
-def test_a_query_of_common_words_goes_to_the_numpy_path_and_answers_alike(
+def test_a_query_of_common_words_ranks_its_rarest_term_whole_and_answers_alike(
         corpus: Corpus, kernel: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     """A query whose windows cannot be skipped (most still reach the k-th score after the first
-    ones read) is handed to the numpy path, which ranks its rarest term whole: the kernel would
-    read nearly every window. The thresholds are lowered to this corpus's 28 windows."""
+    ones read) ranks its rarest term's documents at once (`kernel.whole_term`), then reads only
+    the windows where a document lacking that term can still reach the k-th score. The
+    thresholds are lowered to this corpus's 28 windows."""
     monkeypatch.setattr(compiled, "SWITCH_AFTER", 2)
     monkeypatch.setattr(windows, "SWITCH_WINDOWS", 2)
-    real = compiled.score_windows
+    real = compiled._Run._whole
     outcomes: Counter[str] = Counter()
 
-    def counting(*args, **kwargs):
-        found = real(*args, **kwargs)
-        outcomes["numpy" if found is None else "kernel"] += 1
-        return found
+    def counting(self, *args, **kwargs):
+        outcomes["whole"] += 1
+        outcomes["without a k-th score yet"] += self.theta == 0.0
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(compiled, "score_windows", counting)
+    monkeypatch.setattr(compiled._Run, "_whole", counting)
     rng = random.Random(11)
     for i in range(300):
         terms, k, allowed, scope = _request(corpus, rng, ("common", "many", "random")[i % 3])
+        before = outcomes["whole"]
         ours, theirs = _both(corpus, kernel, terms, k, allowed, scope)
+        outcomes["windows" if outcomes["whole"] == before else "queries ranked whole"] += 1
         context = f"query {i}: {terms} k={k}"
         assert theirs.docs.tolist() == ours.docs.tolist(), context
         np.testing.assert_allclose(theirs.raw, ours.raw, rtol=1e-9, atol=0, err_msg=context)
         assert (theirs.total > k) == (ours.total > k), context
-    assert outcomes["numpy"] > 30 and outcomes["kernel"] > 30, outcomes
+    assert outcomes["queries ranked whole"] > 30 and outcomes["windows"] > 30, outcomes
+    assert outcomes["without a k-th score yet"] > 0, outcomes
 
 
 def test_a_deadline_is_kept_between_batches_of_windows(corpus: Corpus, kernel: ModuleType) -> None:

@@ -37,7 +37,16 @@ from moraine.errors import DeadlineExceeded
 from moraine.index.bm25 import term_scores
 from moraine.index.postings import Blocks
 from moraine.index.segment import Segment
-from moraine.index.windows import SLACK, SWITCH_AFTER, WINDOW, Piece, _raise_to, worth_whole
+from moraine.index.windows import (
+    SLACK,
+    SWITCH_AFTER,
+    WHOLE_TERM_LIMIT,
+    WINDOW,
+    Piece,
+    _by_reach,
+    _raise_to,
+    worth_whole,
+)
 
 COMPILE_NICE = 10  # the compiling child yields the CPU to the daemon and the agents
 COMPILE_TIMEOUT_S = 600
@@ -231,6 +240,7 @@ class _Run:
     def __init__(self, kernel: ModuleType, ok: np.ndarray, doc_len: np.ndarray, k: int,
                  params: tuple[float, float, float], deadline: float | None, idfs: np.ndarray | None = None) -> None:
         self.kernel, self.ok, self.doc_len, self.k = kernel, ok, doc_len, k
+        self.owns_ok = False  # `ok` is copied before a term ranked whole takes documents out of it
         self.params, self.deadline = params, deadline
         self.idfs = idfs if idfs is not None else np.ones(1)
         self.cand_d, self.cand_s = np.zeros(FIRST_CAPACITY, np.int64), np.zeros(FIRST_CAPACITY)
@@ -238,35 +248,57 @@ class _Run:
 
     def group(self, group: _Group) -> None:
         reach = group.bounds.sum(axis=0)
-        order = np.argsort(-reach, kind="stable")
-        order = order[reach[order] > 0]
+        order = _by_reach(reach)
         exact = (np.concatenate(group.ex_docs) if group.ex_docs else np.zeros(1, np.int64),
                  np.concatenate(group.ex_contrib) if group.ex_contrib else np.zeros(1))
         k1, b, avgdl = self.params
         data = (exact, group.blocks, group.freq, (self.doc_len, self.idfs, k1, b, avgdl))
-        pos = 0
+        pos, may_switch = 0, True
         while pos < len(order):
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise DeadlineExceeded
-            stop = min(pos + (CHUNK if pos else SWITCH_AFTER), len(order))  # first: what numpy reads before a switch
+            stop = min(pos + (CHUNK if pos else SWITCH_AFTER), len(order))  # first: what is read before a switch
             pos, self.size, self.theta, seen, self.cand_d, self.cand_s, stopped = self.kernel.search_group(
                 order, pos, stop, reach, group.bounds, group.meta, data, self.ok, self.k,
                 self.cand_d, self.cand_s, self.size, self.theta)
             self.seen += seen
             if stopped:
                 break
-            if pos == SWITCH_AFTER and self._whole_pays(order[pos:], reach, group):
-                raise _Switch
+            if may_switch and pos == SWITCH_AFTER:
+                may_switch = False
+                t = self._whole_pays(order[pos:], reach, group)
+                if t is not None:
+                    reach = self._whole(t, order[:pos], group, data)
+                    order, pos = _by_reach(reach), 0
 
-    def _whole_pays(self, left: np.ndarray, reach: np.ndarray, group: _Group) -> bool:
-        """`windows.worth_whole` for this group, past its first chunk: every term keeps
-        window bounds here, and so many windows can still reach the k-th score that ranking the
-        rarest term whole is cheaper (a query of common words; at 1M 'test is' would read
-        5,010 of 5,022 windows). The numpy path does that (`windows._whole_term`)."""
+    def _whole_pays(self, left: np.ndarray, reach: np.ndarray, group: _Group) -> int | None:
+        """The term to rank whole in this group past its first chunk (`windows.worth_whole`),
+        None to read on: every term keeps window bounds here, and so many windows can still
+        reach the k-th score that ranking the rarest term's documents at once is cheaper (a
+        query of common words; at 1M 'test is' would read 5,010 of 5,022 windows)."""
         if not bool(np.all(group.meta[:, 0] == BLOCKS)):
-            return False
+            return None
         live = int(np.count_nonzero(reach[left] >= self.theta * SLACK))
-        return worth_whole(live, len(left) + SWITCH_AFTER, len(group.meta))
+        if not worth_whole(live, len(left) + SWITCH_AFTER, len(group.meta)):
+            return None
+        t = int(np.argmax(self.idfs))  # the rarest
+        return t if group.meta[t, 3] <= WHOLE_TERM_LIMIT else None
+
+    def _whole(self, t: int, done: np.ndarray, group: _Group, data: tuple) -> np.ndarray:
+        """Rank term t's documents whole (`kernel.whole_term`); returns the reach left to the
+        windows not read yet: what a document lacking t can score there."""
+        read = np.zeros(group.bounds.shape[1], dtype=np.bool_)
+        read[done] = True
+        if not self.owns_ok:
+            self.ok, self.owns_ok = self.ok.copy(), True
+        others = np.array(sorted((i for i in range(len(group.meta)) if i != t), key=lambda i: -self.idfs[i]),
+                          dtype=np.int64)
+        self.size, self.theta, seen, self.cand_d, self.cand_s = self.kernel.whole_term(
+            t, others, self.theta, self.k, group.bounds, read, group.meta, data, self.ok,
+            self.cand_d, self.cand_s, self.size)
+        self.seen += seen
+        group.bounds[t] = 0.0  # its documents are ranked: the windows left hold documents lacking it
+        return np.where(read, 0.0, group.bounds.sum(axis=0))
 
     def result(self) -> tuple[np.ndarray, np.ndarray, int, bool]:
         docs, scores = self.cand_d[: self.size], self.cand_s[: self.size]
@@ -276,15 +308,10 @@ class _Run:
         return docs[keep].copy(), scores[keep].copy(), self.seen, self.theta == 0.0
 
 
-class _Switch(Exception):
-    """A group whose windows cannot be skipped: the query goes to the numpy path (see `_whole_pays`)."""
-
-
 def score_windows(kernel: ModuleType, terms: list[tuple[float, list[Part]]], ok: np.ndarray, doc_len: np.ndarray,
                   k: int, k1: float, b: float, avgdl: float, deadline: float | None
-                  ) -> tuple[np.ndarray, np.ndarray, int, bool] | None:
-    """`windows.score_windows` with the kernel: (candidate docs, raw scores, matches seen, exact);
-    None for a query of common words the numpy path ranks better (its rarest term whole)."""
+                  ) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """`windows.score_windows` with the kernel: (candidate docs, raw scores, matches seen, exact)."""
     n_windows = (len(ok) + WINDOW - 1) // WINDOW
     params = (k1, b, avgdl)
     todo = groups(terms, doc_len, n_windows, params)
@@ -292,11 +319,8 @@ def score_windows(kernel: ModuleType, terms: list[tuple[float, list[Part]]], ok:
     run = _Run(kernel, np.asarray(ok, np.bool_), _fixed(doc_len, np.uint32), k, params, deadline,
                np.array([idf for idf, _ in terms], dtype=np.float64))
     run.theta = _floor(todo, len(terms), ok, k)
-    try:
-        for group in todo:
-            run.group(group)
-    except _Switch:
-        return None
+    for group in todo:
+        run.group(group)
     return run.result()
 
 

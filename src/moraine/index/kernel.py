@@ -66,16 +66,6 @@ def _gap(width: int, d1: np.ndarray, d2: np.ndarray, d4: np.ndarray, at: int) ->
 
 
 @njit(cache=True, nogil=True)
-def _tf(tfs: np.ndarray, over_at: np.ndarray, over: np.ndarray, pos: int) -> float:
-    """A posting's exact frequency: its byte, or the value kept apart when the byte is capped."""
-    tf = float(tfs[pos])
-    if tf < TF_CAP or len(over_at) == 0:
-        return tf
-    i = np.searchsorted(over_at, pos)
-    return float(over[i]) if i < len(over_at) and over_at[i] == pos else tf
-
-
-@njit(cache=True, nogil=True)
 def _first_at_least(docs: np.ndarray, lo: int, hi: int, doc: int) -> int:
     """The first index in docs[lo:hi] (increasing) holding a value ≥ doc."""
     while lo < hi:
@@ -88,9 +78,22 @@ def _first_at_least(docs: np.ndarray, lo: int, hi: int, doc: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _capped(freq: tuple, pos: int, tf: float) -> float:
+    """The exact frequency of the posting at `pos` whose byte is capped (TF_CAP): the value kept
+    apart. Callers read the byte themselves, with `tfs = freq[0]` taken before their loop, and
+    call this only when it is capped: a call passing arrays, or an array taken from a tuple
+    inside the loop, costs reference counts, 20 ns a posting (17 of 19 ms over the 800k
+    postings of a common term)."""
+    over_at, over = freq[1], freq[2]
+    i = _first_at_least(over_at, 0, len(over_at), pos)
+    return float(over[i]) if i < len(over_at) and over_at[i] == pos else tf
+
+
+@njit(cache=True, nogil=True)
 def _probe_blocks(row: np.ndarray, doc: int, blocks: tuple, freq: tuple) -> float:
     """The frequency of a block-coded term at `doc` (0 where absent): one block decoded up to it."""
     heads, widths, spos, d1, d2, d4 = blocks
+    tfs = freq[0]
     b0, nb, n, lo = row[1], row[2], row[3], row[4]
     blk = _block_of(heads, b0, nb, doc)
     cur, s, wd = np.int64(heads[b0 + blk]), np.int64(spos[b0 + blk]), int(widths[b0 + blk])
@@ -98,7 +101,11 @@ def _probe_blocks(row: np.ndarray, doc: int, blocks: tuple, freq: tuple) -> floa
         if j:
             cur += _gap(wd, d1, d2, d4, int(s + j))
         if cur >= doc:
-            return _tf(freq[0], freq[1], freq[2], int(lo + blk * BLOCK + j)) if cur == doc else 0.0
+            if cur > doc:
+                return 0.0
+            pos = int(lo + blk * BLOCK + j)
+            tf = float(tfs[pos])
+            return tf if tf < TF_CAP else _capped(freq, pos, tf)
     return 0.0
 
 
@@ -124,6 +131,7 @@ def _read_blocks(t: int, first: int, meta: np.ndarray, blocks: tuple, freq: tupl
                  ok: np.ndarray, acc: np.ndarray, hit: np.ndarray) -> None:
     """Add a block-coded term's contributions to the allowed documents of [first, first + WINDOW)."""
     heads, widths, spos, d1, d2, d4 = blocks
+    tfs = freq[0]
     doc_len, idfs, k1, b, avgdl = scoring
     row = meta[t]
     b0, nb, n, lo = row[1], row[2], row[3], row[4]
@@ -137,7 +145,10 @@ def _read_blocks(t: int, first: int, meta: np.ndarray, blocks: tuple, freq: tupl
             if doc >= end:
                 break
             if doc >= first and ok[doc]:
-                tf = _tf(freq[0], freq[1], freq[2], int(lo + blk * BLOCK + j))
+                pos = int(lo + blk * BLOCK + j)
+                tf = float(tfs[pos])
+                if tf >= TF_CAP:
+                    tf = _capped(freq, pos, tf)
                 acc[doc - first] += contribution(tf, float(doc_len[doc]), idfs[t], k1, b, avgdl)
                 hit[doc - first] = True
         blk += 1
@@ -312,3 +323,129 @@ def search_group(order: np.ndarray, pos: int, stop: int, reach: np.ndarray, boun
                 size = _compact(cand_d, cand_s, size, theta)
             settled = size
     return pos, size, theta, seen, cand_d, cand_s, False
+
+
+@njit(cache=True, nogil=True)
+def _decode_block(row: np.ndarray, blk: int, blocks: tuple, out: np.ndarray) -> int:
+    """The doc ids of block `blk` of a block-coded term into `out`; returns how many."""
+    heads, widths, spos, d1, d2, d4 = blocks
+    b0, n = row[1], row[3]
+    cur, s, wd = np.int64(heads[b0 + blk]), np.int64(spos[b0 + blk]), int(widths[b0 + blk])
+    m = min(BLOCK, n - blk * BLOCK)
+    for j in range(m):
+        if j:
+            cur += _gap(wd, d1, d2, d4, int(s + j))
+        out[j] = cur
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _add_sorted(t: int, docs: np.ndarray, m: int, scores: np.ndarray, meta: np.ndarray, data: tuple,
+                buf: np.ndarray) -> None:
+    """Add term t's contribution at each of docs[:m] (increasing), walking its blocks forward
+    beside them: a block is decoded once for all the documents that fall in it, not searched
+    and decoded once per document as `probe` does."""
+    exact, blocks, freq, scoring = data
+    row = meta[t]
+    if row[0] != BLOCKS:
+        for j in range(m):
+            scores[j] += probe(t, docs[j], meta, exact, blocks, freq, scoring)
+        return
+    doc_len, idfs, k1, b, avgdl = scoring
+    heads, tfs, b0, nb, lo = blocks[0], freq[0], row[1], row[2], row[4]
+    held, count, at, blk = -1, 0, 0, 0
+    for j in range(m):
+        doc = docs[j]
+        while blk + 1 < nb and heads[b0 + blk + 1] <= doc:  # forward only: at most once over the blocks
+            blk += 1
+        if blk != held:
+            held, count, at = blk, _decode_block(row, blk, blocks, buf), 0
+        while at < count and buf[at] < doc:
+            at += 1
+        if at < count and buf[at] == doc:
+            pos = int(lo + blk * BLOCK + at)
+            tf = float(tfs[pos])
+            if tf >= TF_CAP:
+                tf = _capped(freq, pos, tf)
+            scores[j] += contribution(tf, float(doc_len[doc]), idfs[t], k1, b, avgdl)
+
+
+@njit(cache=True, nogil=True)
+def _keep(docs: np.ndarray, scores: np.ndarray, rest: np.ndarray, m: int, cut: float) -> int:
+    """Keep the documents whose score plus what can still come reaches `cut`; returns how many."""
+    kept = 0
+    for j in range(m):
+        if scores[j] + rest[j] >= cut:
+            docs[kept], scores[kept], rest[kept] = docs[j], scores[j], rest[j]
+            kept += 1
+    return kept
+
+
+@njit(cache=True, nogil=True)
+def _term_docs(t: int, rest_w: np.ndarray, cut: float, read: np.ndarray, meta: np.ndarray, data: tuple,
+               ok: np.ndarray, found: tuple) -> tuple:
+    """Term t's allowed documents outside the windows `read`, each taken out of `ok`; into
+    `found` (docs, its contribution, what the other terms can add in its window) those that can
+    reach `cut`. Returns (how many kept, how many looked at)."""
+    _, blocks, freq, scoring = data
+    doc_len, idfs, k1, b, avgdl = scoring
+    docs, scores, rest = found
+    row, tfs = meta[t], freq[0]
+    buf = np.empty(BLOCK, np.int64)
+    m = seen = 0
+    for blk in range(row[2]):
+        count = _decode_block(row, blk, blocks, buf)
+        for j in range(count):
+            doc = buf[j]
+            w = doc // WINDOW
+            if read[w] or not ok[doc]:
+                continue
+            ok[doc] = False
+            seen += 1
+            pos = int(row[4] + blk * BLOCK + j)
+            tf = float(tfs[pos])
+            if tf >= TF_CAP:
+                tf = _capped(freq, pos, tf)
+            c = contribution(tf, float(doc_len[doc]), idfs[t], k1, b, avgdl)
+            if c + rest_w[w] >= cut:
+                docs[m], scores[m], rest[m] = doc, c, rest_w[w]
+                m += 1
+    return m, seen
+
+
+@njit(cache=True, nogil=True)
+def whole_term(t: int, others: np.ndarray, theta: float, k: int, bounds: np.ndarray, read: np.ndarray,
+               meta: np.ndarray, data: tuple, ok: np.ndarray, cand_d: np.ndarray, cand_s: np.ndarray,
+               size: int) -> tuple:
+    """Rank every allowed document of block-coded term t outside the windows already `read`,
+    at once (`windows._whole_term`, compiled): its contribution, then the `others` (heaviest
+    first) added where their window bounds still let a document reach the k-th score. Each
+    such document is taken out of `ok` (a copy the caller owns), so a window read later does
+    not find it again. With no k-th score yet (0), the k-th best of the partial sums is a floor
+    of it. Returns (candidates held, k-th score, its documents looked at, candidate arrays)."""
+    rest_w = np.zeros(bounds.shape[1])
+    for i in others:
+        rest_w += bounds[i]
+    n = meta[t, 3]
+    docs, scores, rest = np.empty(n, np.int64), np.empty(n), np.empty(n)
+    floors = theta == 0.0
+    m, seen = _term_docs(t, rest_w, -np.inf if floors else theta * SLACK, read, meta, data, ok,
+                         (docs, scores, rest))
+    if floors:
+        theta = kth(scores[:m].copy(), k)
+        m = _keep(docs, scores, rest, m, theta * SLACK)
+    buf = np.empty(BLOCK, np.int64)
+    for i in others:
+        _add_sorted(i, docs, m, scores, meta, data, buf)
+        for j in range(m):
+            rest[j] -= bounds[i, docs[j] // WINDOW]
+        if floors:
+            theta = max(theta, kth(scores[:m].copy(), k))
+        m = _keep(docs, scores, rest, m, theta * SLACK)
+    while size + m > len(cand_d):
+        cand_d, cand_s = np.concatenate((cand_d, cand_d)), np.concatenate((cand_s, cand_s))
+    cand_d[size:size + m], cand_s[size:size + m] = docs[:m], scores[:m]
+    size += m
+    if size >= k:
+        theta = max(theta, kth(cand_s[:size].copy(), k))
+    return size, theta, seen, cand_d, cand_s

@@ -387,9 +387,10 @@ class InvertedIndex:
             unbounded += sum(len(p.docs) for _, _, p in parts if p.bound is None)
         if unbounded > UNBOUNDED_POSTINGS:
             return None
-        found = None if self.kernel is None else compiled.score_windows(
-            self.kernel, per_term, ok, self.doc_len.view, k, k1, b, self.avgdl(), deadline)
-        if found is None:  # no kernel, or a query of common words it leaves to the numpy path
+        if self.kernel is not None:
+            found = compiled.score_windows(self.kernel, per_term, ok, self.doc_len.view, k, k1, b, self.avgdl(),
+                                           deadline)
+        else:
             pieces = [(term_idf, [p for _, _, p in parts]) for term_idf, parts in per_term]
             found = score_windows(pieces, ok, self.doc_len.view, k, k1, b, self.avgdl(), deadline)
         cand, raw, seen, exact = found
