@@ -248,7 +248,7 @@ class _Run:
 
     def group(self, group: _Group) -> None:
         reach = group.bounds.sum(axis=0)
-        order = _by_reach(reach)
+        order = _by_reach(reach, self.theta * SLACK)
         exact = (np.concatenate(group.ex_docs) if group.ex_docs else np.zeros(1, np.int64),
                  np.concatenate(group.ex_contrib) if group.ex_contrib else np.zeros(1))
         k1, b, avgdl = self.params
@@ -269,7 +269,7 @@ class _Run:
                 t = self._whole_pays(order[pos:], reach, group)
                 if t is not None:
                     reach = self._whole(t, order[:pos], group, data)
-                    order, pos = _by_reach(reach), 0
+                    order, pos = _by_reach(reach, self.theta * SLACK), 0
 
     def _whole_pays(self, left: np.ndarray, reach: np.ndarray, group: _Group) -> int | None:
         """The term to rank whole in this group past its first chunk (`windows.worth_whole`),

@@ -142,7 +142,7 @@ class _Search:
         rare = _rare_first(self.terms, self.k)
         if rare is not None and self._take_whole(rare):
             reach, may_switch = reach - self.bounds[rare], False  # what a document lacking it can reach
-        order = _by_reach(reach)
+        order = _by_reach(reach, self.theta * SLACK)
         pos, batch = 0, FIRST_BATCH
         while pos < len(order) and reach[order[pos]] >= self.theta * SLACK:
             if self.deadline is not None and time.monotonic() > self.deadline:
@@ -153,7 +153,7 @@ class _Search:
                 left = int(np.count_nonzero(reach[order[pos:]] >= self.theta * SLACK))
                 if worth_whole(left, len(order), len(self.terms)) and self._take_whole(whole):
                     reach = np.where(self.read, 0.0, reach - self.bounds[whole])  # a document lacking it
-                    order, pos = _by_reach(reach), 0
+                    order, pos = _by_reach(reach, self.theta * SLACK), 0
                     continue
             wins = order[pos : pos + batch]
             wins = np.sort(wins[reach[wins] >= self.theta * SLACK])
@@ -191,9 +191,12 @@ class _Search:
         self.best_docs, self.best_scores = best_docs[keep], best_scores[keep]
 
 
-def _by_reach(reach: np.ndarray) -> np.ndarray:
-    order = np.argsort(-reach, kind="stable")
-    return order[reach[order] > 0]
+def _by_reach(reach: np.ndarray, floor: float = 0.0) -> np.ndarray:
+    """The windows that can reach `floor` (a k-th score already known) and hold a match, best
+    reach first (ties in window order). Only those are sorted: with a floor from a rare term,
+    most of a common term's 5,000 windows at 1M."""
+    live = np.flatnonzero(reach >= floor) if floor > 0.0 else np.flatnonzero(reach > 0.0)
+    return live[np.argsort(-reach[live], kind="stable")]
 
 
 def _kth(scores: np.ndarray, k: int) -> float:

@@ -113,8 +113,12 @@ def _scope(store: Store, within: str | None) -> tuple[np.ndarray | None, int]:
     return np.asarray(session.docs[turn.start : turn.end], dtype=np.int64), SLA_TURN
 
 
-def _hit(store: Store, rank: int, hit: Hit) -> dict[str, Any]:
+def _hit(store: Store, rank: int, hit: Hit, sessions: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """One hit; `sessions` holds the session objects this reply built (hits share sessions)."""
     session, turn, ordinal = store.read.turn_of(hit.doc)
+    shown = sessions.get(id(session))
+    if shown is None:
+        shown = sessions[id(session)] = session_times(store, session)
     eid = store.read.event_id(hit.doc)
     tid = store.read.turn_id(session, turn.ordinal)
     return {
@@ -126,7 +130,7 @@ def _hit(store: Store, rank: int, hit: Hit) -> dict[str, Any]:
                   "terminal": turn.terminal_doc == hit.doc},
         "turn": {"id": tid, "ordinal": turn.ordinal, "completed": turn.completed,
                  "event_count": turn.end - turn.start},
-        "session": session_times(store, session),
+        "session": shown,
         "snippet": {"text": hit.snippet, "truncated": hit.snippet_cut},
         "open": {"event_id": eid, "turn_id": tid, "session_id": session.id},
     }
@@ -152,7 +156,8 @@ def _answer(store: Store, call: Call) -> Answer:
     found = find(store, Query(request["query"], n_hits, request["event_types"], doc_scope(store, filters, within),
                               request.get("min_should_match"), request.get("min_score"),
                               call.timer.deadline(DEADLINE_S)))
-    results = [_hit(store, i + 1, hit) for i, hit in enumerate(found.hits)]
+    sessions: dict[int, dict[str, Any]] = {}
+    results = [_hit(store, i + 1, hit, sessions) for i, hit in enumerate(found.hits)]
     data = {"result_count": len(results), "limit": n_hits, "truncated": found.more, "results": results}
     return request, data, _warnings(store, found.terms_cut, call.fresh)
 
