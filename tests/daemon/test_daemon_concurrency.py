@@ -14,7 +14,8 @@ then 32 more bridges each run 200 calls from a seeded mix: global searches (rand
 and hit counts), searches within a session or turn taken from earlier results, `open` of
 event / turn / session IDs returned earlier (and of traversal IDs), `list_sessions` over
 several windows with cursor pagination, searches for words the writer has just appended
-(read-your-writes: exactly one hit), and intentionally invalid requests whose in-band error
+(read-your-writes: exactly one hit, or none in an answer that says the index is behind the
+logs), and intentionally invalid requests whose in-band error
 must carry the exact contract code. A writer thread keeps appending lines with unique words to
 six live logs (and random noise lines, sometimes flushed mid-line) until the clients finish;
 then every appended word must be found exactly once, in the session of the log it went to.
@@ -195,6 +196,7 @@ class Stats:
     kinds: Counter[str] = field(default_factory=Counter)
     failures: list[str] = field(default_factory=list)
     fresh_checked: int = 0
+    fresh_behind: int = 0  # read-your-writes answered without the word, saying the index is behind
     invalid_checked: int = 0
     pages_followed: int = 0
 
@@ -373,6 +375,9 @@ class Client:
         word, _index = written[-1 - self.rng.randrange(min(len(written), 40))]
         reply = await self.call("search_sessions", {"query": word, "n_hits": 5})
         data = reply["data"]
+        if data["result_count"] == 0 and any("behind the logs" in w for w in reply["warnings"]):
+            self.stats.fresh_behind += 1  # an honest answer (the writer was busy); the end checks the word
+            return None
         self.check(data["result_count"] == 1 and word in data["results"][0]["snippet"]["text"],
                    f"fresh word {word}: {data['result_count']} hit(s); warnings {reply['warnings']}")
         self.stats.fresh_checked += 1
@@ -597,7 +602,8 @@ def test_32_clients_x_200_calls_while_ingesting(concurrency_corpus: Corpus) -> N
                f"p50={_percentile(latencies, 0.5) * 1000:.0f}ms p95={_percentile(latencies, 0.95) * 1000:.0f}ms "
                f"max={max(latencies, default=0) * 1000:.0f}ms; {per_tool}; bridges up in "
                f"{report.get('spawn_s', 0):.1f}s; {report.get('words', 0)} words appended; "
-               f"{stats.fresh_checked} read-your-writes and {stats.invalid_checked} invalid-request checks, "
+               f"{stats.fresh_checked} read-your-writes ({stats.fresh_behind} more said behind) and "
+               f"{stats.invalid_checked} invalid-request checks, "
                f"{stats.pages_followed} cursor pages; mix {dict(stats.kinds)}; whole test {total_s:.0f}s")
     print("\n" + summary)
 

@@ -17,6 +17,7 @@ from moraine.daemon.service import Daemon
 from moraine.ingest import pipeline, state
 from moraine.ingest.pipeline import ingest_once, moved_newest
 from moraine.ingest.state import ingest_state
+from moraine.mcp_server.contract import freshness_warnings
 from moraine.store.engine import Store
 
 
@@ -118,3 +119,31 @@ def test_a_call_does_not_wait_while_the_loop_publishes(tmp_path: Path) -> None:
         loop.join(5)
     daemon._catch_up_for_call(store, time.monotonic())
     assert store.read.live_event_count() > before
+
+
+@pytest.mark.parametrize("why", ["publishing", "writer busy"])
+def test_a_call_that_cannot_catch_up_says_it_is_behind(tmp_path: Path, why: str) -> None:
+    """A call that answers without its catch-up (a publish holds the writer, or a long pass did
+    a moment ago) reports the lines written before it as not yet indexed, though no watcher has
+    named their logs: an answer missing them says it is behind, and the next call that reads
+    them says nothing. Each call carries its own figure (calls run side by side)."""
+    writer, store = _store(tmp_path)
+    daemon = Daemon(store.config)
+    daemon.store, daemon.backfilled = store, True
+    assert daemon._before_call(store).lag_bytes == 0
+    sizes = {str(log.path): log.path.stat().st_size for log in writer.files}
+    grow(writer, 0, (5, 10))
+    appended = sum(log.path.stat().st_size - sizes[str(log.path)] for log in writer.files)
+    before = store.read.live_event_count()
+    if why == "publishing":
+        store.publishing = True
+    else:
+        daemon.writer_busy_until = time.monotonic() + 60
+    fresh = daemon._before_call(store)
+    assert store.read.live_event_count() == before  # answered from what is indexed
+    assert fresh.lag_bytes == appended > 0
+    assert any("behind the logs" in w for w in freshness_warnings(store, fresh))
+    store.publishing, daemon.writer_busy_until = False, 0.0
+    fresh = daemon._before_call(store)
+    assert store.read.live_event_count() > before and fresh.lag_bytes == 0
+    assert freshness_warnings(store, fresh) == []

@@ -30,7 +30,7 @@ from moraine.daemon.bridge import peer_credentials
 from moraine.daemon.claim import claim_state, clear_stale_socket, release
 from moraine.daemon.engines import start_history_workers, start_kernel
 from moraine.ingest.checkpoint import pending_bytes
-from moraine.ingest.state import ingest_state
+from moraine.ingest.state import Freshness, ingest_state
 from moraine.store.engine import Store
 from moraine.store.run_files import write_status
 from moraine.wire import SERVER_ERROR, error_reply
@@ -239,51 +239,61 @@ class Daemon:
 
     def _write_status(self) -> None:
         status = {"pid": os.getpid(), "version": __version__, "started": self.started, "socket": str(self.socket_path),
-                  "idle_exit_s": self.idle_exit_s,
-                  "connections": self.connections, "lag_bytes": self._lag_bytes(), "backfilled": self.backfilled,
-                  "last_pass_ms": self.last_pass_ms}
+                  "idle_exit_s": self.idle_exit_s, "connections": self.connections, "lag_bytes": self._lag_bytes(),
+                  "backfilled": self.backfilled, "last_pass_ms": self.last_pass_ms}
         write_status(self.home, status)
 
-    # -- freshness -------------------------------------------------------------------------
-
-    def _lag_bytes(self) -> int:
-        """Bytes the logs hold beyond what is indexed, for the files known to have changed."""
+    def _lag_bytes(self, unread: frozenset[str] | set[str] = frozenset()) -> int:
+        """Bytes the logs hold beyond what is indexed, for the files known to have changed and
+        those a call's catch-up left `unread`."""
         store = self.store
         if store is None:
             return 0
         with self.dirty_lock:
-            paths = self.dirty | self.reading
+            paths = self.dirty | self.reading | unread
         done, total = self.backfill_progress
         backlog = total - done if not self.backfilled else 0  # the first pass: logs never read count too
         return max(backlog, pending_bytes(store.checkpoints, paths))
 
-    def _catch_up_for_call(self, store: Store, arrived: float) -> None:
+    def _catch_up_for_call(self, store: Store, arrived: float) -> set[str]:
         """Concurrent calls share catch-up passes: a pass that began after this call arrived
         has read every line written before it, so the call need not run its own. A call's
         pass is a slice (`_call_slice`); what it leaves is the ingest loop's, and the call's
-        reply reports the lag."""
+        reply reports the lag. Returns the logs it did not read because a long pass or a
+        publish held the writer: the watcher may not have named them yet, and an answer
+        missing a line written before the call must say it is behind."""
         from moraine.errors import WriterBusy
         from moraine.ingest.pipeline import moved_newest, unread_new_logs
 
         with self.call_catch_up:
-            if self.last_call_catch_up >= arrived or time.monotonic() < self.writer_busy_until or store.publishing:
-                return  # shared, or a long pass or a publish holds the writer: one call a second waits, not each
+            if self.last_call_catch_up >= arrived:
+                return set()  # shared
+            if time.monotonic() < self.writer_busy_until or store.publishing:
+                return self._recent_logs(store)  # one call a second waits for the writer, not each
             self.last_call_catch_up = time.monotonic()
             changed = self._changed_for_call()
             # the watcher cannot say: every live log; or what it saw change and, reported or
             # not yet, what was written last and what is new in the live folders
             named = None if changed is None else changed | moved_newest(store) | unread_new_logs(store)
             if named is not None and not named:
-                return
+                return set()
             try:
                 left = self._call_slice(store, named)
             except WriterBusy:  # another process's pass, or a publish: it has these lines or will
                 self.last_call_catch_up = float("-inf")
                 self.writer_busy_until = time.monotonic() + CALL_BUSY_BACKOFF_S
-                return
+                return self._recent_logs(store) if named is None else named
             with self.dirty_lock:
                 self.dirty -= changed or set()
             self.mark_dirty(left)  # the rest is the ingest loop's
+            return set()
+
+    @staticmethod
+    def _recent_logs(store: Store) -> set[str]:
+        """Besides what the watcher named, what a call's catch-up looks at: the logs written
+        last and the new ones in the live folders."""
+        from moraine.ingest.pipeline import unread_new_logs
+        return set(ingest_state(store).newest) | unread_new_logs(store)
 
     def _call_slice(self, store: Store, named: set[str] | None) -> list[str]:
         """A call's catch-up: a slice of CALL_SLICE_S over `named` (None: every live log), the
@@ -358,16 +368,20 @@ class Daemon:
                 appeared = True
         return appeared
 
-    def _before_call(self, store: Store) -> None:
+    def _before_call(self, store: Store) -> Freshness:
         """Read-your-writes for agents: new lines of live logs are read before answering (the
-        watcher would see them a debounce later); then say what is still behind."""
+        watcher would see them a debounce later); then say what is still behind, for this call
+        (calls run side by side: each answer carries its own figure)."""
         self.calls += 1
         if not self.backfilled and store.manifest is None:  # see BACKFILL_WAIT_S
             self.backfill_done.wait(max(0.0, self.backfill_started + BACKFILL_WAIT_S - time.monotonic()))
-        ingest_state(store).backfilling = not self.backfilled
+        state = ingest_state(store)
+        state.backfilling = not self.backfilled
+        unread: set[str] = set()
         if self.config.daemon.catch_up_on_call and self.backfilled:
-            self._catch_up_for_call(store, time.monotonic())
-        ingest_state(store).lag_bytes = self._lag_bytes()
+            unread = self._catch_up_for_call(store, time.monotonic())
+        state.lag_bytes = self._lag_bytes(unread)
+        return Freshness(state.lag_bytes, state.backfilling)
 
     # -- watching and ingest ---------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from moraine import querylog
-from moraine.ingest.state import ingest_state
+from moraine.ingest.state import Freshness, ingest_state
 from moraine.mcp_server.contract import Timer, ToolResult, error_envelope, render_error
 from moraine.mcp_server.tools import (
     Tool,
@@ -42,11 +42,11 @@ class ToolRunner:
     """
 
     def __init__(self, open_store: Callable[[], Store], catch_up: Callable[[Store], object] | None = None,
-                 before_call: Callable[[Store], object] | None = None, *, serial: bool = True,
+                 before_call: Callable[[Store], Freshness | None] | None = None, *, serial: bool = True,
                  allow_write: bool = False) -> None:
         self.allow_write = allow_write
         self.catch_up = catch_up
-        self.before_call = before_call  # the daemon: refresh the freshness figure
+        self.before_call = before_call  # the daemon: catch up, and this call's freshness
         self.lock: threading.Lock | contextlib.nullcontext[None] = threading.Lock() if serial else \
             contextlib.nullcontext()
         self._store: Store | None = None
@@ -81,14 +81,16 @@ class ToolRunner:
             envelope = error_envelope(name, args, exc, timer, 0)
             return ToolResult(envelope, render_error(envelope))
         with self.lock:
+            fresh: Freshness | None = None  # this call's, when the daemon says it
             try:  # reading new lines first is a courtesy: if it fails, answer from the index and say so
                 if self.catch_up is not None:
                     self.catch_up(store)
                 if self.before_call is not None:
-                    self.before_call(store)
+                    fresh = self.before_call(store)
                 ingest_state(store).catch_up_error = None
             except Exception as exc:
                 ingest_state(store).catch_up_error = f"{type(exc).__name__}: {exc}"
+                fresh = None
             # A tool that writes takes the writer lock itself, then `store.lock` to apply: holding
             # `store.lock` while it waits for the writer lock would deadlock with an ingest pass,
             # which holds the writer lock and waits for `store.lock` (tests/unit/test_lock_order.py).
@@ -96,7 +98,8 @@ class ToolRunner:
             # state, so one costly pattern never holds up every other client's calls.
             own = TOOLS[name].writes or TOOLS[name].locks_itself
             with contextlib.nullcontext() if own else store.lock:
-                result = TOOLS[name].run(store, args, timer, ingest_state(store).freshness())
+                result = TOOLS[name].run(store, args, timer,
+                                         fresh if fresh is not None else ingest_state(store).freshness())
         if store.config.telemetry.query_log:
             querylog.record(store.home, name, result.structured)
         return result
