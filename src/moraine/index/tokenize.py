@@ -138,3 +138,20 @@ def query_terms(text: str, max_terms: int) -> list[str]:
         if len(seen) >= max_terms:
             break
     return list(seen)
+
+
+def words(text: str) -> list[str]:
+    """The text's finest parts in order, lower-cased: each compound split at its separators and
+    camelCase humps, CJK runs as single characters, single letters and digits kept. A phrase
+    holds when its words occur adjacent and in this order (`fix_migration`, `fixMigration` and
+    `fix migration` all hold "fix migration"; `fix the migration` does not)."""
+    out: list[str] = []
+    for compound in _COMPOUND.findall(text[:MAX_TEXT_CHARS]):
+        for piece in compound.translate(_SEPARATOR_TO_SPACE).split():
+            last = 0
+            for match in _CJK.finditer(piece):
+                out.extend(part.lower() for part in _CAMEL.findall(piece[last : match.start()]))
+                out.extend(match.group())
+                last = match.end()
+            out.extend(part.lower() for part in _CAMEL.findall(piece[last:]))
+    return out
