@@ -4,6 +4,8 @@ checked against the engine's own ranking of the same terms."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from moraine.errors import ContractError
@@ -43,3 +45,56 @@ def test_a_query_with_nothing_searchable_is_refused_and_a_long_one_is_cut(sample
     long = find(samples_store, Query(words))
     assert long.terms_cut == limit and len(long.terms) == limit
     assert find(samples_store, Query("migration")).terms_cut is None
+
+
+def test_the_tool_names_the_position_of_what_cannot_be_parsed(samples_store: Store) -> None:
+    from moraine.mcp_server.tools import search_sessions
+
+    reply = search_sessions.run(samples_store, {"query": 'migration "rollback'}).structured
+    assert reply["error"]["code"] == "invalid_request"
+    assert reply["error"]["details"] == {"field": "query", "position": 10}
+    assert "unterminated quote at position 10" in reply["error"]["message"]
+
+
+def test_what_is_parsed_but_not_searched_yet_is_said_and_searched_as_before(samples_store: Store) -> None:
+    """`migr*` and `source:codex` search the words they did before the language, and say so."""
+    from moraine.mcp_server.tools import search_sessions
+
+    prefixed = search_sessions.run(samples_store, {"query": "migration*"}).structured
+    plain = search_sessions.run(samples_store, {"query": "migration"}).structured
+    assert [h["id"] for h in prefixed["data"]["results"]] == [h["id"] for h in plain["data"]["results"]]
+    assert any("migration* was searched as the word migration" in w for w in prefixed["warnings"])
+    filtered = search_sessions.run(samples_store, {"query": "source:codex migration"}).structured
+    assert any("source:codex searched as words" in w for w in filtered["warnings"])
+
+
+def test_a_phrase_and_an_exclusion_through_the_tool(samples_store: Store) -> None:
+    from moraine.index.tokenize import tokenize, words
+    from moraine.mcp_server.tools import search_sessions
+
+    loose = find(samples_store, Query("migration", limit=50))
+    assert loose.hits and not loose.more  # every event holding it
+    texts = [samples_store.read.event_text(h.doc) for h in loose.hits]
+    sequence = words(texts[0])
+    at = sequence.index("migration")
+    pair = sequence[at - 1 : at + 1] if at else sequence[at : at + 2]
+    phrased = search_sessions.run(samples_store, {"query": f'"{" ".join(pair)}"', "n_hits": 50}).structured
+    assert phrased["data"]["results"]
+    needle = "\x1f" + "\x1f".join(pair) + "\x1f"
+    for hit in phrased["data"]["results"]:
+        assert needle in "\x1f" + "\x1f".join(words(_text_of(samples_store, hit["id"]))) + "\x1f"
+    counts = Counter(t for text in texts for t in set(tokenize(text)))
+    unwanted = next(t for t, n in counts.most_common() if 0 < n < len(texts) and t != "migration")
+    excluded = search_sessions.run(samples_store, {"query": f"migration -{unwanted}", "n_hits": 50}).structured
+    assert len(excluded["data"]["results"]) == len(texts) - counts[unwanted]
+    for hit in excluded["data"]["results"]:
+        tokens = tokenize(_text_of(samples_store, hit["id"]))
+        assert unwanted not in tokens and "migration" in tokens
+
+
+def _text_of(store: Store, event_id: str) -> str:
+    from moraine.mcp_server.contract import parse_id
+
+    doc = store.read.doc_by_uid(parse_id(event_id).key)
+    assert doc is not None
+    return store.read.event_text(doc)

@@ -59,6 +59,11 @@ def test_exclusions() -> None:
         terms=["docker"], excluded_phrases=[Phrase("host network", ("host", "network"), ("host", "network"))])
 
 
+def test_an_excluded_compound_is_its_words_together() -> None:
+    assert parse("deploy -fix_migration").excluded_phrases == [
+        Phrase("fix_migration", ("fix", "migration"), ("fix_migration", "fix", "migration"))]
+
+
 def test_a_dash_excludes_only_before_a_letter_digit_or_quote() -> None:
     assert parse("git push --force").terms == ["git", "push", "force"]
     assert parse("offset -1 error").terms == ["offset", "error"]  # -1: the digit alone is no token

@@ -176,6 +176,12 @@ class InvertedIndex:
                 parts.append((segment, i, Piece(docs, tfs, row * (max(1.0, avgdl / a_ref) / 255.0), first)))
         return parts, df
 
+    def docs_holding(self, term: str) -> np.ndarray:
+        """Every document holding the term (increasing; retired ones included: callers mask)."""
+        found, _ = self._found(term)
+        parts = [np.asarray(docs.full(), dtype=np.int64) for _, _, docs, _ in found]
+        return np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0] if parts else np.zeros(0, np.int64)
+
     def _found(self, term: str) -> tuple[list[tuple[Segment | None, int, DocList, np.ndarray]], int]:
         """(segment or None for the memtable, term index there, docs, tfs) of each non-empty
         part, and the term's live document frequency."""
@@ -289,6 +295,20 @@ class InvertedIndex:
             self._cache_put(term, entry)
         return entry
 
+    def _ok(self, allowed_types: np.ndarray, type_codes: np.ndarray, scope: np.ndarray | None,
+            exclude: np.ndarray | None) -> np.ndarray:
+        """Which documents a hit may be: live, of the allowed types, in the scope, not excluded."""
+        size = self.doc_len.size
+        if scope is not None:
+            ok = np.zeros(size, dtype=bool)
+            ok[scope] = allowed_types[type_codes[scope]] & self.live.view[scope]
+        else:
+            ok = self._allowed_live(allowed_types, type_codes)
+        if exclude is not None and len(exclude):
+            ok = ok.copy()  # the mask above may be a kept one
+            ok[exclude[exclude < size]] = False
+        return ok
+
     def _allowed_live(self, allowed_types: np.ndarray, type_codes: np.ndarray) -> np.ndarray:
         """Live documents of the allowed types; the same filter recurs, so keep the last few."""
         key = (self.version, allowed_types.tobytes())
@@ -330,8 +350,10 @@ class InvertedIndex:
         deadline: float | None = None,
         exact_total: bool = True,
         min_match: int = 1,
+        exclude: np.ndarray | None = None,
     ) -> Hits:
-        """Top-k documents by BM25, then timestamp desc, then uid asc; filters as masks.
+        """Top-k documents by BM25, then timestamp desc, then uid asc; filters as masks
+        (`exclude`: documents no hit may be, as a query's `-word` asks).
 
         With `exact_total=False`, `total` is exact only up to k + 1: enough to say whether
         more matches exist (the contract's `truncated`) without visiting every posting of the
@@ -345,13 +367,11 @@ class InvertedIndex:
         if scope is not None and len(scope) * SCOPED_FRACTION < size:
             docs = np.unique(np.asarray(scope, dtype=np.int64))
             docs = docs[allowed_types[type_codes[docs]] & live[docs]]
+            if exclude is not None and len(exclude):
+                docs = docs[~np.isin(docs, exclude)]
             cand, raw, total, idfs = self._score_scope(terms, docs, k1, b, min_match, deadline)
             return self._ranked(cand, raw, total, idfs, k, k1, tiebreak_ts, tiebreak_uid)
-        if scope is not None:
-            ok = np.zeros(size, dtype=bool)
-            ok[scope] = allowed_types[type_codes[scope]] & live[scope]
-        else:
-            ok = self._allowed_live(allowed_types, type_codes)
+        ok = self._ok(allowed_types, type_codes, scope, exclude)
         if not exact_total and min_match <= 1:
             found = self._search_windows(terms, k, k1, b, ok, deadline)
             if found is not None:

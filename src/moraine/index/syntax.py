@@ -5,7 +5,8 @@ people and agents, parsed once into a `Parsed` query the search runs.
     a OR b              the same: OR only says so (bare words are already alternatives)
     "a phrase"          the words adjacent and in order, by the tokenizer's rules; a hit holds it
     refact*             every indexed term starting with the prefix (at least 2 characters)
-    -word  -"a phrase"  exclusion (also `NOT word`); a query of exclusions alone is refused
+    -word  -"a phrase"  exclusion (also `NOT word`; `-fix_migration` is `-"fix migration"`: any spelling);
+                        a query of exclusions alone is refused
     field:value         a filter, as the scope arguments: source: type: tool: cwd: (or project:)
                         after: before:; a value with spaces is quoted (cwd:"~/my app")
 
@@ -164,10 +165,12 @@ def _add_word(out: Parsed, word: str, start: int, negated: bool) -> None:
             out.prefixes.append(last)
         return
     tokens = tokenize(word)
-    if negated:
-        _add_terms(out.excluded_terms, tokens)
-    else:
+    if not negated:
         _add_terms(out.terms, tokens)
+    elif len(parts := tuple(words(word))) > 1 and tokens:  # -fix_migration: the words together, any spelling
+        out.excluded_phrases.append(Phrase(word, parts, tuple(dict.fromkeys(tokens))))
+    else:
+        _add_terms(out.excluded_terms, tokens)
 
 
 def _add_terms(into: list[str], tokens: list[str] | tuple[str, ...]) -> None:

@@ -144,14 +144,32 @@ def words(text: str) -> list[str]:
     """The text's finest parts in order, lower-cased: each compound split at its separators and
     camelCase humps, CJK runs as single characters, single letters and digits kept. A phrase
     holds when its words occur adjacent and in this order (`fix_migration`, `fixMigration` and
-    `fix migration` all hold "fix migration"; `fix the migration` does not)."""
+    `fix migration` all hold "fix migration"; `fix the migration` does not). Each distinct
+    compound is split once (cached, as `tokenize` does)."""
     out: list[str] = []
+    extend, get = out.extend, _WORDS.get
     for compound in _COMPOUND.findall(text[:MAX_TEXT_CHARS]):
-        for piece in compound.translate(_SEPARATOR_TO_SPACE).split():
-            last = 0
-            for match in _CJK.finditer(piece):
-                out.extend(part.lower() for part in _CAMEL.findall(piece[last : match.start()]))
-                out.extend(match.group())
-                last = match.end()
-            out.extend(part.lower() for part in _CAMEL.findall(piece[last:]))
+        parts = get(compound)
+        if parts is None:
+            if len(_WORDS) >= _CACHE_LIMIT:
+                _WORDS.clear()
+            parts = _WORDS[compound] = _compound_words(compound)
+        extend(parts)
     return out
+
+
+_WORDS: dict[str, tuple[str, ...]] = {}
+
+
+def _compound_words(compound: str) -> tuple[str, ...]:
+    if compound.isascii() and compound.isalnum() and compound.islower() and compound.isalpha():
+        return (compound,)
+    out: list[str] = []
+    for piece in compound.translate(_SEPARATOR_TO_SPACE).split():
+        last = 0
+        for match in _CJK.finditer(piece):
+            out.extend(part.lower() for part in _CAMEL.findall(piece[last : match.start()]))
+            out.extend(match.group())
+            last = match.end()
+        out.extend(part.lower() for part in _CAMEL.findall(piece[last:]))
+    return tuple(out)

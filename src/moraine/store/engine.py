@@ -363,9 +363,10 @@ class Store:
 
     def search(
         self, terms: list[str], k: int, types: list[str], scope: np.ndarray | None, deadline: float | None,
-        *, exact_total: bool = True, min_match: int = 1,
+        *, exact_total: bool = True, min_match: int = 1, exclude: np.ndarray | None = None,
     ) -> Hits:
-        """Top k of the query's terms (tokenized once, by the caller: `query_terms`)."""
+        """Top k of the query's terms (tokenized once, by the caller: `query_terms`); no hit
+        among `exclude`."""
         if isinstance(terms, str):  # a query string would be read as its characters
             raise TypeError("Store.search takes the query's terms (query_terms), not the query")
         allowed = np.zeros(len(EVENT_TYPES), dtype=bool)
@@ -374,7 +375,7 @@ class Store:
         return self.index.search(
             terms, k, k1=self.config.bm25.k1, b=self.config.bm25.b, type_codes=c.type_code.view,
             allowed_types=allowed, tiebreak_ts=c.ts.view, tiebreak_uid=c.uid.view, scope=scope,
-            deadline=deadline, exact_total=exact_total, min_match=min_match,
+            deadline=deadline, exact_total=exact_total, min_match=min_match, exclude=exclude,
         )
 
     def redaction_counts(self) -> dict[str, int]:

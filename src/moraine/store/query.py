@@ -8,14 +8,16 @@ adds only its own form (the v1 envelope, a terminal's lines, a page).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from moraine.errors import ContractError
 from moraine.index.snippet import snippet
-from moraine.index.tokenize import query_terms
+from moraine.index.syntax import Parsed, SyntaxProblem, parse
+from moraine.index.tokenize import tokenize, words
 from moraine.model import DEFAULT_SEARCH_TYPES
 from moraine.store.engine import Store
 
@@ -45,21 +47,127 @@ class Found:
     hits: list[Hit]  # best first, at most the query's limit
     more: bool  # more hits than the limit exist
     terms_cut: int | None  # the term limit, when the query had more distinct terms than it
+    parsed: Parsed = field(default_factory=Parsed)  # the query as read (phrases, exclusions, filters)
+    checked_only: int | None = None  # the candidates a phrase was checked on, when it stopped there
+    notes: list[str] = field(default_factory=list)  # what the caller should be told of how the query was read
 
 
-def find(store: Store, query: Query) -> Found:
-    """The query's hits; `invalid_request` when it holds nothing searchable."""
+def read_query(text: str) -> Parsed:
+    """The query in the language of `index/syntax.py`; `invalid_request` naming the position of
+    what cannot be parsed."""
+    try:
+        return parse(text)
+    except SyntaxProblem as problem:
+        raise ContractError("invalid_request", f"query: {problem}",
+                            {"field": "query", "position": problem.position}) from None
+
+
+def find(store: Store, query: Query, parsed: Parsed | None = None) -> Found:
+    """The query's hits (`parsed`: its text already read); `invalid_request` when it holds
+    nothing searchable."""
+    parsed = read_query(query.text) if parsed is None else parsed
+    notes = _not_yet(parsed)
     limit = store.config.bm25.max_query_terms
-    found = query_terms(query.text, limit + 1)
-    terms = found[:limit]
+    terms = parsed.terms[:limit]
     if not terms:
         raise ContractError("invalid_request", "query has no searchable terms (tokens shorter than 2 "
                             "characters, except CJK, and longer than 64 bytes are excluded)", {"field": "query"})
     wanted = store.config.search.min_should_match if query.min_match is None else query.min_match
     min_score = float(store.config.search.min_score if query.min_score is None else query.min_score)
-    ranked = store.search(terms, query.limit + (1 if min_score > 0 else 0), list(query.types), query.scope,
-                          query.deadline, exact_total=False, min_match=min(len(terms), wanted))
-    passing = [(int(d), float(s)) for d, s in zip(ranked.docs, ranked.scores, strict=True) if s >= min_score]
-    more = len(passing) > query.limit if min_score > 0 else ranked.total > len(passing)
+    search = _Search(store, query, terms, min(len(terms), wanted), min_score, parsed)
+    passing, more, checked_cut = search.best()
     hits = [Hit(doc, score, *snippet(store.read.event_text(doc), terms)) for doc, score in passing[: query.limit]]
-    return Found(terms, hits, more, limit if len(found) > limit else None)
+    return Found(terms, hits, more, limit if len(parsed.terms) > limit else None, parsed, checked_cut, notes)
+
+
+def _not_yet(parsed: Parsed) -> list[str]:
+    """Prefixes and inline filters are parsed but not searched yet: they are searched as the words
+    they were before the language (`migr*` as `migr`, `source:codex` as its words), and the reply
+    says so. Changes `parsed`."""
+    notes = []
+    if parsed.prefixes:
+        notes.append("prefix search is not supported yet: " + ", ".join(f"{p}* was searched as the word {p}"
+                                                                     for p in parsed.prefixes))
+        parsed.terms.extend(p for p in parsed.prefixes if p not in parsed.terms)
+        parsed.prefixes.clear()
+    if parsed.filters:
+        written = [f"{name}:{value}" for name, values in parsed.filters.items() for value in values]
+        notes.append(f"filters in the query are not supported yet: {', '.join(written)} searched as words; "
+                     "use the tool's scope arguments (source, event_types, cwd, since, until)")
+        parsed.terms.extend(t for w in written for t in tokenize(w) if t not in parsed.terms)
+        parsed.filters.clear()
+    return notes
+
+
+class _Search:
+    """One query's ranked search: its exclusions as a mask, its phrases as the documents holding
+    their words (then checked in rank order against the stored text: `tokenize.words`)."""
+
+    def __init__(self, store: Store, query: Query, terms: list[str], min_match: int, min_score: float,
+                 parsed: Parsed) -> None:
+        self.store, self.query, self.terms, self.min_match, self.min_score = store, query, terms, min_match, min_score
+        self.parsed = parsed
+        self.exclude = _holding_any(store, parsed.excluded_terms)
+        self.scope = _holding_all(store, [p.tokens for p in parsed.phrases], query.scope)
+        self.checked: dict[int, bool] = {}
+
+    def best(self) -> tuple[list[tuple[int, float]], bool, int | None]:
+        """(doc, score) best first, up to the limit and one more; whether more exist; the
+        candidates checked for phrases when that stopped short of the end (None: it did not)."""
+        query, limit = self.query, self.query.limit
+        if not (self.parsed.phrases or self.parsed.excluded_phrases):
+            ranked = self._ranked(limit + (1 if self.min_score > 0 else 0))
+            passing = [(d, s) for d, s in ranked[0] if s >= self.min_score]
+            return passing, len(passing) > limit if self.min_score > 0 else ranked[1] > len(passing), None
+        fetch = max(4 * (limit + 1), PHRASE_FIRST_FETCH)
+        while True:
+            found, total = self._ranked(fetch)
+            kept = [(d, s) for d, s in found if s >= self.min_score and self._holds_phrases(d)]
+            ended = total <= len(found) or (found and found[-1][1] < self.min_score)
+            if len(kept) > limit or ended:
+                return kept, len(kept) > limit, None
+            if fetch >= PHRASE_CHECK_LIMIT or (query.deadline is not None and time.monotonic() > query.deadline):
+                return kept, False, len(found)
+            fetch = min(fetch * 4, PHRASE_CHECK_LIMIT)
+
+    def _ranked(self, k: int) -> tuple[list[tuple[int, float]], int]:
+        q = self.query
+        ranked = self.store.search(self.terms, k, list(q.types), self.scope, q.deadline, exact_total=False,
+                                   min_match=self.min_match, exclude=self.exclude)
+        return [(int(d), float(s)) for d, s in zip(ranked.docs, ranked.scores, strict=True)], ranked.total
+
+    def _holds_phrases(self, doc: int) -> bool:
+        held = self.checked.get(doc)
+        if held is None:
+            text = _joined(words(self.store.read.event_text(doc)))
+            held = self.checked[doc] = all(_joined(p.words) in text for p in self.parsed.phrases) and \
+                not any(_joined(p.words) in text for p in self.parsed.excluded_phrases)
+        return held
+
+
+PHRASE_FIRST_FETCH = 64  # candidates ranked before the phrases are checked on them
+PHRASE_CHECK_LIMIT = 16_384  # candidates a phrase is checked on at most (the reply says when it stopped)
+_GAP = "\x1f"  # between words: no word holds it
+
+
+def _joined(sequence: Sequence[str]) -> str:
+    """Words as one string in which a phrase's joined words occur exactly where they stand adjacent."""
+    return _GAP + _GAP.join(sequence) + _GAP
+
+
+def _holding_any(store: Store, terms: list[str]) -> np.ndarray | None:
+    """The documents holding any of the terms (None: no terms)."""
+    if not terms:
+        return None
+    return np.unique(np.concatenate([store.index.docs_holding(t) for t in terms]))
+
+
+def _holding_all(store: Store, phrases: list[tuple[str, ...]], scope: np.ndarray | None) -> np.ndarray | None:
+    """The documents of `scope` holding every token of every phrase (None: no phrase, any document)."""
+    if not phrases:
+        return scope
+    held: np.ndarray | None = None if scope is None else np.unique(np.asarray(scope, dtype=np.int64))
+    for token in dict.fromkeys(t for tokens in phrases for t in tokens):
+        docs = store.index.docs_holding(token)
+        held = docs if held is None else np.intersect1d(held, docs, assume_unique=True)
+    return held

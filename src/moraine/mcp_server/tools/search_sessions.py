@@ -26,7 +26,7 @@ from moraine.mcp_server.tools import Tool
 from moraine.mcp_server.views import session_label, session_times, short_time
 from moraine.model import DEFAULT_SEARCH_TYPES, SEARCHABLE_TYPES, shown_ts
 from moraine.store.engine import Store
-from moraine.store.query import Hit, Query, find
+from moraine.store.query import Found, Hit, Query, find
 
 NAME = "search_sessions"
 DESCRIPTION = (
@@ -49,7 +49,11 @@ class SearchArguments(TimeScopeArguments):
         "within_id": ("invalid_id", "within_id is not a valid Moraine MCP ID")}
 
     query: str = Field(min_length=1, max_length=4096,
-                       description="What to look for; words, identifiers, paths, error text.")
+                       description="What to look for; words, identifiers, paths, error text, ranked by the "
+                       "words they hold. \"a phrase\" in quotes must occur as written (its words adjacent, "
+                       "in order, any spelling: fix_migration holds \"fix migration\"); -word or "
+                       "-\"a phrase\" (or NOT word) leaves out the events holding it; OR may stand between "
+                       "words. Quote a flag to search it (\"rm -rf\").")
     within_id: str | None = Field(None, max_length=MAX_PATH,
                                   description="Restrict to one session or turn ID returned by Moraine, or "
                                   "a session named by its native id or log path (null = everywhere).")
@@ -159,14 +163,19 @@ def _answer(store: Store, call: Call) -> Answer:
     sessions: dict[int, dict[str, Any]] = {}
     results = [_hit(store, i + 1, hit, sessions) for i, hit in enumerate(found.hits)]
     data = {"result_count": len(results), "limit": n_hits, "truncated": found.more, "results": results}
-    return request, data, _warnings(store, found.terms_cut, call.fresh)
+    return request, data, _warnings(store, found, call.fresh)
 
 
-def _warnings(store: Store, cut_at: int | None, fresh: Freshness) -> list[str]:
-    """`cut_at`: the term limit, when the query had more distinct terms than it."""
-    warnings = []
-    if cut_at is not None:
+def _warnings(store: Store, found: Found, fresh: Freshness) -> list[str]:
+    """How the query was read (terms cut, syntax not searched yet, a phrase checked on the best
+    candidates only), then how fresh the index is."""
+    warnings = list(found.notes)
+    if found.terms_cut is not None:
+        cut_at = found.terms_cut
         warnings.append(f"query has more than {cut_at} distinct terms; only the first {cut_at} were used")
+    if found.checked_only is not None:
+        warnings.append(f"the phrases were checked on the best {found.checked_only} candidates only; "
+                        "more hits may hold them: add words to narrow the search")
     warnings.extend(freshness_warnings(store, fresh))
     return warnings
 
