@@ -123,13 +123,15 @@ class _Search:
             passing = [(d, s) for d, s in ranked[0] if s >= self.min_score]
             return passing, len(passing) > limit if self.min_score > 0 else ranked[1] > len(passing), None
         fetch = max(4 * (limit + 1), PHRASE_FIRST_FETCH)
+        stop = time.monotonic() + PHRASE_CHECK_S
+        stop = stop if query.deadline is None else min(stop, query.deadline)
         while True:
             found, total = self._ranked(fetch)
             kept: list[tuple[int, float]] = []
             for at, (doc, score) in enumerate(found):
                 if score < self.min_score:
                     return kept, False, None  # best first: none after it passes either
-                if at % 256 == 255 and query.deadline is not None and time.monotonic() > query.deadline:
+                if at % 64 == 63 and time.monotonic() > stop:
                     return kept, False, at
                 if self._holds_phrases(doc):
                     kept.append((doc, score))
@@ -137,7 +139,7 @@ class _Search:
                         return kept, True, None
             if total <= len(found):
                 return kept, False, None  # every candidate checked
-            if fetch >= PHRASE_CHECK_LIMIT:
+            if fetch >= PHRASE_CHECK_LIMIT or time.monotonic() > stop:
                 return kept, False, len(found)
             fetch = min(fetch * 4, PHRASE_CHECK_LIMIT)
 
@@ -172,6 +174,7 @@ class _Search:
 
 PHRASE_FIRST_FETCH = 64  # candidates ranked before the phrases are checked on them
 PHRASE_CHECK_LIMIT = 4_096  # candidates a phrase is checked on at most (the reply says when it stopped): ~1 s at 1M
+PHRASE_CHECK_S = 1.0  # and for at most this long: a scoped search of common words pays each round again
 _GAP = "\x1f"  # between words: no word holds it
 
 
