@@ -191,10 +191,11 @@ def _joined(sequence: Sequence[str]) -> str:
 
 
 def _holding_any(store: Store, terms: list[str]) -> np.ndarray | None:
-    """The documents holding any of the terms (None: no terms)."""
+    """The documents holding any of the terms, unordered, repeats kept: what a mask needs (None:
+    no terms). Thirty common words excluded at 1M took 5 s sorted and made unique."""
     if not terms:
         return None
-    return np.unique(np.concatenate([store.index.docs_holding(t) for t in terms]))
+    return np.concatenate([store.index.docs_holding(t, ordered=False) for t in terms])
 
 
 def _holding_all(store: Store, phrases: list[tuple[str, ...]], scope: np.ndarray | None) -> np.ndarray | None:
