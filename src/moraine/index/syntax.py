@@ -20,12 +20,14 @@ position (0-based, in characters).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from moraine.index.tokenize import tokenize, words
 
 FIELDS = {"source": "source", "type": "type", "tool": "tool", "cwd": "cwd", "project": "cwd", "after": "after",
           "before": "before"}
+_WORD, _SPACES = re.compile(r"\S*"), re.compile(r"\s*")
 MIN_PREFIX = 2  # characters a prefix keeps (after lower-casing): shorter ones would expand to half the vocabulary
 
 
@@ -64,15 +66,18 @@ class _Cursor:
     at: int = 0
 
     def skip_spaces(self) -> None:
-        while self.at < len(self.text) and self.text[self.at].isspace():
-            self.at += 1
+        self._take(_SPACES)
 
     def word(self) -> str:
         """Up to the next space (a quote inside a word is part of it: `it's`)."""
-        start = self.at
-        while self.at < len(self.text) and not self.text[self.at].isspace():
-            self.at += 1
-        return self.text[start : self.at]
+        return self._take(_WORD)
+
+    def _take(self, run: re.Pattern[str]) -> str:
+        """The run of `run` at the cursor (maybe empty), moving past it."""
+        match = run.match(self.text, self.at)
+        assert match is not None  # a starred run matches anywhere
+        self.at = match.end()
+        return match.group()
 
     def quoted(self) -> str:
         """The text between a quote at the cursor and the next one."""
@@ -117,7 +122,7 @@ def parse(text: str) -> Parsed:
         raise SyntaxProblem("NOT without a word after it", waiting_not)
     if not out.searchable() and (out.excluded_terms or out.excluded_phrases):
         raise SyntaxProblem("a query of exclusions alone finds nothing to rank; add a word", 0)
-    return out
+    return _distinct(out)
 
 
 def _add_phrase(out: Parsed, cursor: _Cursor, negated: bool) -> None:
@@ -153,15 +158,14 @@ def _add_word(out: Parsed, word: str, start: int, negated: bool) -> None:
         if len(tokens) == 1 and tokens[0] == stem.lower():
             if len(tokens[0]) < MIN_PREFIX:
                 raise SyntaxProblem(f"a prefix needs at least {MIN_PREFIX} characters", start)
-            if tokens[0] not in out.prefixes:
-                out.prefixes.append(tokens[0])
+            out.prefixes.append(tokens[0])
             return
         if not tokens:
             raise SyntaxProblem(f"a prefix needs at least {MIN_PREFIX} characters", start)
         # `src/migr*`: the whole words are searched, the last part as the prefix
         *whole, last = tokens
         _add_terms(out.terms, [t for t in whole if t != stem.lower()])
-        if len(last) >= MIN_PREFIX and last not in out.prefixes:
+        if len(last) >= MIN_PREFIX:
             out.prefixes.append(last)
         return
     tokens = tokenize(word)
@@ -174,6 +178,10 @@ def _add_word(out: Parsed, word: str, start: int, negated: bool) -> None:
 
 
 def _add_terms(into: list[str], tokens: list[str] | tuple[str, ...]) -> None:
-    for token in tokens:
-        if token not in into:
-            into.append(token)
+    into.extend(tokens)  # repeats are dropped once, at the end (`_distinct`): a check per token was quadratic
+
+
+def _distinct(out: Parsed) -> Parsed:
+    for terms in (out.terms, out.prefixes, out.excluded_terms):
+        terms[:] = dict.fromkeys(terms)
+    return out

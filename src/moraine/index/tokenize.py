@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 MAX_TOKEN_BYTES = 64
 MAX_TEXT_CHARS = 1_000_000
@@ -95,18 +96,22 @@ def tokenize(text: str) -> list[str]:
 
     Identifiers repeat heavily (Zipf), so each distinct compound is split once and cached.
     """
-    tokens: list[str] = []
-    extend = tokens.extend
-    cache = _CACHE
-    get = cache.get
+    return _expanded(text, _CACHE, _compound_tokens)
+
+
+def _expanded(text: str, cache: dict[str, tuple[str, ...]], split: Callable[[str], tuple[str, ...]]) -> list[str]:
+    """The text's compounds each replaced by its `split` parts, in order; each distinct compound
+    is split once (`cache`, cleared when it reaches _CACHE_LIMIT)."""
+    out: list[str] = []
+    extend, get = out.extend, cache.get
     for compound in _COMPOUND.findall(text[:MAX_TEXT_CHARS]):
         parts = get(compound)
         if parts is None:
             if len(cache) >= _CACHE_LIMIT:
                 cache.clear()
-            parts = cache[compound] = _compound_tokens(compound)
+            parts = cache[compound] = split(compound)
         extend(parts)
-    return tokens
+    return out
 
 
 def term_frequencies(text: str) -> tuple[dict[str, int], int]:
@@ -144,18 +149,8 @@ def words(text: str) -> list[str]:
     """The text's finest parts in order, lower-cased: each compound split at its separators and
     camelCase humps, CJK runs as single characters, single letters and digits kept. A phrase
     holds when its words occur adjacent and in this order (`fix_migration`, `fixMigration` and
-    `fix migration` all hold "fix migration"; `fix the migration` does not). Each distinct
-    compound is split once (cached, as `tokenize` does)."""
-    out: list[str] = []
-    extend, get = out.extend, _WORDS.get
-    for compound in _COMPOUND.findall(text[:MAX_TEXT_CHARS]):
-        parts = get(compound)
-        if parts is None:
-            if len(_WORDS) >= _CACHE_LIMIT:
-                _WORDS.clear()
-            parts = _WORDS[compound] = _compound_words(compound)
-        extend(parts)
-    return out
+    `fix migration` all hold "fix migration"; `fix the migration` does not)."""
+    return _expanded(text, _WORDS, _compound_words)
 
 
 _WORDS: dict[str, tuple[str, ...]] = {}

@@ -48,12 +48,11 @@ class Found:
     hits: list[Hit]  # best first, at most the query's limit
     more: bool  # more hits than the limit exist
     terms_cut: int | None  # the term limit, when the query had more distinct terms than it
-    parsed: Parsed = field(default_factory=Parsed)  # the query as read (phrases, exclusions, filters)
     checked_only: int | None = None  # the candidates a phrase was checked on, when it stopped there
     notes: list[str] = field(default_factory=list)  # what the caller should be told of how the query was read
 
 
-def read_query(text: str) -> Parsed:
+def _read(text: str) -> Parsed:
     """The query in the language of `index/syntax.py`; `invalid_request` naming the position of
     what cannot be parsed."""
     try:
@@ -63,10 +62,9 @@ def read_query(text: str) -> Parsed:
                             {"field": "query", "position": problem.position}) from None
 
 
-def find(store: Store, query: Query, parsed: Parsed | None = None) -> Found:
-    """The query's hits (`parsed`: its text already read); `invalid_request` when it holds
-    nothing searchable."""
-    parsed = read_query(query.text) if parsed is None else parsed
+def find(store: Store, query: Query) -> Found:
+    """The query's hits; `invalid_request` when it holds nothing searchable or cannot be parsed."""
+    parsed = _read(query.text)
     notes = _not_yet(parsed)
     limit = store.config.bm25.max_query_terms
     terms = parsed.terms[:limit]
@@ -78,7 +76,7 @@ def find(store: Store, query: Query, parsed: Parsed | None = None) -> Found:
     search = _Search(store, query, terms, min(len(terms), wanted), min_score, parsed)
     passing, more, checked_cut = search.best()
     hits = [Hit(doc, score, *snippet(store.read.event_text(doc), terms)) for doc, score in passing[: query.limit]]
-    return Found(terms, hits, more, limit if len(parsed.terms) > limit else None, parsed, checked_cut, notes)
+    return Found(terms, hits, more, limit if len(parsed.terms) > limit else None, checked_cut, notes)
 
 
 def _not_yet(parsed: Parsed) -> list[str]:
