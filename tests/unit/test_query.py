@@ -98,3 +98,14 @@ def _text_of(store: Store, event_id: str) -> str:
     doc = store.read.doc_by_uid(parse_id(event_id).key)
     assert doc is not None
     return store.read.event_text(doc)
+
+
+def test_a_phrase_of_nothing_searchable_is_left_out_and_said(samples_store: Store) -> None:
+    from moraine.mcp_server.tools import search_sessions
+
+    with_it = search_sessions.run(samples_store, {"query": '"n p\'" migration'}).structured
+    plain = search_sessions.run(samples_store, {"query": "migration"}).structured
+    assert [h["id"] for h in with_it["data"]["results"]] == [h["id"] for h in plain["data"]["results"]]
+    assert any('the phrase "n p\'" holds no searchable word' in w for w in with_it["warnings"])
+    alone = search_sessions.run(samples_store, {"query": '"n p\'"'}).structured
+    assert alone["error"]["code"] == "invalid_request" and "no searchable terms" in alone["error"]["message"]

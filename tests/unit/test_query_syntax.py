@@ -77,6 +77,15 @@ def test_a_flag_is_searched_in_quotes() -> None:
     assert parse('"rm -rf"').phrases == [Phrase("rm -rf", ("rm", "rf"), ("rm", "rf"))]
 
 
+def test_pasted_text_is_searched_not_refused() -> None:
+    """Text copied from a log (a patch header, a quoted fragment) parses to its words: `***` is
+    no prefix, and a phrase of nothing searchable is left out (the reply says so), not refused."""
+    parsed = parse("*** Update File: crates/ledger-core/src/cache_test.rs @@")
+    assert parsed.prefixes == [] and {"update", "file", "crates/ledger-core/src/cache_test.rs"} <= set(parsed.terms)
+    parsed = parse('"n p\'" "so it" ""')
+    assert parsed.left_out == ["n p'", ""] and parsed.phrases[0].words == ("so", "it")
+
+
 def test_filters() -> None:
     parsed = parse('bug source:codex type:tool_call tool:Bash cwd:"~/my app" after:2026-01-01 before:2026-02-01')
     assert parsed.terms == ["bug"]
@@ -94,7 +103,6 @@ def test_only_known_field_names_are_filters() -> None:
 
 @pytest.mark.parametrize(("query", "message", "position"), [
     ('fix "the migration', "unterminated quote", 4),
-    ('"" fix', "a phrase with no searchable words", 0),
     ("fix NOT", "NOT without a word after it", 4),
     ("-docker", "a query of exclusions alone", 0),
     ('-"host network"', "a query of exclusions alone", 0),

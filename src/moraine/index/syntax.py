@@ -54,6 +54,7 @@ class Parsed:
     excluded_terms: list[str] = field(default_factory=list)
     excluded_phrases: list[Phrase] = field(default_factory=list)
     filters: dict[str, list[str]] = field(default_factory=dict)  # field → values, as written
+    left_out: list[str] = field(default_factory=list)  # phrases as written that hold no searchable word
 
     def searchable(self) -> bool:
         """Whether anything is asked for (exclusions and filters alone find nothing to rank)."""
@@ -126,11 +127,11 @@ def parse(text: str) -> Parsed:
 
 
 def _add_phrase(out: Parsed, cursor: _Cursor, negated: bool) -> None:
-    start = cursor.at
     inner = cursor.quoted()
     tokens = tuple(dict.fromkeys(tokenize(inner)))
-    if not tokens:
-        raise SyntaxProblem("a phrase with no searchable words", start)
+    if not tokens:  # `"n p'"` in pasted text: left out and said, the rest is searched
+        out.left_out.append(inner)
+        return
     phrase = Phrase(inner, tuple(words(inner)), tokens)
     if len(phrase.words) == 1:  # one word in quotes is that word
         _add_terms(out.excluded_terms if negated else out.terms, tokens)
@@ -152,7 +153,7 @@ def _add_filter(out: Parsed, cursor: _Cursor, name: str, begins: int) -> None:
 
 
 def _add_word(out: Parsed, word: str, start: int, negated: bool) -> None:
-    if word.endswith("*") and len(word) > 1 and not negated:
+    if word.endswith("*") and any(c.isalnum() for c in word) and not negated:  # `***` is no prefix
         stem = word.rstrip("*")
         tokens = tokenize(stem)
         if len(tokens) == 1 and tokens[0] == stem.lower():

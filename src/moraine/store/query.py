@@ -80,10 +80,12 @@ def find(store: Store, query: Query) -> Found:
 
 
 def _not_yet(parsed: Parsed) -> list[str]:
-    """Prefixes and inline filters are parsed but not searched yet: they are searched as the words
+    """What the reply must say of how the query was read: phrases left out for holding no
+    searchable word, and prefixes and inline filters are parsed but not searched yet: they are searched as the words
     they were before the language (`migr*` as `migr`, `source:codex` as its words), and the reply
     says so. Changes `parsed`."""
-    notes = []
+    notes = [f'the phrase "{phrase}" holds no searchable word (single letters and symbols are not indexed) '
+             "and was left out" for phrase in parsed.left_out]
     if parsed.prefixes:
         notes.append("prefix search is not supported yet: " + ", ".join(f"{p}* was searched as the word {p}"
                                                                      for p in parsed.prefixes))
